@@ -1,4 +1,5 @@
-"""The `mausbox` command: a table of subcommands, each a module with `add_parser` and `run`.
+"""The `mausbox` command: each subcommand is a module `mausbox/cmd_<name>.py` with `HELP`, `add_parser(p)`
+and `run(args) -> int`. Modules keep heavy imports inside `run`, so start-up stays fast.
 
 Exit codes: 0 success, 1 the command ran and found a problem, 2 bad usage or input,
 3 no unit or port, 4 the unit answered wrongly or the link failed.
@@ -12,10 +13,13 @@ import sys
 
 import mausbox
 
-# name -> (module, one-line help). Modules are imported only when their command runs.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "sim": ("mausbox.cmd_sim", "run the virtual unit (interactive, scenario, replay, serial pty)"),
-}
+
+
+def command_modules() -> dict[str, str]:
+    import pkgutil
+
+    return {m.name[4:]: f"mausbox.{m.name}" for m in pkgutil.iter_modules(mausbox.__path__)
+            if m.name.startswith("cmd_")}
 
 EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, EXIT_NO_UNIT, EXIT_LINK = 0, 1, 2, 3, 4
 
@@ -33,9 +37,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
     parser.add_argument("--version", action="version", version=f"mausbox {mausbox.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules = {}
-    for name, (modname, help_) in COMMANDS.items():
-        p = sub.add_parser(name, help=help_, description=help_)
+    for name, modname in sorted(command_modules().items()):
         mod = importlib.import_module(modname)
+        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
         mod.add_parser(p)
         modules[name] = mod
     return parser, modules

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+HELP = "run the virtual unit: interactive, a scenario file, a log replay, or a serial pty"
+
 
 def add_parser(p):
     p.add_argument("--root", help="folder that stands in for the unit's flash")
