@@ -1,0 +1,89 @@
+# Who pressed first: arbitration of one race by first-edge timestamps.
+#
+# Presses arrive after their settle time and possibly out of edge order, so the decision is taken by
+# timestamps once `decide_ms()` has passed since the first valid press. Presses within `tie_us` of the
+# earliest valid press tie. A press with a time before the reveal is a false start; with lock-out on,
+# that player's presses are ignored for the rest of this reveal.
+from maus.ticks import ticks_diff
+
+FALSE_START = 0
+VALID = 1
+LOCKED = 2  # ignored: locked out after a false start, or a repeat press in the same race
+LATE = 3  # after the decision
+NO_RACE = 4
+
+_MAX = 6  # players
+
+
+class Arbiter:
+    def __init__(self, tie_us=2000, lockout=True, settle_ms=3):
+        self.tie_us = tie_us
+        self.lockout = lockout
+        self.settle_ms = settle_ms
+        self.reveal_t = 0
+        self.open = False
+        self.decided = False
+        self._locked = [False] * (_MAX + 1)
+        self._seen = [False] * (_MAX + 1)
+        self.presses = []  # (player, offset_us, kind) in arrival order, for the log
+
+    def decide_ms(self):
+        # How long after the first valid press to wait: the tie window plus the settle time of a
+        # rival's press, plus 1 ms for the main loop to deliver it.
+        return (self.tie_us + 999) // 1000 + self.settle_ms + 1
+
+    def early(self, player):
+        """A press while waiting for a reveal: a false start that locks this player out of the next reveal."""
+        if self.lockout:
+            self._locked[player] = True
+
+    def reveal(self, t_us):
+        self.reveal_t = t_us
+        self.open = True
+        self.decided = False
+        self.presses = []
+        for i in range(_MAX + 1):
+            self._seen[i] = False
+
+    def press(self, player, t_us):
+        """Classify a press; VALID presses take part in the decision."""
+        if not self.open:
+            return NO_RACE
+        off = ticks_diff(t_us, self.reveal_t)
+        if self.decided:
+            kind = LATE
+        elif off < 0:
+            kind = FALSE_START
+            if self.lockout:
+                self._locked[player] = True
+        elif self._locked[player] or self._seen[player]:
+            kind = LOCKED
+        else:
+            kind = VALID
+            self._seen[player] = True
+        self.presses.append((player, off, kind))
+        return kind
+
+    def first(self):
+        """Offset of the earliest valid press so far, or None."""
+        best = None
+        for p, off, kind in self.presses:
+            if kind == VALID and (best is None or off < best):
+                best = off
+        return best
+
+    def decide(self):
+        """Close the race: [(player, offset_us), ...] of the winner and everyone tied with it, earliest first."""
+        self.decided = True
+        best = self.first()
+        if best is None:
+            return []
+        out = [(p, off) for p, off, kind in self.presses if kind == VALID and off - best <= self.tie_us]
+        out.sort(key=lambda x: x[1])
+        return out
+
+    def close(self):
+        """End of this reveal: lock-outs expire."""
+        self.open = False
+        for i in range(_MAX + 1):
+            self._locked[i] = False

@@ -1,0 +1,114 @@
+# The contract between the runtime and a game's rules.
+#
+# A game is a pure state machine: the runtime feeds it events (cards, presses, gestures, timers,
+# alarms) and the game acts only through its Table: log records, prompts, LEDs, sounds, timers and
+# race windows. No pin, no clock read, no file: the same class runs on the unit, in the virtual unit
+# and in tests (tests/fw/tablefake.py is a Table that records everything).
+
+# Player colours, by player id 1..6 (index 0 unused). The LEDs show them; the log records them.
+PLAYER_COLOURS = ("", "red", "blue", "green", "yellow", "purple", "cyan")
+
+
+class Player:
+    __slots__ = ("id", "young", "colour")
+
+    def __init__(self, pid, young=False):
+        self.id = pid
+        self.young = young
+        self.colour = PLAYER_COLOURS[pid]
+
+    def as_log(self):
+        return {"id": self.id, "colour": self.colour, "young": self.young}
+
+
+class Game:
+    GAME = ""  # short name used in identities and logs: "mg", "mim", "mms"
+    TITLE = ""  # shown on the display
+    VARIANTS = (None,)  # variants the game supports; None when it has just one
+    TEXT = {"en": {}, "de": {}}  # prompt texts by language, key -> format string with {name} fields
+
+    def __init__(self, table, players, settings, catalog, variant=None, seed=0):
+        # table: the runtime's Table; players: list of Player (ids 1..6, in seating order);
+        # settings: dict (maus.settings schema); catalog: parsed catalog dict of this game;
+        # seed: for anything random (electronic dice), so a scenario replays byte-identically.
+        self.table = table
+        self.players = players
+        self.settings = settings
+        self.catalog = catalog
+        self.variant = variant
+        self.seed = seed
+        self.done = False
+
+    # --- lifecycle -------------------------------------------------------------------------------
+    def start(self):
+        """Called once after game_start has been logged; prompt for the first action."""
+
+    def summary(self):
+        """When done: {"scores": {"1": pts, ...}, "winners": [ids], "breakdown": {"1": {...}}, "reason": str}."""
+        raise NotImplementedError
+
+    def status(self):
+        """Lines (<= 16 chars each, up to 6) for the between-rounds status screen (a long press)."""
+        return []
+
+    # --- events (all times are ticks_us / ms from the unit's clock; use maus.ticks for arithmetic) --
+    def on_tap(self, ident, uid, t_us):
+        """A card arrived on the pad. ident: canonical identity string ("mg/mouse/07", "game/mim"),
+        or None when the card could not be identified (unknown UID, garbled NDEF)."""
+
+    def on_remove(self, ident, uid):
+        """The card left the pad."""
+
+    def on_press(self, player, t_us):
+        """A confirmed press, with the time of its FIRST edge (ticks_us). Delivered a few ms after the
+        edge (settle time), possibly out of edge order between players: arbitrate by t_us, not arrival."""
+
+    def on_release(self, player, t_us):
+        """The button went up."""
+
+    def on_gesture(self, player, kind):
+        """kind: "click" (single press, after the double-press window passed), "double" or "long"
+        (held >= long_press_ms; sent while still held). Always follows the on_press of the same press."""
+
+    def on_timer(self, name):
+        """A timer set with table.timer(name, ms) expired."""
+
+    def on_alarm(self, level):
+        """The vibration detector fired while armed (Mucks Mäuschen Still)."""
+
+
+class Table:
+    """What a game may do. The runtime implements it; tests use tests/fw/tablefake.py."""
+
+    def now_ms(self):
+        raise NotImplementedError
+
+    def log(self, rtype, fields):
+        """Append a record of type rtype with the dict fields to the game log."""
+
+    def say(self, key, **kw):
+        """Show the prompt TEXT[lang][key].format(**kw) on the display and the console."""
+
+    def led(self, player, colour, mode="on"):
+        """player 0 = all LEDs; colour a name ("red", "white", "off" ...) or None = off; mode "on"|"blink"."""
+
+    def sound(self, name):
+        """One of: "start", "reveal", "ok", "wrong", "cheese", "alarm", "tick", "win", "error", "prompt"."""
+
+    def timer(self, name, ms):
+        """(Re)start the one-shot timer `name`; on_timer(name) follows after ms unless cancelled."""
+
+    def cancel(self, name):
+        """Stop the timer `name` if it runs."""
+
+    def race_open(self, reveal_t_us):
+        """A race starts: the runtime goes idle (no display, no RFID polling) until race_close()."""
+
+    def race_close(self):
+        """The race is decided: normal service resumes (the winner may tap cards now)."""
+
+    def detector(self, armed):
+        """Arm or disarm the vibration detector (Mucks Mäuschen Still)."""
+
+    def finish(self):
+        """The game is over: the runtime logs game_end with game.summary() and shows the results."""
