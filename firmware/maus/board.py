@@ -153,15 +153,15 @@ def _fields(board, errs):
         for field, _ in _PINS[part]:
             if not _isint(spec.get(field)):
                 errs.append("parts.%s.%s: required, a pin number" % (part, field))
-        for field, allowed in _CHOICES.get(part, ()):
+        for field, values in _CHOICES.get(part, ()):
             known.append(field)
-            if spec.get(field) not in allowed or type(spec.get(field)) is bool:
+            if spec.get(field) not in values or type(spec.get(field)) is bool:
                 errs.append("parts.%s.%s: %r is not one of %s"
-                            % (part, field, spec.get(field), ", ".join([str(a) for a in allowed])))
+                            % (part, field, spec.get(field), ", ".join([str(a) for a in values])))
         for field, lo, hi in _RANGES.get(part, ()):
             known.append(field)
             v = spec.get(field)
-            if not _isint(v) or not lo <= v <= hi:
+            if type(v) is not int or not lo <= v <= hi:
                 errs.append("parts.%s.%s: must be a whole number %d-%d" % (part, field, lo, hi))
         for field in spec:
             if field not in known:
@@ -222,11 +222,11 @@ def validate(board):
     # A list of error strings, empty when the board is good; pin errors name the GPIO and the rule.
     if not isinstance(board, dict):
         return ["board: must be a JSON object"]
-    errs = []
+    errs = []  # type: list[str]
     _fields(board, errs)
-    rule = _RULES.get(board.get("family"))
-    seen = {}
-    bad = []
+    rule = _RULES.get(board.get("family") or "")
+    seen = {}  # type: dict[int, str]
+    bad = []  # type: list[str]
     for where, pin, role in pins(board):
         if rule is not None:
             rule(board, pin, role, bad)
