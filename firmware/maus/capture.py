@@ -1,0 +1,177 @@
+# Reaction capture: first-edge press times from pin interrupts, fair to every player.
+#
+# The IRQ handler only stores numbers: it reads the clock first, keeps the time of the first falling
+# edge, snapshots every button's level and disarms its own pin, so a bouncing contact queues one
+# scheduler entry, not twenty (the ESP32's queue holds 8 and silently drops the rest). Everything else
+# runs in service(), called by the main loop: a press counts only if the pin is still low after the
+# settle time (glitches are rejected, the first-edge time is kept); releases, re-arming after the
+# debounce window and stuck buttons are handled there too. See docs/capture.md.
+from micropython import const
+
+from maus.ticks import ticks_diff
+
+_ARMED = const(0)  # waiting for a falling edge
+_SETTLING = const(1)  # edge seen at _t[i]; confirm after settle time
+_DOWN = const(2)  # confirmed press; watching for the release
+_HOLDOFF = const(3)  # released; re-arm after the debounce window
+_STUCK = const(4)  # low for too long or at boot: ignored until released
+
+EV_PRESS = const(1)
+EV_RELEASE = const(2)
+EV_GLITCH = const(3)
+EV_STUCK = const(4)
+EV_UNSTUCK = const(5)
+
+
+class Capture:
+    # Timing knobs are attributes, like micropython-async's primitives; the runtime sets them from settings.
+    settle_us = 3000
+    debounce_us = 30000
+    stuck_ms = 10000
+
+    def __init__(self, pins, ticks_us, levels=None, emit=None):
+        """pins: Pin-like objects, one per player (active low). ticks_us: the clock (read first in the
+        handler). levels(): bitmask of buttons that are low now (bit k = player k+1) — one input-register
+        read on the ESP32; None falls back to reading each pin. emit(kind, index, t_us) receives events."""
+        n = len(pins)
+        self.n = n
+        self._pins = pins
+        self._ticks = ticks_us
+        self._levels = levels if levels is not None else self._read_levels
+        self.emit = emit
+        self._state = [_ARMED] * n
+        self._t = [0] * n  # first-edge time of the current press
+        self._snap = [0] * n  # levels of all buttons when the edge was seen
+        self._since = [0] * n  # time the current state began (release, hold-off)
+        self._hard = False
+        self.pending = False  # set by the handler: service() has work
+        self.irq_count = 0
+        # One handler per pin, made once: the IRQ receives only the Pin object.
+        self._handlers = [self._make_handler(i) for i in range(n)]
+
+    def _make_handler(self, i):
+        def handler(_pin):
+            self._edge(i)
+
+        return handler
+
+    def _read_levels(self):
+        v = 0
+        pins = self._pins
+        for k in range(self.n):
+            if not pins[k].value():
+                v |= 1 << k
+        return v
+
+    # --- interrupt context: no allocation, no floats ----------------------------------------------
+    def _edge(self, i):
+        t = self._ticks()
+        self.irq_count += 1
+        if self._state[i] != _ARMED:
+            return
+        self._t[i] = t
+        self._snap[i] = self._levels()
+        self._state[i] = _SETTLING
+        self._pins[i].irq(handler=None)
+        self.pending = True
+
+    # --- main-loop context ----------------------------------------------------------------------------
+    def _arm(self, i):
+        pin = self._pins[i]
+        trig = pin.IRQ_FALLING
+        if not self._hard:
+            pin.irq(handler=self._handlers[i], trigger=trig)
+            return
+        try:
+            pin.irq(handler=self._handlers[i], trigger=trig, hard=True)
+        except TypeError:  # the ESP32 port has only soft pin IRQs
+            self._hard = False
+            pin.irq(handler=self._handlers[i], trigger=trig)
+
+    def start(self, hard=True):
+        """Arm every button; a button already low is stuck until released."""
+        self._hard = hard
+        now = self._ticks()
+        low = self._levels()
+        for i in range(self.n):
+            if low & (1 << i):
+                self._state[i] = _STUCK
+                self._since[i] = now
+                self._emit(EV_STUCK, i, now)
+            else:
+                self._state[i] = _ARMED
+                self._arm(i)
+
+    def stop(self):
+        for p in self._pins:
+            p.irq(handler=None)
+
+    def _emit(self, kind, i, t):
+        if self.emit is not None:
+            self.emit(kind, i, t)
+
+    def is_down(self, i):
+        return self._state[i] == _DOWN
+
+    def stuck(self):
+        return [i for i in range(self.n) if self._state[i] == _STUCK]
+
+    def service(self):
+        """Advance every button's state machine; emits events. Cheap when nothing happens."""
+        self.pending = False
+        now = self._ticks()
+        low = self._levels()
+        for i in range(self.n):
+            st = self._state[i]
+            is_low = low & (1 << i)
+            if st == _ARMED:
+                if is_low:
+                    # An edge whose IRQ was lost (queue overflow): take the earliest evidence we have,
+                    # another button's snapshot that already showed this one low, else now.
+                    t = now
+                    for k in range(self.n):
+                        if self._state[k] != _ARMED and self._snap[k] & (1 << i) and ticks_diff(self._t[k], t) < 0:
+                            t = self._t[k]
+                    self._pins[i].irq(handler=None)
+                    self._t[i] = t
+                    self._state[i] = _SETTLING
+                    st = _SETTLING
+            if st == _SETTLING:
+                if ticks_diff(now, self._t[i]) >= self.settle_us:
+                    if is_low:
+                        self._state[i] = _DOWN
+                        self._since[i] = self._t[i]
+                        self._emit(EV_PRESS, i, self._t[i])
+                    else:
+                        self._emit(EV_GLITCH, i, self._t[i])
+                        self._state[i] = _ARMED
+                        self._arm(i)
+            elif st == _DOWN:
+                held = ticks_diff(now, self._t[i])
+                if not is_low and held >= self.debounce_us:
+                    self._state[i] = _HOLDOFF
+                    self._since[i] = now
+                    self._emit(EV_RELEASE, i, now)
+                elif is_low and held >= self.stuck_ms * 1000:
+                    self._state[i] = _STUCK
+                    self._since[i] = now
+                    self._emit(EV_STUCK, i, now)
+            elif st == _HOLDOFF:
+                if ticks_diff(now, self._since[i]) >= self.debounce_us:
+                    self._state[i] = _ARMED
+                    self._arm(i)
+                    if self._levels() & (1 << i):
+                        self.pending = True  # pressed again during the hold-off: next service() takes it
+            elif st == _STUCK:
+                if not is_low:
+                    self._state[i] = _HOLDOFF
+                    self._since[i] = now
+                    self._emit(EV_UNSTUCK, i, now)
+
+    def busy(self):
+        """True while some button is between edge and decision (the loop must keep servicing)."""
+        for i in range(self.n):
+            st = self._state[i]
+            if st == _SETTLING or st == _HOLDOFF:
+                return True
+        return False

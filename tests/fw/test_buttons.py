@@ -1,0 +1,70 @@
+from maus.buttons import Gestures
+
+
+def _g():
+    out = []
+    g = Gestures(3, lambda i, k: out.append((i, k)))
+    return g, out
+
+
+def test_click_after_double_window():
+    g, out = _g()
+    g.press(0, 0)
+    g.release(0, 80)
+    g.poll(400)
+    assert out == []
+    g.poll(481)
+    assert out == [(0, "click")]
+
+
+def test_double_press():
+    g, out = _g()
+    g.press(1, 0)
+    g.release(1, 60)
+    g.press(1, 200)
+    g.release(1, 260)
+    g.poll(2000)
+    assert out == [(1, "double")]
+
+
+def test_long_press_sent_while_held():
+    g, out = _g()
+    g.press(2, 1000)
+    g.poll(1999)
+    assert out == []
+    g.poll(2000)
+    assert out == [(2, "long")]
+    g.release(2, 3000)
+    g.poll(5000)
+    assert out == [(2, "long")]
+
+
+def test_slow_second_press_is_two_clicks():
+    g, out = _g()
+    g.press(0, 0)
+    g.release(0, 50)
+    g.poll(500)
+    g.press(0, 600)
+    g.release(0, 650)
+    g.poll(1100)
+    assert out == [(0, "click"), (0, "click")]
+
+
+def test_next_due():
+    g, out = _g()
+    assert g.next_due(0) == -1
+    g.press(0, 0)
+    assert g.next_due(10) == 990
+    g.release(0, 100)
+    assert g.next_due(100) == 401
+
+
+def test_wrap_of_ms_clock():
+    from maus.ticks import PERIOD, ticks_add
+    g, out = _g()
+    t0 = PERIOD - 100
+    g.press(0, t0)
+    g.poll(ticks_add(t0, 999))
+    assert out == []
+    g.poll(ticks_add(t0, 1000))
+    assert out == [(0, "long")]
