@@ -1,0 +1,251 @@
+# Game log writer: one JSON line per record, CRC32 on each, flushed (littlefs: committed) every time.
+# A failing write never reaches game code: the log goes "degraded" and the game goes on.
+# Boot recovery (recover) cuts a torn tail and closes a game that has no end record.
+import json
+import os
+
+from micropython import const
+
+from maus import logread
+from maus.logstore import EXT, LogStore, write_atomic  # noqa: F401 - LogStore re-exported
+from maus.ticks import ticks_diff
+
+_RESERVED = ("seq", "t", "type", "crc")
+_SEP = (",", ":")
+_TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
+RESERVE = 24576  # free bytes wanted before a game starts
+POWER_LOSS = "power loss"
+
+
+def encode(seq, t, typ, fields):
+    # -> the full line (bytes, newline included). Keys sorted: same bytes on every port.
+    parts = ['{"seq":%d,"t":%d,"type":%s' % (seq, t, json.dumps(typ))]
+    for k in sorted(fields):
+        if not isinstance(k, str) or k in _RESERVED:
+            raise ValueError("bad field name %r" % (k,))
+        parts.append(",%s:%s" % (json.dumps(k), json.dumps(fields[k], separators=_SEP)))
+    body = "".join(parts).encode()
+    return body + logread.CRC_KEY + logread.crc_hex(body) + b'"}\n'
+
+
+class GameLog:
+    # Created by start_game(); games call record(type, fields).
+    def __init__(self, store, name, clock, f, listener=None):
+        self.store = store
+        self.name = name
+        self.seq = 0
+        self.t = 0
+        self.degraded = False  # a write failed: the runtime shows a warning
+        self.error = None  # the OSError that degraded the log
+        self.lost = 0  # records not written since then
+        self.closed = False
+        self.listener = listener  # called with every line (monitor), may be None
+        self._clock = clock
+        self._last = clock()
+        self._f = f
+
+    def _now(self):
+        # ms since game start (game_start is 0); summed step by step so it never wraps
+        now = self._clock()
+        if self.seq == 0:
+            self._last = now
+            return 0
+        d = ticks_diff(now, self._last)
+        self._last = now
+        if d > 0:
+            self.t += d
+        return self.t
+
+    def record(self, typ, fields=None):
+        # Append one record; returns its seq. Raises only on programming errors (bad fields).
+        line = encode(self.seq, self._now(), typ, fields or {})
+        seq = self.seq
+        self.seq += 1
+        if self.listener is not None:
+            self.listener(line)
+        if self._f is None:
+            self.lost += 1
+            return seq
+        try:
+            self._f.write(line)
+            self._f.flush()  # littlefs sync: the record is on flash now
+        except OSError as e:
+            self._fail(e)
+        return seq
+
+    def _fail(self, e):
+        self.degraded = True
+        self.error = e
+        self.lost += 1
+        try:
+            self._f.close()
+        except OSError:
+            pass
+        self._f = None
+
+    def end(self, scores, winners, breakdown, why):
+        # scores/breakdown keyed by player id (int or str), winners a list of player ids.
+        self.record("game_end", {"scores": _skeys(scores), "winners": list(winners),
+                                 "breakdown": _skeys(breakdown), "why": why})
+        self.close()
+
+    def abort(self, reason):
+        self.record("game_abort", {"reason": reason})
+        self.close()
+
+    def close(self):
+        self.closed = True
+        if self._f is not None:
+            try:
+                self._f.close()
+            except OSError as e:
+                self.degraded = True
+                self.error = e
+            self._f = None
+
+
+def _skeys(d):
+    return {str(k): v for k, v in d.items()}
+
+
+def start_game(store, clock, game, variant, players, board, unit, fw, settings, wall=None, ticks=0,
+               reserve=RESERVE, listener=None):
+    # Make room, open logs/<NNNNN>-<game>.jsonl and write game_start. Never raises OSError:
+    # on a full or broken flash the returned log is degraded and the game goes on.
+    # players: [(id, colour, young)] or [{"id":..,"colour":..,"young":..}]
+    dropped = []
+    f = None
+    err = None
+    name = None
+    try:
+        dropped = store.make_room(reserve)
+    except OSError as e:
+        err = e
+    try:
+        name = "%05d-%s%s" % (store.next_number(), _slug(game), EXT)
+        f = open(store.path(name), "wb")
+    except OSError as e:
+        err = e
+    log = GameLog(store, name, clock, f, listener)
+    log.dropped = dropped  # unpulled logs deleted to make room: show them
+    pl = []
+    for p in players:
+        if isinstance(p, dict):
+            pl.append({"id": p["id"], "colour": p["colour"], "young": bool(p.get("young", False))})
+        else:
+            pl.append({"id": p[0], "colour": p[1], "young": bool(p[2])})
+    log.record("game_start", {"v": logread.VERSION, "game": game, "variant": variant, "players": pl,
+                              "board": board, "unit": unit, "fw": fw, "settings": settings,
+                              "wall": wall, "ticks": ticks})
+    if f is None:
+        log.degraded = True
+        log.error = err
+    if dropped:
+        log.record("note", {"text": "deleted unpulled logs to make room", "logs": dropped})
+    return log
+
+
+def _slug(game):
+    s = "".join(c if ("a" <= c <= "z" or "0" <= c <= "9" or c == "_") else "_" for c in str(game).lower())
+    return s[:24] or "game"
+
+
+def wall_iso(tm):
+    # time.localtime() tuple -> "YYYY-MM-DDTHH:MM:SS"
+    return "%04d-%02d-%02dT%02d:%02d:%02d" % tuple(tm[:6])
+
+
+# --- boot recovery -------------------------------------------------------------------------------
+
+def _finished(path, size):
+    # Fast path: the last line is a verified game_end/game_abort.
+    n = min(size, _TAIL)
+    with open(path, "rb") as f:
+        f.seek(size - n)
+        tail = f.read(n)
+    if not tail.endswith(b"\n"):
+        return False
+    i = tail.rfind(b"\n", 0, len(tail) - 1)
+    if i < 0 and n < size:
+        return False  # last line longer than the tail: take the slow path
+    rec, err = logread.check_line(tail[i + 1:-1])
+    return err is None and rec["type"] in logread.ENDS
+
+
+def _scan(path):
+    # Check every line; -> Checker (records not kept).
+    c = logread.Checker(keep=False)
+    off = 0
+    with open(path, "rb") as f:
+        while True:
+            line = f.readline()
+            if not line:
+                break
+            done = line.endswith(b"\n")
+            c.feed(line[:-1] if done else line, off, done)
+            off += len(line)
+    return c.finish(off)
+
+
+def _copy(src, dst, n, buf):
+    mv = memoryview(buf)
+    with open(src, "rb") as fi, open(dst, "wb") as fo:
+        while n > 0:
+            k = fi.readinto(buf)
+            if not k:
+                break
+            k = min(k, n)
+            fo.write(mv[:k])
+            n -= k
+
+
+def recover_one(store, name, buf=None):
+    # -> None if the log is fine, else a dict saying what was done.
+    path = store.path(name)
+    size = os.stat(path)[6]
+    if size and _finished(path, size):
+        return None
+    c = _scan(path)
+    cut = size - c.good_end
+    if c.good == 0:
+        # nothing verifiable (empty: cut right after creation): no record to keep
+        store.delete(name)
+        return {"name": name, "cut_bytes": cut, "records": 0, "deleted": True}
+    if c.end is not None and not cut:
+        return None  # finished; any damage inside is the reader's to report
+    last = c.last
+    seq = last["seq"] + 1
+    t = last["t"]
+    extra = b""
+    if c.end is None:
+        extra = encode(seq, t, "recovered", {"cut_bytes": cut, "records": c.good})
+        extra += encode(seq + 1, t, "game_abort", {"reason": POWER_LOSS})
+    store.unmark(name)  # the bytes change: any pulled marker is void
+    if cut:
+        tmp = path + ".tmp"
+        _copy(path, tmp, c.good_end, buf or bytearray(512))
+        if extra:
+            with open(tmp, "ab") as f:
+                f.write(extra)
+        os.rename(tmp, path)  # atomic: old torn file or new repaired one
+    else:
+        if extra:
+            with open(path, "ab") as f:
+                f.write(extra)
+    return {"name": name, "cut_bytes": cut, "records": c.good, "aborted": c.end is None}
+
+
+def recover(store):
+    # At boot: repair every log; returns the reports (dicts) of those that needed it.
+    # Never raises OSError: a log that cannot be repaired is reported with "error".
+    store.tidy()
+    out = []
+    buf = bytearray(512)
+    for name in store.names():
+        try:
+            r = recover_one(store, name, buf=buf)
+        except OSError as e:
+            r = {"name": name, "error": e}
+        if r is not None:
+            out.append(r)
+    return out

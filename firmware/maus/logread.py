@@ -1,0 +1,187 @@
+# Game log reader: parses a log, checks every CRC and seq, says where and how it is damaged.
+# Pure and shared by the unit (boot recovery), the host (`mausbox logs`) and the tests.
+# Never raises on any input. Line layout (docs/log-format.md):
+#   {"seq":N,"t":MS,"type":"NAME",...fields...,"crc":"hhhhhhhh"}\n
+# The CRC32 (zlib/binascii) is over the exact bytes before ,"crc":" and is 8 lowercase hex digits.
+import binascii
+import json
+
+from micropython import const
+
+VERSION = 1  # log format version, "v" in game_start
+
+CRC_KEY = b',"crc":"'
+_SUFFIX_LEN = const(18)  # ,"crc":"hhhhhhhh"}
+_HEX = b"0123456789abcdef"
+
+# What can be wrong, as reported in Problem.what.
+BAD_JSON = "bad json"
+BAD_CRC = "bad crc"
+NO_CRC = "no crc"
+BAD_RECORD = "bad record"
+SEQ_GAP = "seq gap"
+NO_START = "missing game_start"
+TORN = "torn tail"
+NO_END = "no game_end"
+AFTER_END = "record after end"
+EMPTY = "empty"
+INTERNAL = "reader error"  # a bug in this module; tests assert it never appears
+
+ENDS = ("game_end", "game_abort")
+
+
+def crc_hex(body):
+    return b"%08x" % (binascii.crc32(body) & 0xFFFFFFFF)
+
+
+def split_line(line):
+    # line without its newline -> (body, crc_bytes) or None when the crc suffix is malformed
+    n = len(line)
+    if n < _SUFFIX_LEN + 1 or line[n - 2:] != b'"}':
+        return None
+    cut = n - _SUFFIX_LEN
+    if line[cut:cut + 8] != CRC_KEY:
+        return None
+    crc = line[cut + 8:n - 2]
+    for c in crc:
+        if c not in _HEX:
+            return None
+    return line[:cut], crc
+
+
+def check_line(line):
+    # One line without newline -> (record dict, None) or (None, (what, detail)).
+    parts = split_line(line)
+    if parts is None:
+        if CRC_KEY in line:
+            return None, (BAD_CRC, "malformed crc field")
+        try:
+            json.loads(line)
+        except Exception:  # noqa: BLE001 - any parse failure is data damage
+            return None, (BAD_JSON, "")
+        return None, (NO_CRC, "valid json without a crc")
+    body, crc = parts
+    want = crc_hex(body)
+    if crc != want:
+        return None, (BAD_CRC, "stored %s, computed %s" % (crc.decode(), want.decode()))
+    try:
+        rec = json.loads(line)
+    except Exception:  # noqa: BLE001
+        return None, (BAD_JSON, "crc matches but json does not parse")
+    if not isinstance(rec, dict):
+        return None, (BAD_RECORD, "not an object")
+    seq = rec.get("seq")
+    t = rec.get("t")
+    typ = rec.get("type")
+    if type(seq) is not int or seq < 0 or type(t) is not int or t < 0 or not isinstance(typ, str):
+        return None, (BAD_RECORD, "seq, t or type missing or wrong")
+    return rec, None
+
+
+class Problem:
+    def __init__(self, line, offset, what, detail=""):
+        self.line = line  # 1-based line number
+        self.offset = offset  # byte offset of the line's start
+        self.what = what
+        self.detail = detail
+
+    def __repr__(self):
+        s = "line %d (byte %d): %s" % (self.line, self.offset, self.what)
+        return s + ": " + self.detail if self.detail else s
+
+
+class Checker:
+    # Feed lines one by one (feed), then call finish(). Keeps records only if asked to.
+    def __init__(self, keep=True):
+        self.keep = keep
+        self.records = []
+        self.problems = []
+        self.lines = 0
+        self.start = None  # the game_start record
+        self.end = None  # the game_end / game_abort record
+        self.last = None  # the last good record
+        self.good_end = 0  # byte offset just after the last good, complete line
+        self.good = 0  # number of good records
+        self._next = 0  # expected seq
+
+    def _bad(self, offset, what, detail=""):
+        self.problems.append(Problem(self.lines, offset, what, detail))
+
+    def feed(self, line, offset, complete=True):
+        # line: bytes without the newline; complete: it was newline-terminated
+        self.lines += 1
+        try:
+            self._feed(line, offset, complete)
+        except Exception as e:  # noqa: BLE001 - never raise, report it
+            self._bad(offset, INTERNAL, repr(e))
+
+    def _feed(self, line, offset, complete):
+        rec, err = check_line(line)
+        if err is not None:
+            self._bad(offset, TORN if not complete else err[0], err[1] if complete else err[0])
+            return
+        if not complete:
+            self._bad(offset, TORN, "last record has no newline")
+            return
+        seq = rec["seq"]
+        if self.good == 0 and rec["type"] != "game_start":
+            self._bad(offset, NO_START, "first record is %s" % rec["type"])
+        elif rec["type"] == "game_start" and self.good:
+            self._bad(offset, BAD_RECORD, "second game_start")
+        if seq != self._next:
+            self._bad(offset, SEQ_GAP, "seq %d, expected %d" % (seq, self._next))
+        if self.end is not None:
+            self._bad(offset, AFTER_END, rec["type"])
+        self._next = seq + 1
+        self.good += 1
+        self.good_end = offset + len(line) + 1
+        self.last = rec
+        if rec["type"] == "game_start" and self.start is None:
+            self.start = rec
+        elif rec["type"] in ENDS and self.end is None:
+            self.end = rec
+        if self.keep:
+            self.records.append(rec)
+
+    def finish(self, size):
+        try:
+            if self.lines == 0:
+                self._bad(0, EMPTY)
+            elif self.start is None and not any(p.what == NO_START for p in self.problems):
+                self._bad(0, NO_START, "no game_start record")
+            if self.lines and self.end is None:
+                self.problems.append(Problem(self.lines, self.good_end, NO_END, "game not finished"))
+        except Exception as e:  # noqa: BLE001
+            self.problems.append(Problem(0, 0, INTERNAL, repr(e)))
+        self.size = size
+        return self
+
+    @property
+    def ok(self):
+        return not self.problems
+
+    def damaged(self):
+        # Problems other than a missing game_end.
+        return [p for p in self.problems if p.what != NO_END]
+
+
+def read(data, keep=True):
+    # Parse a whole log (bytes) -> Checker with records, problems, start, end.
+    c = Checker(keep)
+    try:
+        if not isinstance(data, (bytes, bytearray)):
+            data = bytes(data)
+        n = len(data)
+        pos = 0
+        while pos < n:
+            nl = data.find(b"\n", pos)
+            if nl < 0:
+                c.feed(bytes(data[pos:]), pos, False)
+                break
+            c.feed(bytes(data[pos:nl]), pos)
+            pos = nl + 1
+        return c.finish(n)
+    except Exception as e:  # noqa: BLE001
+        c.problems.append(Problem(c.lines, 0, INTERNAL, repr(e)))
+        c.size = 0
+        return c

@@ -1,0 +1,214 @@
+# The logs directory on flash: names, listing with sha256, pulled markers, chunked reads for the host.
+# A log <name>.jsonl is pulled when <name>.pulled exists and holds the sha256 the host verified.
+# Every change to a log removes its marker, so a marker never vouches for other bytes.
+import hashlib
+import os
+import sys
+
+from micropython import const
+
+DIR = "logs"
+EXT = ".jsonl"
+PULLED = ".pulled"
+_COUNTER = "counter"
+_CHUNK = const(512)  # hashing / copying buffer
+_STREAM = const(4096)  # stream() chunk for the host's fast pull
+_NAME_MAX = const(64)
+_OK = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+
+
+def valid_name(name):
+    # A log file name, never a path: letters, digits, _ - . only, no leading dot, .jsonl.
+    if not isinstance(name, str) or not 0 < len(name) <= _NAME_MAX or name[0] == ".":
+        return False
+    if not name.endswith(EXT) or ".." in name:
+        return False
+    for c in name.encode():
+        if c not in _OK:
+            return False
+    return True
+
+
+def _exists(path):
+    try:
+        os.stat(path)
+        return True
+    except OSError:
+        return False
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+        return True
+    except OSError:
+        return False
+
+
+def write_atomic(path, data):
+    # temp file + rename: after a power cut the file is either old or new, never torn.
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.rename(tmp, path)
+
+
+class LogStore:
+    def __init__(self, root=""):
+        # root: the mount point, "" or "/" on the unit, a test directory elsewhere
+        if root and not root.endswith("/"):
+            root += "/"
+        self.dir = root + DIR
+        self.root = root or "/"
+        self._buf = bytearray(_CHUNK)
+        try:
+            os.mkdir(self.dir)
+        except OSError:
+            pass  # exists (or read-only: the first write will say so)
+
+    def path(self, name):
+        if not valid_name(name):
+            raise ValueError("bad log name")
+        return self.dir + "/" + name
+
+    def names(self):
+        # Log names, oldest first (the number prefix sorts by age).
+        try:
+            return sorted(n for n in os.listdir(self.dir) if n.endswith(EXT) and valid_name(n))
+        except OSError:
+            return []
+
+    def size(self, name):
+        return os.stat(self.path(name))[6]
+
+    def sha256(self, name):
+        h = hashlib.sha256()
+        buf = self._buf
+        mv = memoryview(buf)
+        with open(self.path(name), "rb") as f:
+            while True:
+                n = f.readinto(buf)
+                if not n:
+                    break
+                h.update(mv[:n])
+        return _hex(h.digest())
+
+    def is_pulled(self, name, sha=None):
+        # Marker exists (and, given sha, holds it).
+        try:
+            with open(self.path(name) + PULLED, "rb") as f:
+                got = f.read(80)
+        except OSError:
+            return False
+        return sha is None or got.decode() == sha
+
+    def listing(self):
+        # One call for the host: [(name, size, sha256 hex, pulled)], oldest first.
+        out = []
+        for name in self.names():
+            try:
+                sha = self.sha256(name)
+                out.append((name, self.size(name), sha, self.is_pulled(name, sha)))
+            except OSError:
+                pass  # vanished or unreadable: not listed
+        return out
+
+    def mark_pulled(self, name, sha):
+        # Marks only if the file still has this sha256; True if marked.
+        if not isinstance(sha, str) or self.sha256(name) != sha.lower():
+            return False
+        write_atomic(self.path(name) + PULLED, sha.lower().encode())
+        return True
+
+    def unmark(self, name):
+        _remove(self.path(name) + PULLED)
+
+    def delete(self, name):
+        # Log first, then its marker: a crash in between leaves only an orphan marker.
+        p = self.path(name)
+        os.remove(p)
+        _remove(p + PULLED)
+
+    def tidy(self):
+        # Remove orphan markers and temp files left by a power cut.
+        try:
+            entries = os.listdir(self.dir)
+        except OSError:
+            return
+        logs = set(n for n in entries if n.endswith(EXT))
+        for n in entries:
+            if n.endswith(".tmp") or (n.endswith(PULLED) and n[:-len(PULLED)] not in logs):
+                _remove(self.dir + "/" + n)
+
+    def read_chunk(self, name, offset, n):
+        # Up to n bytes at offset (b"" at the end).
+        with open(self.path(name), "rb") as f:
+            f.seek(offset)
+            return f.read(n)
+
+    def stream(self, name, offset=0, out=None):
+        # Write the file from offset to out (stdout's byte stream) in large chunks; returns bytes sent.
+        if out is None:
+            out = getattr(sys.stdout, "buffer", sys.stdout)
+        buf = bytearray(_STREAM)
+        mv = memoryview(buf)
+        sent = 0
+        with open(self.path(name), "rb") as f:
+            f.seek(offset)
+            while True:
+                n = f.readinto(buf)
+                if not n:
+                    break
+                out.write(mv[:n])
+                sent += n
+        return sent
+
+    def free(self):
+        # Free bytes on the filesystem holding the logs.
+        st = os.statvfs(self.dir)
+        return st[0] * st[4]
+
+    def next_number(self):
+        # Boot-persistent game number: max(counter file, newest log + 1). Saves the next one.
+        n = 1
+        p = self.dir + "/" + _COUNTER
+        try:
+            with open(p, "rb") as f:
+                n = int(f.read(12))
+        except (OSError, ValueError):
+            pass
+        for name in self.names():
+            try:
+                n = max(n, int(name.split("-", 1)[0]) + 1)
+            except ValueError:
+                pass
+        try:
+            write_atomic(p, b"%d" % (n + 1))
+        except OSError:
+            _remove(p + ".tmp")  # full: the file names alone still give the next number
+        return n
+
+    def make_room(self, need, keep=()):
+        # Free `need` bytes: oldest pulled logs first, then oldest unpulled ones.
+        # Returns the names of unpulled logs deleted (the caller logs and shows them).
+        lost = []
+        if self.free() >= need:
+            return lost
+        names = [n for n in self.names() if n not in keep]
+        for want_pulled in (True, False):
+            for name in names:
+                if self.is_pulled(name) != want_pulled:
+                    continue
+                try:
+                    self.delete(name)
+                except OSError:
+                    continue
+                if not want_pulled:
+                    lost.append(name)
+                if self.free() >= need:
+                    return lost
+        return lost
+
+
+def _hex(b):
+    return "".join("%02x" % c for c in b)

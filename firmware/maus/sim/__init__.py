@@ -1,0 +1,1 @@
+"""Simulated hardware for the virtual unit and the tests."""
