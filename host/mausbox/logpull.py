@@ -129,14 +129,21 @@ def parse_listing(raw: bytes) -> Listing:
 
 LISTING_CODE = """\
 import json
-def _u():
+from maus.logstore import LogStore
+def _u(l):
  try:
   import machine,binascii
   return binascii.hexlify(machine.unique_id()).decode()
  except Exception:
-  return None
-from maus.logstore import LogStore
-print(json.dumps({'unit':_u(),'logs':[list(e) for e in LogStore().listing()]}))
+  pass
+ for e in reversed(l):
+  try:
+   with open('logs/'+e[0]) as f:
+    return json.loads(f.readline())['unit']
+  except Exception:
+   pass
+_l=LogStore().listing()
+print(json.dumps({'unit':_u(_l),'logs':[list(e) for e in _l]}))
 """
 
 MARK_CODE = """\
@@ -297,12 +304,12 @@ class Puller:
 
     max_stalls = 8  # consecutive attempts without progress before a file is given up
 
-    def __init__(self, link: Link, dest: Path, staging: Path, *, mark: bool = True,
+    def __init__(self, link: Link, dest: Path | None = None, staging: Path | None = None, *, mark: bool = True,
                  verify: Callable[[bytes], tuple[list[str], bool]] | None = None,
                  log: Callable[[str], None] = lambda s: None):
         self.link = link
-        self.dest = Path(dest)
-        self.staging = Path(staging)
+        self.dest = Path(dest) if dest else Path(".")
+        self.staging = Path(staging) if staging else self.dest / ".partial"
         self.mark = mark
         self.verify = verify or verify_log
         self.log = log
@@ -562,6 +569,42 @@ class ReplLink(Link):
             except Exception:
                 pass
         self._close_quietly()
+
+
+@dataclass
+class UnitResult:
+    port: str
+    unit: str | None = None
+    outcomes: list[Outcome] = field(default_factory=list)
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and all(o.status in ("pulled", "skipped") and not o.damage for o in self.outcomes)
+
+
+def pull_unit(link: Link, store, dest_root: Path | None = None, *, mark: bool = True,
+              log: Callable[[str], None] = lambda s: None, port: str = "") -> UnitResult:
+    """List, pull every new log, index each verified copy in `store` (a mausbox.store.Store)."""
+    res = UnitResult(port)
+    p = Puller(link, mark=mark, log=log)
+    try:
+        listing = p.list()
+    except (PullError, DeviceError) as e:
+        res.error = _last_line(str(e))
+        return res
+    unit = res.unit = listing.unit or "unknown"
+    p.dest = (Path(dest_root) if dest_root else store.dir / "raw") / unit
+    p.staging = store.partial_dir(unit)
+    try:
+        res.outcomes = p.pull_all()
+    except PullError as e:
+        res.error = str(e)
+        return res
+    for o in res.outcomes:
+        if o.status == "pulled" and o.path is not None:
+            store.ingest(unit, o.path)
+    return res
 
 
 def unit_ports() -> list[str]:

@@ -1,0 +1,237 @@
+"""`mausbox logs`: pull game logs from units into the local store, and read them back."""
+
+from __future__ import annotations
+
+HELP = "pull game logs from units (verified, resumable) and list, show, analyse or export them"
+
+
+def add_parser(p):
+    sub = p.add_subparsers(dest="logs_cmd", metavar="ACTION", required=True)
+
+    def common(q, names=True):
+        q.add_argument("--store", help="the SQLite store (default: ~/.local/share/mausbox/logs.sqlite)")
+        if names:
+            q.add_argument("--names", help='JSON file of player names: {"<unit>/<player>": "Anna", "<player>": ...}')
+
+    q = sub.add_parser("pull", help="copy new logs from a unit (or every connected unit) into the store")
+    common(q, names=False)
+    g = q.add_mutually_exclusive_group()
+    g.add_argument("--port", action="append", help="serial port or pty of the unit (repeat for several)")
+    g.add_argument("--all", action="store_true", help="every connected unit, in parallel")
+    q.add_argument("--dest", help="folder for the raw logs (default: the store's raw/ folder); one folder per unit")
+    q.add_argument("--baud", type=int, default=115200)
+    q.add_argument("--timeout", type=float, default=2.0, help="seconds of silence before the link counts as broken")
+    q.add_argument("--no-mark", action="store_true", help="do not mark logs pulled on the unit")
+    q.add_argument("--no-restart", action="store_true", help="leave the unit at its REPL (default: soft reset)")
+    q.add_argument("--json", action="store_true")
+    q.add_argument("-v", "--verbose", action="store_true", help="report retries and resumes")
+
+    q = sub.add_parser("list", help="games in the store")
+    common(q, names=False)
+    q.add_argument("--unit")
+    q.add_argument("--game", help="mg, mim or mms")
+    q.add_argument("--json", action="store_true")
+
+    q = sub.add_parser("show", help="one game as a readable timeline")
+    common(q)
+    q.add_argument("game", help="game id, log name (00003-mg.jsonl or 00003) or unit/name")
+    q.add_argument("--json", action="store_true", help="the records as JSON")
+
+    q = sub.add_parser("stats", help="per-player statistics: reaction times (median, p10, p90), false starts, wins")
+    common(q)
+    q.add_argument("--unit")
+    q.add_argument("--game", help="mg, mim or mms")
+    q.add_argument("--json", action="store_true")
+
+    q = sub.add_parser("export", help="CSV or JSON export")
+    common(q)
+    q.add_argument("--format", choices=("csv", "json"), default="csv")
+    q.add_argument("--what", choices=("games", "players", "events", "reactions"), default="games",
+                   help="CSV table (JSON always has everything)")
+    q.add_argument("--unit")
+    q.add_argument("--game")
+    q.add_argument("-o", "--output", help="file (default: standard output)")
+
+
+def _store(args):
+    from mausbox.cli import EXIT_USAGE, UserError
+    from mausbox.store import Store
+
+    try:
+        return Store(args.store)
+    except Exception as e:  # sqlite3.DatabaseError, OSError: a friendly line, no traceback
+        raise UserError("cannot open the store %s: %s" % (args.store or "(default)", e), EXIT_USAGE) from None
+
+
+def _names(args):
+    from mausbox.cli import EXIT_USAGE, UserError
+    from mausbox.report import load_names
+
+    try:
+        return load_names(getattr(args, "names", None))
+    except ValueError as e:
+        raise UserError(str(e), EXIT_USAGE) from None
+
+
+def run(args) -> int:
+    return {"pull": _pull, "list": _list, "show": _show, "stats": _stats, "export": _export}[args.logs_cmd](args)
+
+
+def _ports(args) -> list[str]:
+    from mausbox.cli import EXIT_NO_UNIT, EXIT_USAGE, UserError
+    from mausbox.logpull import unit_ports
+
+    if args.port:
+        return list(dict.fromkeys(args.port))
+    found = unit_ports()
+    if not found:
+        raise UserError("no unit connected (plug it in, or give --port)", EXIT_NO_UNIT)
+    if len(found) > 1 and not args.all:
+        raise UserError("several boards connected (%s): give --port or --all" % ", ".join(found), EXIT_USAGE)
+    return found
+
+
+def _pull(args) -> int:
+    import json
+    import sys
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+    from pathlib import Path
+
+    from mausbox.cli import EXIT_LINK, EXIT_OK, EXIT_PROBLEM
+    from mausbox.logpull import LinkLost, ReplLink, UnitResult, pull_unit
+
+    store = _store(args)
+    ports = _ports(args)
+    out_lock = threading.Lock()
+
+    def say(port, msg):
+        if args.verbose:
+            with out_lock:
+                print("%s: %s" % (port, msg), file=sys.stderr)
+
+    def one(port: str) -> UnitResult:
+        try:
+            link = ReplLink(port, baudrate=args.baud, timeout=args.timeout)
+        except LinkLost as e:
+            return UnitResult(port, error=str(e))
+        try:
+            return pull_unit(link, store, Path(args.dest) if args.dest else None, mark=not args.no_mark,
+                             log=lambda m: say(port, m), port=port)
+        finally:
+            link.close(restart=not args.no_restart)
+
+    if len(ports) == 1:
+        results = [one(ports[0])]
+    else:
+        with ThreadPoolExecutor(max_workers=min(8, len(ports))) as ex:
+            results = list(ex.map(one, ports))
+    if args.json:
+        print(json.dumps([{"port": r.port, "unit": r.unit, "error": r.error or None, "logs": [
+            {"name": o.name, "status": o.status, "path": str(o.path) if o.path else None, "bytes": o.nbytes,
+             "retries": o.retries, "damage": o.damage, "finished": o.finished, "detail": o.detail or None}
+            for o in r.outcomes]} for r in results], indent=1))
+    else:
+        for r in results:
+            if r.error:
+                print("%s: FAILED: %s" % (r.port, r.error))
+                continue
+            n = sum(o.status == "pulled" for o in r.outcomes)
+            print("%s (unit %s): %d pulled, %d already here" % (
+                r.port, r.unit, n, sum(o.status == "skipped" for o in r.outcomes)))
+            for o in r.outcomes:
+                if o.status == "pulled":
+                    print("  %-22s %7d bytes%s%s" % (o.name, o.nbytes, "  (%d retries)" % o.retries if o.retries else "",
+                                                   "  " + o.detail if o.detail else ""))
+                    for d in o.damage:
+                        print("    damaged on the unit: %s" % d)
+                elif o.status != "skipped":
+                    print("  %s: %s" % (o.status.upper(), o.detail))
+    if all(r.error for r in results):
+        return EXIT_LINK
+    return EXIT_OK if all(r.ok for r in results) else EXIT_PROBLEM
+
+
+def _list(args) -> int:
+    import json
+
+    store = _store(args)
+    games = store.games(unit=args.unit, game=args.game)
+    if args.json:
+        print(json.dumps([dict(id=g.id, unit=g.unit, name=g.name, game=g.game, variant=g.variant, wall=g.wall,
+                               records=g.records, status=g.status, reason=g.reason, damaged=bool(g.damage),
+                               winners=[p["player"] for p in store.players(g.id) if p["winner"]])
+                          for g in games], indent=1))
+        return 0
+    if not games:
+        print("no games in the store yet: mausbox logs pull")
+        return 0
+    print("%4s  %-16s %-18s %-5s %-19s %-10s %s" % ("id", "unit", "log", "game", "when", "status", "winners"))
+    for g in games:
+        winners = ",".join("P%d" % p["player"] for p in store.players(g.id) if p["winner"])
+        print("%4d  %-16s %-18s %-5s %-19s %-10s %s" % (g.id, g.unit[:16], g.name, g.game or "?",
+                                                       g.wall or "-", g.status + ("!" if g.damage else ""),
+                                                       winners or "-"))
+    return 0
+
+
+def _show(args) -> int:
+    import json
+
+    from mausbox.cli import EXIT_USAGE, UserError
+    from mausbox.report import timeline
+
+    store = _store(args)
+    try:
+        g = store.find(args.game)
+    except KeyError as e:
+        raise UserError(e.args[0], EXIT_USAGE) from None
+    if args.json:
+        print(json.dumps(store.events(g.id), indent=1, ensure_ascii=False))
+    else:
+        print("\n".join(timeline(store, g, _names(args))))
+    return 1 if g.damage else 0
+
+
+def _stats(args) -> int:
+    import json
+
+    from mausbox.report import collect
+
+    store = _store(args)
+    games, stats = collect(store, _names(args), args.unit, args.game)
+    rows = [s.summary() for s in stats]
+    if args.json:
+        print(json.dumps({"games": len(games), "players": rows}, indent=1, ensure_ascii=False))
+        return 0
+    print("%d games" % len(games))
+    print("%-20s %5s %4s %6s %6s %8s %7s %7s" % ("player", "games", "wins", "false", "presses", "median", "p10",
+                                                 "p90"))
+    def f(v):
+        return ("-" if v is None else "%.0f" % v)
+    for d in rows:
+        print("%-20s %5d %4d %6d %6d %8s %7s %7s" % (d["name"][:20], d["games"], d["wins"], d["false_starts"],
+                                                    d["reactions"], f(d["median_ms"]), f(d["p10_ms"]),
+                                                    f(d["p90_ms"])))
+    return 0
+
+
+def _export(args) -> int:
+    import sys
+
+    from mausbox.cli import EXIT_USAGE, UserError
+    from mausbox.report import export_csv, export_json
+
+    store = _store(args)
+    names = _names(args)
+    text = (export_json(store, names, args.unit, args.game) if args.format == "json"
+            else export_csv(store, args.what, names, args.unit, args.game))
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        except OSError as e:
+            raise UserError("cannot write %s: %s" % (args.output, e), EXIT_USAGE) from None
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,356 @@
+"""Statistics, timelines, exports and the class HTML report, all read from the log store.
+
+Reaction data in a log (docs/log-format.md) is read leniently, so every game's way of logging a race counts:
+- a record whose type contains "press" with "player" and a µs offset from the reveal ("offset_us", "us",
+  "dt_us" or "reaction_us"): a reaction time when the offset is >= 0 and its "kind" (if any) is valid;
+  a false start when the offset is negative or its kind says so;
+- a record of type "false_start" with "player";
+- a record with "presses": [[player, offset_us, kind], ...] (kind as in maus.arbiter: 0 false start, 1 valid).
+Players are (unit, player id) pairs; a names file on the host gives them names (never sent to a unit).
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mausbox.store import Game, Store
+
+_OFFSET_KEYS = ("offset_us", "us", "dt_us", "reaction_us")
+_FALSE = ("false_start", "false", "early", 0)
+_VALID = ("valid", "win", "first", "tie", 1, None)
+PALETTE = {"red": "#d62728", "blue": "#1f77b4", "green": "#2ca02c", "yellow": "#d4a017", "purple": "#9467bd",
+           "cyan": "#17becf"}
+
+
+def load_names(path: str | Path | None) -> dict[str, str]:
+    """A names file: JSON {"<unit>/<player>": "Anna", "<player>": "Ben", ...} (the second for any unit)."""
+    if not path:
+        return {}
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ValueError("names file %s: %s" % (path, e)) from None
+    if not isinstance(doc, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in doc.items()):
+        raise ValueError("names file %s: want a JSON object of \"unit/player\": \"name\"" % path)
+    return doc
+
+
+def label(unit: str, pid: int, names: dict[str, str]) -> str:
+    return names.get("%s/%d" % (unit, pid)) or names.get(str(pid)) or "%s/P%d" % (unit[:8], pid)
+
+
+def reactions(rec: dict[str, Any]) -> list[tuple[int, int | None]]:
+    """(player, offset_us) pairs in one record; offset None marks a false start."""
+    out: list[tuple[int, int | None]] = []
+    typ = rec.get("type", "")
+    if typ == "false_start" and isinstance(rec.get("player"), int):
+        return [(rec["player"], None)]
+    presses = rec.get("presses")
+    if isinstance(presses, list):
+        for p in presses:
+            if isinstance(p, (list, tuple)) and len(p) >= 2 and isinstance(p[0], int) and isinstance(p[1], int):
+                kind = p[2] if len(p) > 2 else None
+                if kind in _FALSE or p[1] < 0:
+                    out.append((p[0], None))
+                elif kind in _VALID:
+                    out.append((p[0], p[1]))
+        return out
+    if "press" in typ and isinstance(rec.get("player"), int):
+        off = next((rec[k] for k in _OFFSET_KEYS if isinstance(rec.get(k), int)), None)
+        if off is None:
+            return out
+        kind = rec.get("kind")
+        if kind in _FALSE or off < 0 or typ == "false_start":
+            out.append((rec["player"], None))
+        elif kind in _VALID:
+            out.append((rec["player"], off))
+    return out
+
+
+def percentile(xs: list[float], p: float) -> float | None:
+    """Linear-interpolated percentile (p in 0..100) of sorted xs."""
+    if not xs:
+        return None
+    k = (len(xs) - 1) * p / 100.0
+    lo, hi = math.floor(k), math.ceil(k)
+    return xs[lo] + (xs[hi] - xs[lo]) * (k - lo)
+
+
+@dataclass
+class PlayerStats:
+    unit: str
+    player: int
+    name: str
+    games: int = 0
+    wins: int = 0
+    false_starts: int = 0
+    reactions_ms: list[float] = field(default_factory=list)
+    scores: list[tuple[int, str, int]] = field(default_factory=list)  # (game id, game, score)
+
+    def summary(self) -> dict[str, Any]:
+        rs = sorted(self.reactions_ms)
+        def r(v):
+            return (None if v is None else round(v, 1))
+        return {"unit": self.unit, "player": self.player, "name": self.name, "games": self.games,
+                "wins": self.wins, "false_starts": self.false_starts, "reactions": len(rs),
+                "median_ms": r(percentile(rs, 50)), "p10_ms": r(percentile(rs, 10)), "p90_ms": r(percentile(rs, 90))}
+
+
+def collect(store: Store, names: dict[str, str] | None = None, unit: str | None = None,
+            game: str | None = None) -> tuple[list[Game], list[PlayerStats]]:
+    names = names or {}
+    games = store.games(unit=unit, game=game)
+    stats: dict[tuple[str, int], PlayerStats] = {}
+
+    def ps(u: str, pid: int) -> PlayerStats:
+        if (u, pid) not in stats:
+            stats[(u, pid)] = PlayerStats(u, pid, label(u, pid, names))
+        return stats[(u, pid)]
+
+    for g in games:
+        for p in store.players(g.id):
+            s = ps(g.unit, p["player"])
+            s.games += 1
+            s.wins += p["winner"]
+            if p["score"] is not None:
+                s.scores.append((g.id, g.game or "?", p["score"]))
+        for rec in store.events(g.id):
+            for pid, off in reactions(rec):
+                s = ps(g.unit, pid)
+                if off is None:
+                    s.false_starts += 1
+                else:
+                    s.reactions_ms.append(off / 1000.0)
+    return games, sorted(stats.values(), key=lambda s: (s.unit, s.player))
+
+
+# --- a readable timeline -------------------------------------------------------------------------
+
+def _fmt_t(ms: int) -> str:
+    return "%d:%02d.%03d" % (ms // 60000, ms // 1000 % 60, ms % 1000)
+
+
+def timeline(store: Store, g: Game, names: dict[str, str] | None = None) -> list[str]:
+    names = names or {}
+    lines = ["%s/%s  %s%s  %s  %d records  %s%s" % (
+        g.unit, g.name, g.game or "?", " (%s)" % g.variant if g.variant else "", g.wall or "clock not set",
+        g.records, g.status, ": " + g.reason if g.reason else "")]
+    for d in g.damage:
+        lines.append("  DAMAGE %s" % d)
+    for rec in store.events(g.id):
+        typ = rec.get("type", "?")
+        who = ""
+        if isinstance(rec.get("player"), int):
+            who = label(g.unit, rec["player"], names) + " "
+        rest = {k: v for k, v in rec.items() if k not in ("seq", "t", "type", "crc", "player")}
+        if typ == "game_start":
+            pl = ", ".join("%s %s%s" % (label(g.unit, p.get("id", 0), names), p.get("colour", ""),
+                                        " (young)" if p.get("young") else "")
+                           for p in rest.get("players", []) if isinstance(p, dict))
+            text = "game %s, players: %s" % (rest.get("game"), pl)
+        elif typ == "game_end":
+            sc = rest.get("scores") or {}
+            text = "end (%s): %s; winners %s" % (
+                rest.get("why"), ", ".join("%s %s" % (label(g.unit, int(k), names), v) for k, v in sc.items()
+                                           if str(k).isdigit()),
+                ", ".join(label(g.unit, w, names) for w in rest.get("winners", []) if isinstance(w, int)))
+        else:
+            rt = reactions(rec)
+            extra = ""
+            if len(rt) == 1 and who:
+                extra = "  FALSE START" if rt[0][1] is None else "  %.1f ms" % (rt[0][1] / 1000.0)
+            text = "%s%s" % (" ".join("%s=%s" % (k, json.dumps(v, ensure_ascii=False)) for k, v in rest.items()),
+                             extra)
+        lines.append("  %10s  #%-4d %-14s %s%s" % (_fmt_t(rec.get("t", 0)), rec.get("seq", 0), typ, who, text))
+    return lines
+
+
+# --- exports -------------------------------------------------------------------------------------
+
+def export_json(store: Store, names: dict[str, str] | None = None, unit: str | None = None,
+                game: str | None = None) -> str:
+    games, stats = collect(store, names, unit, game)
+    doc = {"games": [dict(id=g.id, unit=g.unit, name=g.name, game=g.game, variant=g.variant, wall=g.wall,
+                          status=g.status, reason=g.reason, damage=g.damage, sha256=g.sha256,
+                          players=store.players(g.id), events=store.events(g.id)) for g in games],
+           "players": [s.summary() for s in stats]}
+    return json.dumps(doc, indent=1, ensure_ascii=False)
+
+
+def export_csv(store: Store, what: str, names: dict[str, str] | None = None, unit: str | None = None,
+               game: str | None = None) -> str:
+    """what: games | players (statistics) | events | reactions."""
+    games, stats = collect(store, names, unit, game)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    if what == "games":
+        w.writerow(["id", "unit", "name", "game", "variant", "wall", "records", "status", "reason", "damage",
+                    "player", "name_of_player", "score", "winner"])
+        for g in games:
+            for p in store.players(g.id) or [{}]:
+                w.writerow([g.id, g.unit, g.name, g.game, g.variant, g.wall, g.records, g.status, g.reason,
+                            len(g.damage), p.get("player"), label(g.unit, p["player"], names or {}) if p else "",
+                            p.get("score"), int(bool(p.get("winner")))])
+    elif what == "players":
+        keys = ["unit", "player", "name", "games", "wins", "false_starts", "reactions", "median_ms", "p10_ms",
+                "p90_ms"]
+        w.writerow(keys)
+        for s in stats:
+            d = s.summary()
+            w.writerow([d[k] for k in keys])
+    elif what in ("events", "reactions"):
+        w.writerow(["game_id", "unit", "log", "seq", "t_ms", "type", "player", "reaction_ms" if what == "reactions"
+                    else "data"])
+        for g in games:
+            for rec in store.events(g.id):
+                if what == "events":
+                    w.writerow([g.id, g.unit, g.name, rec["seq"], rec["t"], rec["type"], rec.get("player", ""),
+                                json.dumps(rec, ensure_ascii=False)])
+                    continue
+                for pid, off in reactions(rec):
+                    w.writerow([g.id, g.unit, g.name, rec["seq"], rec["t"], rec["type"], pid,
+                                "false_start" if off is None else off / 1000.0])
+    else:
+        raise ValueError("unknown export %r" % what)
+    return buf.getvalue()
+
+
+# --- the HTML report: self-contained, inline SVG ----------------------------------------------
+
+def _esc(s: object) -> str:
+    return html.escape(str(s), quote=True)
+
+
+def svg_histogram(values: list[float], lo: float, hi: float, bins: int = 20, w: int = 300, h: int = 90,
+                  colour: str = "#1f77b4", marks: tuple[float | None, ...] = ()) -> str:
+    """A small histogram of reaction times (ms) on a shared axis lo..hi, with p10/median/p90 marks."""
+    counts = [0] * bins
+    for v in values:
+        i = int((min(max(v, lo), hi) - lo) / (hi - lo) * bins) if hi > lo else 0
+        counts[min(i, bins - 1)] += 1
+    top = max(counts) or 1
+    pad_b, pad_l = 16, 4
+    bw = (w - pad_l) / bins
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img">'
+             % (w, h, w, h)]
+    for i, c in enumerate(counts):
+        bh = (h - pad_b - 4) * c / top
+        parts.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%d-%d ms: %d</title>'
+                     '</rect>' % (pad_l + i * bw + 1, h - pad_b - bh, bw - 2, bh, colour, lo + i * (hi - lo) / bins,
+                                  lo + (i + 1) * (hi - lo) / bins, c))
+    for m, dash in zip(marks, ("3,2", "", "3,2")):
+        if m is not None and hi > lo:
+            x = pad_l + (min(max(m, lo), hi) - lo) / (hi - lo) * (w - pad_l)
+            parts.append('<line x1="%.1f" x2="%.1f" y1="2" y2="%d" stroke="#000" stroke-width="1.2"%s/>'
+                         % (x, x, h - pad_b, ' stroke-dasharray="%s"' % dash if dash else ""))
+    parts.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#888"/>' % (pad_l, w, h - pad_b, h - pad_b))
+    for frac in (0, 0.5, 1):
+        x = pad_l + frac * (w - pad_l)
+        anchor = "start" if frac == 0 else "end" if frac == 1 else "middle"
+        parts.append('<text x="%.1f" y="%d" font-size="10" text-anchor="%s" fill="#444">%d ms</text>'
+                     % (x, h - 3, anchor, lo + frac * (hi - lo)))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def svg_scores(series: list[tuple[str, str, list[int]]], w: int = 620, h: int = 240) -> str:
+    """Scores over sessions: one line per player (label, colour, scores in game order)."""
+    n = max((len(s[2]) for s in series), default=0)
+    allv = [v for s in series for v in s[2]] or [0]
+    lo, hi = min(min(allv), 0), max(max(allv), 1)
+    pl, pr, pt, pb = 36, 130, 10, 28
+    def X(i):
+        return (pl + (w - pl - pr) * (i / max(n - 1, 1)))
+    def Y(v):
+        return (pt + (h - pt - pb) * (1 - (v - lo) / (hi - lo)))
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img">'
+             % (w, h, w, h)]
+    for v in sorted({lo, 0, hi, (lo + hi) // 2}):
+        parts.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" '
+                     'font-size="10" text-anchor="end" fill="#444">%d</text>'
+                     % (pl, w - pr, Y(v), Y(v), pl - 4, Y(v) + 3, v))
+    for i in range(n):
+        parts.append('<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#444">%d</text>'
+                     % (X(i), h - pb + 14, i + 1))
+    parts.append('<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#444">session</text>'
+                 % ((pl + w - pr) / 2, h - 2))
+    for k, (name, colour, vals) in enumerate(series):
+        pts = " ".join("%.1f,%.1f" % (X(i), Y(v)) for i, v in enumerate(vals))
+        parts.append('<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>' % (pts, colour))
+        for i, v in enumerate(vals):
+            parts.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s, session %d: %d</title></circle>'
+                         % (X(i), Y(v), colour, _esc(name), i + 1, v))
+        parts.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">'
+                     '%s</text>' % (w - pr + 10, pt + 16 * k, colour, w - pr + 24, pt + 16 * k + 9, _esc(name)))
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+_COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#d4a017", "#17becf", "#8c564b", "#e377c2", "#7f7f7f")
+
+_CSS = """body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-width:1000px}
+h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}
+table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right}
+th:first-child,td:first-child{text-align:left}.grid{display:flex;flex-wrap:wrap;gap:10px 24px}
+.card{width:310px}.card b{display:block}.muted{color:#777}.warn{color:#b00}"""
+
+
+def html_report(store: Store, names: dict[str, str] | None = None, title: str = "Mausbox class report",
+                unit: str | None = None, game: str | None = None) -> str:
+    games, stats = collect(store, names, unit, game)
+    out = ["<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style>"
+           "</head><body><h1>%s</h1>" % (_esc(title), _CSS, _esc(title))]
+    units = sorted({g.unit for g in games})
+    out.append('<p class="muted">%d games from %d unit%s; %d players.</p>'
+               % (len(games), len(units), "" if len(units) == 1 else "s", len(stats)))
+    damaged = [g for g in games if g.damage]
+    if damaged:
+        out.append('<p class="warn">%d log(s) are damaged: %s</p>'
+                   % (len(damaged), _esc(", ".join("%s/%s" % (g.unit, g.name) for g in damaged))))
+    out.append("<h2>Players</h2><table><tr><th>Player</th><th>Games</th><th>Wins</th><th>False starts</th>"
+               "<th>Reactions</th><th>Median ms</th><th>p10 ms</th><th>p90 ms</th></tr>")
+    for s in stats:
+        d = s.summary()
+        out.append("<tr><td>%s</td>%s</tr>" % (_esc(s.name), "".join(
+            "<td>%s</td>" % ("–" if d[k] is None else d[k]) for k in
+            ("games", "wins", "false_starts", "reactions", "median_ms", "p10_ms", "p90_ms"))))
+    out.append("</table>")
+    allr = sorted(v for s in stats for v in s.reactions_ms)
+    if allr:
+        lo = 0.0
+        hi = max(100.0, math.ceil((percentile(allr, 98) or 100.0) / 100.0) * 100.0)
+        out.append("<h2>Reaction times</h2><p class=\"muted\">Each bar counts presses; the solid line is the "
+                   "median, dashed lines p10 and p90. Times above %d ms are in the last bar.</p><div class=grid>"
+                   % hi)
+        for i, s in enumerate(st for st in stats if st.reactions_ms):
+            rs = sorted(s.reactions_ms)
+            out.append('<div class=card><b>%s</b><span class=muted>%d presses, median %.0f ms</span>%s</div>'
+                       % (_esc(s.name), len(rs), percentile(rs, 50) or 0,
+                          svg_histogram(rs, lo, hi, colour=_COLOURS[i % len(_COLOURS)],
+                                        marks=(percentile(rs, 10), percentile(rs, 50), percentile(rs, 90)))))
+        out.append("</div>")
+    by_game: dict[str, list[PlayerStats]] = {}
+    for s in stats:
+        for _gid, gname, _v in s.scores:
+            if s not in by_game.setdefault(gname, []):
+                by_game[gname].append(s)
+    for gname, players in sorted(by_game.items()):
+        series = []
+        for i, s in enumerate(players):
+            series.append((s.name, _COLOURS[i % len(_COLOURS)], [v for _g, gn, v in s.scores if gn == gname]))
+        out.append("<h2>Scores over sessions: %s</h2>%s" % (_esc(gname), svg_scores(series)))
+    out.append("<h2>Games</h2><table><tr><th>Log</th><th>Game</th><th>When</th><th>Status</th><th>Winners</th></tr>")
+    for g in games:
+        winners = ", ".join(label(g.unit, p["player"], names or {}) for p in store.players(g.id) if p["winner"])
+        out.append("<tr><td>%s/%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
+            _esc(g.unit[:8]), _esc(g.name), _esc(g.game or "?"), _esc(g.wall or "–"),
+            _esc(g.status + (" (damaged)" if g.damage else "")), _esc(winners or "–")))
+    out.append("</table></body></html>\n")
+    return "".join(out)

@@ -1,0 +1,145 @@
+"""The log store, statistics, exports and the HTML report, through the `mausbox` CLI."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import random
+import xml.etree.ElementTree as ET
+
+import pytest
+from maus import gamelog
+from mausbox import report
+from mausbox.cli import main
+from mausbox.store import Store
+
+
+def game_log(rng: random.Random, unit: str, reactions: dict[int, list[int]], false_starts: dict[int, int],
+             scores: dict[int, int], wall: str | None = "2026-11-30T09:00:00", game: str = "mg") -> bytes:
+    recs = [("game_start", {"v": 1, "game": game, "variant": None, "board": "sim", "unit": unit, "fw": "0.1",
+                            "settings": {}, "wall": wall, "ticks": 0,
+                            "players": [{"id": p, "colour": "red", "young": p == 2} for p in scores]})]
+    rounds = max(len(v) for v in reactions.values())
+    for r in range(rounds):
+        recs.append(("reveal", {"card": "mg/mouse/%02d" % r}))
+        for p, rts in reactions.items():
+            if r < len(rts):
+                recs.append(("press", {"player": p, "offset_us": rts[r], "kind": "valid"}))
+        for p, n in false_starts.items():
+            if r < n:
+                recs.append(("press", {"player": p, "offset_us": -rng.randrange(1000, 90000), "kind": "false_start"}))
+    best = max(scores.values())
+    recs.append(("game_end", {"scores": {str(k): v for k, v in scores.items()},
+                              "winners": [k for k, v in scores.items() if v == best], "breakdown": {},
+                              "why": "last mouse"}))
+    t = 0
+    out = []
+    for seq, (typ, f) in enumerate(recs):
+        t += rng.randrange(100, 4000)
+        out.append(gamelog.encode(seq, t, typ, f))
+    return b"".join(out)
+
+
+@pytest.fixture
+def store(tmp_path):
+    rng = random.Random(11)
+    s = Store(tmp_path / "store" / "logs.sqlite")
+    for i in range(4):
+        data = game_log(rng, "u1", {1: [200_000 + 1000 * k for k in range(11)], 2: [400_000] * 5 + [500_000] * 5},
+                        {2: 2}, {1: 3 + i, 2: 5 - i})
+        p = s.raw_dir("u1") / ("%05d-mg.jsonl" % (i + 1))
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+        s.ingest("u1", p)
+    bad = game_log(rng, "u2", {1: [300_000]}, {}, {1: 1}, wall=None, game="mim")
+    bad = bad.replace(b'"kind":"valid"', b'"kind":"valiD"')  # a flipped bit: the reader flags that line
+    p = s.raw_dir("u2") / "00001-mim.jsonl"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(bad)
+    s.ingest("u2", p)
+    return s
+
+
+def test_ingest_is_idempotent_and_replaces_changed_logs(store):
+    g = store.games()
+    assert len(g) == 5
+    p = store.raw_dir("u1") / "00001-mg.jsonl"
+    assert store.ingest("u1", p)[1] is False
+    assert len(store.games()) == 5
+    damaged = [x for x in g if x.damage]
+    assert [x.name for x in damaged] == ["00001-mim.jsonl"] and "bad crc" in damaged[0].damage[0]
+
+
+def test_percentiles():
+    xs = [float(x) for x in range(1, 11)]
+    assert report.percentile(xs, 50) == 5.5
+    assert report.percentile(xs, 10) == pytest.approx(1.9)
+    assert report.percentile(xs, 90) == pytest.approx(9.1)
+    assert report.percentile([], 50) is None
+    assert report.percentile([7.0], 90) == 7.0
+
+
+def test_reaction_extraction_variants():
+    assert report.reactions({"type": "press", "player": 2, "us": 1500}) == [(2, 1500)]
+    assert report.reactions({"type": "press", "player": 2, "us": -5}) == [(2, None)]
+    assert report.reactions({"type": "false_start", "player": 4}) == [(4, None)]
+    assert report.reactions({"type": "race", "presses": [[1, 900, 1], [3, -20, 0], [2, 5000, 2]]}) == [
+        (1, 900), (3, None)]
+    assert report.reactions({"type": "press", "player": "x", "us": 5}) == []
+    assert report.reactions({"type": "reveal"}) == []
+
+
+def test_stats_cli(store, capsys):
+    assert main(["logs", "stats", "--store", str(store.path), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    p = {(d["unit"], d["player"]): d for d in doc["players"]}
+    a = p[("u1", 1)]
+    assert a["games"] == 4 and a["reactions"] == 44 and a["median_ms"] == 205.0
+    assert a["p10_ms"] == 201.0 and a["p90_ms"] == 209.0
+    b = p[("u1", 2)]
+    assert b["false_starts"] == 8 and b["median_ms"] == 450.0 and b["p10_ms"] == 400.0 and b["p90_ms"] == 500.0
+    assert a["wins"] + b["wins"] == 5  # game 2 is a 4:4 draw: shared win
+
+
+def test_list_show_and_names(store, tmp_path, capsys):
+    names = tmp_path / "names.json"
+    names.write_text(json.dumps({"u1/1": "Anna", "2": "Ben"}))
+    assert main(["logs", "list", "--store", str(store.path)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("mg.jsonl") == 4 and "finished!" in out
+    assert main(["logs", "show", "00002-mg.jsonl", "--store", str(store.path), "--names", str(names)]) == 0
+    out = capsys.readouterr().out
+    assert "Anna" in out and "Ben" in out and "FALSE START" in out and "200.0 ms" in out
+    assert main(["logs", "show", "00001-mim.jsonl", "--store", str(store.path)]) == 1  # damaged
+    assert "DAMAGE" in capsys.readouterr().out
+    assert main(["logs", "show", "00001", "--store", str(store.path)]) == 2  # ambiguous
+    assert "ambiguous" in capsys.readouterr().err
+    names.write_text("{nope")
+    assert main(["logs", "stats", "--store", str(store.path), "--names", str(names)]) == 2
+
+
+def test_exports(store, tmp_path, capsys):
+    for what in ("games", "players", "events", "reactions"):
+        out = tmp_path / ("%s.csv" % what)
+        assert main(["logs", "export", "--store", str(store.path), "--what", what, "-o", str(out)]) == 0
+        rows = list(csv.DictReader(io.StringIO(out.read_text())))
+        assert rows
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "reactions.csv").read_text())))
+    assert sum(r["reaction_ms"] == "false_start" for r in rows) == 8
+    assert main(["logs", "export", "--store", str(store.path), "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["games"]) == 5 and doc["games"][0]["events"][0]["type"] == "game_start"
+
+
+def test_html_report_is_self_contained(store, tmp_path):
+    out = tmp_path / "r.html"
+    assert main(["report", "--store", str(store.path), "-o", str(out), "--title", "Class <3b>"]) == 0
+    text = out.read_text()
+    assert "Class &lt;3b&gt;" in text and "<script" not in text and "http://" not in text.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")
+    # histograms for u1/P1 and u1/P2 (u2/P1's only press sits on the damaged line), scores for mg and mim
+    assert text.count("<svg") == 2 + 2
+    for svg in text.split("<svg")[1:]:
+        ET.fromstring("<svg" + svg.split("</svg>")[0] + "</svg>")  # each chart is well-formed XML
+    assert "damaged" in text
