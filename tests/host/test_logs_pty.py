@@ -1,0 +1,208 @@
+"""Log pull through the virtual unit's pseudo-terminal: the real raw REPL, the real firmware logstore.
+
+The unit's flash is a tmp folder; the firmware package is on its path. Faults are injected on the host
+side of the real link (a wrapped ReplLink), so the unit's stream, Ctrl-C, resume and reconnect are real.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import time
+
+import pytest
+from mausbox import logpull
+from mausbox.logpull import LinkLost, ReplLink, pull_unit
+from mausbox.paths import FIRMWARE_DIR, micropython_binary
+from mausbox.store import Store
+
+pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
+
+from test_logs_pull import make_log, write_unit  # noqa: E402
+
+
+def serial_unit(root, **kw):
+    from mausbox.sim.serial import SerialUnit
+
+    return SerialUnit(root, extra_path=[str(FIRMWARE_DIR)], **kw)
+
+
+class FaultyLink(ReplLink):
+    """The real link, with the host's view of the byte stream damaged on demand."""
+
+    def __init__(self, port, plan=None, rate=0.0, seed=0, **kw):
+        self.plan = dict(plan or {})  # stream number -> ("flip" | "lost" | "drop", byte index in that stream)
+        self.rate = rate
+        self.rng = random.Random(seed)
+        self.streams: list[int] = []
+        self.faults = 0
+        self._pos = 0
+        super().__init__(port, **kw)
+
+    def stream(self, path, offset, end):
+        self.streams.append(offset)
+        self._pos = 0
+        super().stream(path, offset, end)
+
+    def read(self, n):
+        got = super().read(n)
+        fault = self.plan.get(len(self.streams))
+        if fault and self._pos <= fault[1] < self._pos + len(got):
+            del self.plan[len(self.streams)]
+            got = self._damage(fault[0], got, fault[1] - self._pos)
+        elif self.rate and n > 64 and self.rng.random() < self.rate:
+            got = self._damage(self.rng.choice(("flip", "lost", "drop")), got, self.rng.randrange(max(1, len(got))))
+        self._pos += len(got)
+        return got
+
+    def _damage(self, kind, got, i):
+        self.faults += 1
+        if kind == "flip":
+            b = bytearray(got)
+            b[i] ^= 0x20
+            return bytes(b)
+        if kind == "drop":
+            return got[:i] + got[i + 1:]
+        raise LinkLost("cable pulled (test)")
+
+
+def logs_for(seed, sizes):
+    rng = random.Random(seed)
+    return {"%05d-mg.jsonl" % (i + 1): make_log(rng, n) for i, n in enumerate(sizes)}
+
+
+def check_pulled(store, unit_root, logs, res):
+    assert not res.error, res.error
+    assert sorted(o.name for o in res.outcomes if o.status == "pulled") == sorted(logs)
+    for name, data in logs.items():
+        raw = store.raw_dir(res.unit) / name
+        assert raw.read_bytes() == data
+        assert (unit_root / "logs" / (name + ".pulled")).read_text() == hashlib.sha256(data).hexdigest()
+    assert sorted(os.listdir(store.raw_dir(res.unit))) == sorted(logs)  # no temp or partial files
+    assert {g.name for g in store.games()} == set(logs)
+
+
+def test_pull_over_the_pty(tmp_path):
+    logs = logs_for(1, [30, 400])
+    root = tmp_path / "unit"
+    write_unit(root, logs)
+    store = Store(tmp_path / "store" / "logs.sqlite")
+    with serial_unit(root) as u:
+        link = ReplLink(u.pty_path)
+        try:
+            res = pull_unit(link, store)
+            check_pulled(store, root, logs, res)
+            assert res.unit == "abc"  # no machine.unique_id on the unix port: the id in the newest log
+            again = pull_unit(link, store)
+            assert [o.status for o in again.outcomes] == ["skipped", "skipped"]
+        finally:
+            link.close()
+
+
+def test_resume_after_the_link_drops_mid_file(tmp_path):
+    logs = logs_for(2, [700])
+    data = logs["00001-mg.jsonl"]
+    assert len(data) > 4 * logpull.CHUNK
+    root = tmp_path / "unit"
+    write_unit(root, logs)
+    store = Store(tmp_path / "store" / "logs.sqlite")
+    with serial_unit(root) as u:
+        link = FaultyLink(u.pty_path, plan={1: ("lost", 2 * (logpull.CHUNK + logpull.FRAME_HDR) + 300)})
+        try:
+            res = pull_unit(link, store)
+        finally:
+            link.close()
+    check_pulled(store, root, logs, res)
+    assert link.streams == [0, 2 * logpull.CHUNK]  # resumed at the last verified frame, after a reconnect
+    assert res.outcomes[0].retries == 1
+
+
+def test_corrupted_chunk_rejected_and_fetched_again(tmp_path):
+    logs = logs_for(3, [500])
+    root = tmp_path / "unit"
+    write_unit(root, logs)
+    store = Store(tmp_path / "store" / "logs.sqlite")
+    with serial_unit(root) as u:
+        link = FaultyLink(u.pty_path, plan={1: ("flip", logpull.CHUNK + 2 * logpull.FRAME_HDR + 1000)})
+        try:
+            res = pull_unit(link, store)
+        finally:
+            link.close()
+    check_pulled(store, root, logs, res)
+    assert link.streams == [0, logpull.CHUNK]  # the damaged 2nd frame was refused and streamed again
+
+
+def test_hostile_names_refused(tmp_path):
+    """Names the firmware's own check lets through but the host refuses, and a unit whose (tampered) firmware
+    lists path escapes: none is fetched, written or marked; the good log still comes."""
+    logs = logs_for(4, [20])
+    root = tmp_path / "unit"
+    write_unit(root, logs)
+    odd = {"00002-EVIL.jsonl": b"x", "a.b.jsonl": b"x", "00003-" + "a" * 50 + ".jsonl": b"x"}
+    write_unit(root, odd)
+    store = Store(tmp_path / "store" / "logs.sqlite")
+    with serial_unit(root) as u:
+        link = ReplLink(u.pty_path)
+        try:
+            res = pull_unit(link, store)
+        finally:
+            link.close()
+    assert sorted(o.status for o in res.outcomes) == ["pulled"] + ["refused"] * 3
+    assert not any((root / "logs" / (n + ".pulled")).exists() for n in odd)
+
+    # A unit whose logstore lists escapes (a shadowing maus package on its flash).
+    evil = tmp_path / "evil"
+    write_unit(evil, logs)
+    (evil / "maus").mkdir()
+    (evil / "maus" / "__init__.py").write_text("")
+    sha = hashlib.sha256(logs["00001-mg.jsonl"]).hexdigest()
+    (evil / "maus" / "logstore.py").write_text(
+        "class LogStore:\n"
+        "    def listing(self):\n"
+        "        return [('../../../../tmp/pwned.jsonl', 20, %r, False), ('/etc/passwd', 20, %r, False),\n"
+        "                ('logs/../../x.jsonl', 5, %r, False), ('00001-mg.jsonl', %d, %r, False)]\n"
+        "    def mark_pulled(self, name, sha):\n"
+        "        return True\n" % (sha, sha, sha, len(logs["00001-mg.jsonl"]), sha))
+    store2 = Store(tmp_path / "store2" / "logs.sqlite")
+    with serial_unit(evil) as u:
+        link = ReplLink(u.pty_path)
+        try:
+            res = pull_unit(link, store2)
+        finally:
+            link.close()
+    assert sorted(o.status for o in res.outcomes) == ["pulled", "refused", "refused", "refused"]
+    assert any("path escape" in o.detail for o in res.outcomes)
+    assert not os.path.exists("/tmp/pwned.jsonl")
+    files = sorted(str(p.relative_to(tmp_path / "store2")) for p in (tmp_path / "store2").rglob("*") if p.is_file())
+    assert files == ["logs.sqlite", "raw/abc/00001-mg.jsonl"]
+
+
+def test_a_handful_of_faulty_pulls_through_the_pty(tmp_path):
+    """Random flips, dropped bytes and lost links on 5 % of the reads that carry frame payloads."""
+    logs = logs_for(5, [300, 50, 600, 10, 200])
+    root = tmp_path / "unit"
+    write_unit(root, logs)
+    store = Store(tmp_path / "store" / "logs.sqlite")
+    t0 = time.monotonic()
+    faults = 0
+    with serial_unit(root) as u:
+        for seed in range(3):
+            for f in (root / "logs").glob("*.pulled"):
+                f.unlink()
+            for p in store.raw_dir("abc").glob("*") if store.raw_dir("abc").exists() else []:
+                p.unlink()
+            link = FaultyLink(u.pty_path, rate=0.05, seed=seed)
+            try:
+                res = pull_unit(link, store)
+            finally:
+                link.close()
+            faults += link.faults
+            check_pulled(store, root, logs, res)
+    assert faults >= 1
+    assert time.monotonic() - t0 < 120
+
+
+def test_the_link_reports_a_dead_port(tmp_path):
+    with pytest.raises(LinkLost):
+        ReplLink(str(tmp_path / "no-such-port"), open_tries=1)
