@@ -1,0 +1,427 @@
+# Piezo alarm detector for Mucks Mäuschen Still (the castle's "alarm bells"). Pure: no pin, no clock.
+#
+# Analog: a piezo disc on the castle, bled and biased, into an ADC1 pin read with read_u16().
+# Per sample: a high-pass (baseline EMA, ~3 ms) removes the bias and slow rumble; |deviation| is
+# compared with a threshold = adaptive noise floor x calibrated ratio x sensitivity factor. Two
+# over-threshold samples close together (a leaky count) raise the alarm; it re-arms only after the
+# signal calmed below half the threshold (hysteresis) and the refractory period passed. A button
+# press blanks detection for blank_ms, and retroactively cancels an alarm that began just before it.
+# Digital: a comparator module's output edge is the alarm, with the same blanking and refractory.
+#
+# feed() is integer-only and allocation-free; every intermediate stays below 2**30 (a small int on
+# the ESP32). Times are ticks_us values wrapping at 2**30; compare with (a - b) & _MASK < _HALF.
+from micropython import const
+
+_MASK = const(0x3FFFFFFF)
+_HALF = const(0x20000000)
+
+ALARM = const(1)  # watch() results
+STOP = const(2)
+TIMEOUT = const(3)
+
+RATE_HZ = const(10000)  # armed-loop sample rate the constants are tuned for (ESP32 estimate, docs/piezo.md)
+
+# Threshold factor by sensitivity 1..9 in 1/16 of the calibrated ratio: 5 = as calibrated, each step x1.41.
+SENS16 = (64, 45, 32, 23, 16, 11, 8, 6, 4)
+RATIO16_DEFAULT = const(256)  # threshold = 16 x mean |deviation| when not calibrated
+RATIO16_MIN = const(48)  # 3x
+RATIO16_MAX = const(1024)  # 64x
+FLOOR_DEFAULT = const(48)  # counts: the ESP32 ADC's own noise, mean |deviation| (sigma ~60 of 65535)
+_FLOOR_MIN = const(8)
+_FLOOR_MAX = const(4095)
+_THR_MIN = const(96)  # never below ADC quantisation noise
+_THR_MAX = const(24000)  # stays reachable from a mid-scale bias
+_UP = const(8)  # leaky count: +8 per over-threshold sample, -1 per other sample,
+_CONFIRM = const(12)  # alarm at 12: two loud samples at most 4 samples apart
+
+_IDLE = const(0)
+_WAIT = const(1)  # confirmed, held defer_us so that a button press can still cancel it
+_HIGH = const(2)  # alarmed, waiting for calm (hysteresis)
+_OFF = const(3)  # disarmed: track baseline and floor only
+
+
+def _shift_for(tau_us, rate_hz):
+    # EMA shift whose time constant (2**shift samples) is nearest tau_us at rate_hz.
+    n = tau_us * rate_hz // 1000000
+    s = 0
+    while (1 << (s + 1)) <= n and s < 13:
+        s += 1
+    return s
+
+
+def isqrt(n):
+    x = n
+    y = (x + 1) >> 1
+    while y < x:
+        x = y
+        y = (x + n // x) >> 1
+    return x
+
+
+class _Gate:
+    # What both detectors share: arming, blanking after presses, the pending alarm, the armed loop.
+    blank_ms = 150  # after a button press
+    blank_pre_us = 5000  # a press's thump may reach the castle before its edge is timestamped
+    defer_us = 5000  # an alarm is held this long after its onset: a press's thump cancels it
+    refractory_ms = 500
+    check_every = 16  # samples between should_stop()/timeout checks in watch()
+
+    def _init_gate(self):
+        self._state = _OFF
+        self._n = 0
+        self._blanking = False
+        self._blank_until = 0
+        self._refr = False
+        self._refr_until = 0
+        self._onset = 0
+        self._wpeak = 0
+        self.pending = False  # an alarm was raised and not yet taken
+        self.alarm_t = 0  # onset of the last alarm (first loud sample / the edge)
+        self.alarm_level = 0  # strength at the alarm in tenths of the threshold (10 = at threshold)
+
+    def feed(self, v, t):
+        raise NotImplementedError
+
+    def arm(self, t_us):
+        """Start watching (the attempt begins with a press, so the press is blanked too)."""
+        self._state = _IDLE
+        self._n = 0
+        self.pending = False
+        self.blank(t_us)
+
+    def disarm(self):
+        self._state = _OFF
+        self._n = 0
+
+    @property
+    def armed(self):
+        return self._state != _OFF
+
+    def blank(self, t_us):
+        """A button was pressed at t_us (its first edge): ignore vibration until blank_ms after it,
+        and cancel an alarm still held (defer_us) or pending whose onset is less than blank_pre_us
+        before the press: that was the press's own thump."""
+        self._blanking = True
+        self._blank_until = (t_us + self.blank_ms * 1000) & _MASK
+        self._n = 0
+        if self._state == _WAIT:
+            self._state = _IDLE
+        if self.pending and (self.alarm_t - t_us + self.blank_pre_us) & _MASK < _HALF:
+            self.pending = False
+            if self._state == _HIGH:
+                self._state = _IDLE
+            self._refr = False
+
+    def _fire(self, t, level):
+        self._state = _HIGH
+        self._loud_t = t
+        self._refr = True
+        self._refr_until = (t + self.refractory_ms * 1000) & _MASK
+        self.pending = True
+        self.alarm_t = self._onset
+        self.alarm_level = 99 if level > 99 else level
+        return True
+
+    def take(self):
+        """The pending alarm's level (see alarm_level), clearing it; None when there is none."""
+        if not self.pending:
+            return None
+        self.pending = False
+        return self.alarm_level
+
+    def watch(self, read_u16, ticks_us, should_stop, max_us):
+        """The armed loop: sample until an alarm (ALARM), should_stop() says a button event is pending
+        (STOP) or max_us passed (TIMEOUT). After STOP the runtime calls blank() for each press and
+        then take(): an alarm raised just before a press may have been cancelled by it."""
+        feed = self.feed
+        every = self.check_every
+        t = ticks_us()
+        end = (t + max_us) & _MASK
+        i = every
+        while True:
+            t = ticks_us()
+            if feed(read_u16(), t):
+                return STOP if should_stop() else ALARM
+            i -= 1
+            if i == 0:
+                i = every
+                if should_stop():
+                    return STOP
+                if (t - end) & _MASK < _HALF:
+                    return TIMEOUT
+
+
+class Detector(_Gate):
+    release_ms = 30  # calm below threshold/2 this long before re-arming
+    baseline_us = 3200  # high-pass time constant (cut-off ~50 Hz)
+    floor_us = 400000  # noise-floor time constant
+
+    def __init__(self, sensitivity=5, rate_hz=RATE_HZ, ratio16=RATIO16_DEFAULT, floor=FLOOR_DEFAULT):
+        self.rate_hz = rate_hz
+        self._bs = _shift_for(self.baseline_us, rate_hz)
+        self._fs = _shift_for(self.floor_us, rate_hz)
+        self.ratio16 = RATIO16_DEFAULT
+        self._k = 0
+        self._floor0 = floor
+        self._sens = 5
+        self.set_ratio(ratio16)
+        self.set_sensitivity(sensitivity)
+        self.reset()
+
+    # --- settings ----------------------------------------------------------------------------
+    def set_sensitivity(self, s):
+        s = 1 if s < 1 else 9 if s > 9 else s
+        self._sens = s
+        self._k = self.ratio16 * SENS16[s - 1] >> 4  # threshold / floor in 1/16
+
+    def set_ratio(self, ratio16):
+        self.ratio16 = RATIO16_MIN if ratio16 < RATIO16_MIN else RATIO16_MAX if ratio16 > RATIO16_MAX else ratio16
+        self.set_sensitivity(self._sens)
+
+    def calibrated(self, ratio16, floor):
+        """Apply a Calibration's result."""
+        self._floor0 = floor
+        self.set_ratio(ratio16)
+        self._f = self._clamp_floor(floor) << self._fs
+
+    @staticmethod
+    def _clamp_floor(f):
+        return _FLOOR_MIN if f < _FLOOR_MIN else _FLOOR_MAX if f > _FLOOR_MAX else f
+
+    # --- control -----------------------------------------------------------------------------
+    def reset(self):
+        """Forget the signal (baseline, floor back to the calibrated one) and any alarm; disarms."""
+        self._init_gate()
+        self._b = -1  # baseline x 2**bs; -1 = take the next sample
+        self._f = self._clamp_floor(self._floor0) << self._fs
+        self._loud_t = 0
+        self.peak = 0  # largest deviation since the last meter() call
+        self.thr = self.threshold()
+
+    def threshold(self):
+        f = self._f >> self._fs
+        t = f * self._k >> 4
+        return _THR_MIN if t < _THR_MIN else _THR_MAX if t > _THR_MAX else t
+
+    def floor(self):
+        return self._f >> self._fs
+
+    def meter(self):
+        """Live vibration meter: the peak since the last call, 0..16 with 8 = at the threshold."""
+        p = self.peak
+        self.peak = 0
+        m = p * 8 // self.thr
+        return 16 if m > 16 else m
+
+    # --- the hot path ------------------------------------------------------------------------
+    def feed(self, v, t):
+        """One ADC sample (0..65535) taken at ticks_us t. True when it raises the alarm."""
+        bs = self._bs
+        b = self._b
+        if b < 0:
+            b = v << bs
+        b += v - (b >> bs)
+        self._b = b
+        d = v - (b >> bs)
+        if d < 0:
+            d = -d
+        if d > self.peak:
+            self.peak = d
+        if self._blanking:
+            if (t - self._blank_until) & _MASK < _HALF:
+                self._blanking = False
+            else:
+                return False
+        thr = self.thr
+        st = self._state
+        if st == _WAIT:
+            if d > self._wpeak:
+                self._wpeak = d
+            if (t - self._onset) & _MASK >= self.defer_us:
+                return self._fire(t, self._wpeak * 10 // thr)
+            return False
+        if st == _HIGH:
+            if d > thr >> 1:
+                self._loud_t = t
+            elif (t - self._loud_t) & _MASK >= self.release_ms * 1000 and (t - self._loud_t) & _MASK < _HALF:
+                self._state = _IDLE
+            return False
+        # learn the floor (clipped at the threshold, so a knock barely moves it)
+        fs = self._fs
+        f = self._f
+        f += (thr if d > thr else d) - (f >> fs)
+        if f < _FLOOR_MIN << fs:
+            f = _FLOOR_MIN << fs
+        elif f > _FLOOR_MAX << fs:
+            f = _FLOOR_MAX << fs
+        self._f = f
+        f = (f >> fs) * self._k >> 4
+        self.thr = _THR_MIN if f < _THR_MIN else _THR_MAX if f > _THR_MAX else f
+        n = self._n
+        if d > thr:
+            if n == 0:
+                self._onset = t
+            n += _UP
+            if n >= _CONFIRM:
+                n = _CONFIRM
+                if st == _IDLE:
+                    if self._refr and (t - self._refr_until) & _MASK < _HALF:
+                        self._refr = False
+                    if not self._refr:
+                        self._n = 0
+                        self._state = _WAIT
+                        self._wpeak = d
+                        return False
+        elif n > 0:
+            n -= 1
+        self._n = n
+        return False
+
+
+class DigitalDetector(_Gate):
+    """A comparator module (threshold set by its trimmer): its rising edge is the alarm.
+    Same API as Detector; feed() takes the pin level, edge() an IRQ-timestamped rising edge."""
+
+    def __init__(self, sensitivity=5):
+        self.sensitivity = sensitivity  # the comparator's trimmer sets it; kept for status only
+        self._last = 0
+        self._init_gate()
+
+    def meter(self):
+        return 16 if self._last else 0
+
+    def feed(self, v, t):
+        """Comparator level (0/1) sampled at t. True when the alarm is raised (defer_us after an edge)."""
+        if v and not self._last:
+            self.edge(t)
+        self._last = v
+        return self.poll(t)
+
+    def edge(self, t):
+        """A rising edge at ticks_us t (from feed(), or stored by the comparator pin's IRQ)."""
+        if self._state == _IDLE and not self._blanking_at(t):
+            if self._refr and (t - self._refr_until) & _MASK < _HALF:
+                self._refr = False
+            if not self._refr:
+                self._onset = t
+                self._state = _WAIT
+
+    def _blanking_at(self, t):
+        if self._blanking and (t - self._blank_until) & _MASK < _HALF:
+            self._blanking = False
+        return self._blanking
+
+    def poll(self, t):
+        """Raise a held edge's alarm once defer_us passed (IRQ mode calls this from its loop)."""
+        if self._state == _WAIT and (t - self._onset) & _MASK >= self.defer_us:
+            return self._fire(t, 10)
+        if self._state == _HIGH:
+            self._state = _IDLE  # the comparator has its own hysteresis
+        return False
+
+
+class Calibration:
+    """Guided calibration, fed like a Detector: quiet_ms of silence (noise floor and its peak), then
+    "tap the castle gently" until `taps` taps (or tap_ms). The threshold goes between the quiet peak
+    and the weakest gentle tap (their geometric mean); result() gives (ratio16, floor) for
+    Detector.calibrated()."""
+
+    quiet_ms = 3000
+    settle_ms = 300  # baseline settling at the start of the quiet phase
+    tap_ms = 15000
+    taps = 3
+    tap_gap_ms = 150  # a tap ends after this long calm
+
+    QUIET = 0  # phases
+    TAP = 1
+    DONE = 2
+    FAILED = 3
+
+    def __init__(self, rate_hz=RATE_HZ):
+        self._d = Detector(rate_hz=rate_hz)  # its high-pass and floor tracker
+        self.phase = self.QUIET
+        self.error = None
+        self.floor = 0
+        self.threshold = 0
+        self.quiet_peak = 0
+        self.tap_peaks = []
+        self._t0 = 0
+        self._cur = 0
+        self._last_loud = 0
+
+    def start(self, t_us):
+        self._d.reset()
+        self._d._f = _FLOOR_MIN << self._d._fs
+        self.phase = self.QUIET
+        self.error = None
+        self.quiet_peak = 0
+        self.tap_peaks = []
+        self._t0 = t_us
+        self._cur = 0
+
+    def _dev(self, v):
+        d = self._d
+        bs = d._bs
+        b = d._b
+        if b < 0:
+            b = v << bs
+        b += v - (b >> bs)
+        d._b = b
+        x = v - (b >> bs)
+        return -x if x < 0 else x
+
+    def meter(self):
+        return self._d.meter()
+
+    def feed(self, v, t):
+        """One sample; returns the phase (QUIET, TAP, DONE, FAILED)."""
+        ph = self.phase
+        if ph >= self.DONE:
+            return ph
+        x = self._dev(v)
+        d = self._d
+        if x > d.peak:
+            d.peak = x
+        el = ((t - self._t0) & _MASK) // 1000
+        if ph == self.QUIET:
+            if el < self.settle_ms:
+                return ph
+            fs = d._fs
+            d._f += x - (d._f >> fs)
+            if x > self.quiet_peak:
+                self.quiet_peak = x
+            if el >= self.quiet_ms:
+                self.floor = max(_FLOOR_MIN, d._f >> fs)
+                self.phase = self.TAP
+                self._t0 = t
+            return self.phase
+        # TAP: a tap is a burst above twice the quiet peak; its peak counts when it ends
+        lo = max(self.quiet_peak * 2, self.floor * 4)
+        if x > lo:
+            if x > self._cur:
+                self._cur = x
+            self._last_loud = t
+        elif self._cur and ((t - self._last_loud) & _MASK) // 1000 >= self.tap_gap_ms:
+            self.tap_peaks.append(self._cur)
+            self._cur = 0
+            if len(self.tap_peaks) >= self.taps:
+                return self._finish()
+        if el >= self.tap_ms:
+            return self._finish()
+        return ph
+
+    def _finish(self):
+        if not self.tap_peaks:
+            self.phase = self.FAILED
+            self.error = "no_tap"
+            return self.phase
+        weakest = min(self.tap_peaks)
+        thr = isqrt(max(self.quiet_peak, self.floor) * weakest)
+        self.threshold = thr
+        self.phase = self.DONE
+        return self.phase
+
+    def result(self):
+        """(ratio16, floor) for Detector.calibrated(); the ratio is clamped to what the detector allows."""
+        r = self.threshold * 16 // self.floor
+        return (RATIO16_MIN if r < RATIO16_MIN else RATIO16_MAX if r > RATIO16_MAX else r), self.floor
