@@ -25,6 +25,7 @@ TORN = "torn tail"
 NO_END = "no game_end"
 AFTER_END = "record after end"
 EMPTY = "empty"
+NOT_BYTES = "not bytes"
 INTERNAL = "reader error"  # a bug in this module; tests assert it never appears
 
 ENDS = ("game_end", "game_abort")
@@ -119,6 +120,7 @@ class Checker:
         rec, err = check_line(line)
         if err is not None:
             self._bad(offset, TORN if not complete else err[0], err[1] if complete else err[0])
+            self._next += 1  # it held (at least) one record
             return
         if not complete:
             self._bad(offset, TORN, "last record has no newline")
@@ -169,8 +171,15 @@ def read(data, keep=True):
     # Parse a whole log (bytes) -> Checker with records, problems, start, end.
     c = Checker(keep)
     try:
-        if not isinstance(data, (bytes, bytearray)):
-            data = bytes(data)
+        if isinstance(data, str):
+            data = data.encode()
+        elif not isinstance(data, (bytes, bytearray)):
+            try:
+                data = bytes(data)
+            except Exception:  # noqa: BLE001
+                c.problems.append(Problem(0, 0, NOT_BYTES, type(data).__name__))
+                c.size = 0
+                return c
         n = len(data)
         pos = 0
         while pos < n:
