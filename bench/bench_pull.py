@@ -1,0 +1,88 @@
+"""Log-pull throughput over the virtual unit at 115200 baud with a 20 ms exec delay, beside `mpremote fs cp`.
+
+The link carries at most 11,520 B/s (10 bits a byte). `mausbox logs pull` is timed end to end: open, listing
+(sha256 on the unit), one streaming exec, verification, store, pulled mark. `mpremote fs cp` copies the same
+60 kB log in the same run, over the same pty.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent / "host"), str(HERE.parent / "firmware")]
+
+import mausbox  # noqa: E402,F401  (installs the micropython shim)
+from maus import gamelog  # noqa: E402
+from mausbox.logpull import ReplLink, pull_unit  # noqa: E402
+from mausbox.paths import FIRMWARE_DIR  # noqa: E402
+from mausbox.sim.serial import SerialUnit  # noqa: E402
+from mausbox.store import Store  # noqa: E402
+
+BAUD = 115200
+LINK = BAUD / 10
+SIZE = 60_000
+
+
+def make_log(size: int) -> bytes:
+    rng = random.Random(60)
+    lines = [gamelog.encode(0, 0, "game_start", {"v": 1, "game": "mg", "variant": None, "board": "sim",
+                                                   "unit": "bench", "fw": "0.1", "settings": {}, "wall": None,
+                                                   "ticks": 0, "players": [{"id": 1, "colour": "red", "young": False}]})]
+    seq = t = 0
+    while sum(map(len, lines)) < size - 200:
+        seq += 1
+        t += rng.randrange(100, 3000)
+        lines.append(gamelog.encode(seq, t, "press", {"player": rng.randrange(1, 5), "offset_us": rng.randrange(10**6),
+                                                      "kind": "valid"}))
+    lines.append(gamelog.encode(seq + 1, t, "game_end", {"scores": {"1": 1}, "winners": [1], "breakdown": {},
+                                                         "why": "bench"}))
+    return b"".join(lines)
+
+
+def main() -> int:
+    data = make_log(SIZE)
+    name = "00001-mg.jsonl"
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "unit"
+        (root / "logs").mkdir(parents=True)
+        (root / "logs" / name).write_bytes(data)
+        store = Store(Path(tmp) / "store" / "logs.sqlite")
+        with SerialUnit(root, baud=BAUD, exec_delay_ms=20, extra_path=[str(FIRMWARE_DIR)]) as unit:
+            time.sleep(0.5)  # let the unit boot
+            t0 = time.monotonic()
+            link = ReplLink(unit.pty_path)
+            res = pull_unit(link, store)
+            link.close()
+            t_pull = time.monotonic() - t0
+            assert not res.error and res.outcomes[0].status == "pulled", res
+            assert (store.raw_dir(res.unit) / name).read_bytes() == data
+
+            dest = Path(tmp) / "cp.jsonl"
+            t0 = time.monotonic()
+            proc = subprocess.run([str(Path(sys.executable).parent / "mpremote"), "connect", unit.pty_path,
+                                   "fs", "cp", ":logs/" + name, str(dest)], capture_output=True, timeout=600)
+            t_cp = time.monotonic() - t0
+            ok_cp = proc.returncode == 0 and dest.read_bytes() == data
+    n = len(data)
+    print("pull.log_size: %d bytes" % n)
+    print("pull.logs_pull_time: %.2f s" % t_pull)
+    print("pull.logs_pull_rate: %.0f B/s" % (n / t_pull))
+    print("pull.logs_pull_link_fraction: %.1f %%" % (100 * n / t_pull / LINK))
+    if ok_cp:
+        print("pull.mpremote_cp_time: %.2f s" % t_cp)
+        print("pull.mpremote_cp_rate: %.0f B/s" % (n / t_cp))
+        print("pull.mpremote_cp_link_fraction: %.1f %%" % (100 * n / t_cp / LINK))
+    else:
+        print("pull.mpremote_cp_failed: 1 flag")
+        sys.stderr.write(proc.stderr.decode("utf-8", "replace")[-2000:])
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
