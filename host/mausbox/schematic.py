@@ -79,7 +79,7 @@ def connections(board: dict) -> list[Conn]:
         pz = parts["piezo"]
         if pz["mode"] == "analog":
             out.append(Conn(pz["pin"], "parts.piezo.pin", "piezo", "piezo (ADC1)", "analog in",
-                            "10 kΩ series, BAT54S clamps", "piezo disc with 1 MΩ bleed to GND"))
+                            "10 kΩ series, BAT54S clamps", "piezo disc with 1 MΩ bleed, biased to 1.65 V"))
         else:
             out.append(Conn(pz["pin"], "parts.piezo.pin", "piezo", "vibration DO", "in",
                             "direct", "LM393 comparator module on 3V3, threshold by its trimmer"))
@@ -379,33 +379,46 @@ def svg(board: dict) -> str:
     if "piezo" in by_part:
         c = by_part["piezo"][0]
         if parts["piezo"]["mode"] == "analog":
-            h = 30 + 150
-            _block(s, y, h, "Piezo vibration sensor (castle), analog on ADC1")
-            wy = y + 90
-            ax = x0 + 60
+            h = 30 + 160
+            _block(s, y, h, "Piezo vibration sensor (castle), analog on ADC1, biased to mid-scale")
+            wy = y + 84
+            ax = x0 + 50
             wire(c, wy, ax)
             s.node(ax, wy)
-            s.diode_v(ax, wy, wy - 50, "D2")
-            s.rail(ax, wy - 50, "3V3")
-            s.diode_v(ax, wy + 44, wy, "D3")
-            s.gnd(ax, wy + 44)
+            s.diode_v(ax, wy, wy - 44, "D2")
+            s.rail(ax, wy - 44, "3V3")
+            s.diode_v(ax, wy + 40, wy, "D3")
+            s.gnd(ax, wy + 40)
             s.resistor_h(ax, wy, "10 kΩ", 60)
-            nb = ax + 110
-            s.line(ax + 60, wy, nb + 80, wy)
+            nb = ax + 100
+            s.line(ax + 60, wy, nb + 70, wy)
             s.node(nb, wy)
-            s.resistor_v(nb, wy, "1 MΩ bleed", 40)
-            s.gnd(nb, wy + 40)
-            s.node(nb + 80, wy)
-            s.piezo_v(nb + 80, wy, 40)
-            s.gnd(nb + 80, wy + 40)
-            s.text(nb + 94, wy + 24, "piezo disc 27 mm", "v")
-            s.text(ax - 30, wy + 70, "D2, D3: BAT54S (dual Schottky) clamps", "v")
-            tx = x0 + 390
-            s.text(tx, y + 44, "1 MΩ bleeds the disc's charge: a resting reading of 0.", "n")
-            s.text(tx, y + 58, "10 kΩ limits the clamp current from a hard knock", "n")
-            s.text(tx, y + 72, "(discs give tens of volts); clamps hold the pin", "n")
-            s.text(tx, y + 86, "within -0.3..3.6 V. Solder the disc leads to", "n")
-            s.text(tx, y + 100, "thin shielded cable; glue the disc to the castle.", "n")
+            s.resistor_v(nb, wy, "1 MΩ", 40)
+            s.piezo_v(nb + 70, wy, 40)
+            s.node(nb + 70, wy)
+            s.text(nb + 70, wy - 8, "piezo disc 27 mm", "v", "middle")
+            vb = nb + 160  # bias divider
+            s.line(nb, wy + 40, vb + 70, wy + 40)
+            s.node(nb + 70, wy + 40)
+            s.rail(vb, wy - 50, "3V3")
+            s.resistor_v(vb, wy - 50, "100 kΩ", 40)
+            s.line(vb, wy - 10, vb, wy + 40)
+            s.node(vb, wy + 40)
+            s.resistor_v(vb, wy + 40, "100 kΩ", 40)
+            s.gnd(vb, wy + 80)
+            s.cap_v(vb + 70, wy + 40, 40, "10 µF")
+            s.gnd(vb + 70, wy + 80)
+            s.text(nb + 4, wy + 54, "VBIAS ≈ 1.65 V", "v")
+            s.text(ax - 30, wy + 62, "D2, D3: BAT54S", "v")
+            tx = x0 + 440
+            for i, line in enumerate(("1 MΩ across the disc bleeds its charge; the",
+                                      "disc rests at VBIAS, mid-scale on the ADC,",
+                                      "so knocks swing both ways (and clear of the",
+                                      "ADC's dead zone near 0 V). 10 kΩ limits the",
+                                      "clamp current from a hard knock (tens of",
+                                      "volts); BAT54S holds the pin in -0.3..3.6 V.",
+                                      "Thin shielded cable to the disc.")):
+                s.text(tx, y + 44 + 14 * i, line, "n")
         else:
             h = 30 + _ROW + 30
             _block(s, y, h, "Piezo vibration sensor, comparator module (digital)")
@@ -492,10 +505,12 @@ facing up under the catch pad, and metal at least 2 cm away.
 """,
     "piezo_analog": """### Piezo (analog)
 
-A 27 mm piezo disc glued to the castle, with a 1 MΩ bleed resistor across it (to GND) so it rests at 0 V.
-A 10 kΩ series resistor leads to the ADC1 pin, where a BAT54S (two Schottky diodes in series: one to 3V3,
-one to GND) clamps the pin to -0.3..3.6 V: a hard knock makes tens of volts, and the 10 kΩ limits the
-clamp current to a few mA. ADC1 because ADC2 stops working while WiFi is on. Use thin shielded cable.
+A 27 mm piezo disc glued to the castle, with a 1 MΩ bleed resistor across it so its charge drains away.
+Its low side sits on VBIAS ≈ 1.65 V (two 100 kΩ from 3V3 to GND, 10 µF to GND), so the disc rests at
+mid-scale: knocks swing both ways and stay clear of the ESP32 ADC's dead zone near 0 V. A 10 kΩ series
+resistor leads to the ADC1 pin, where a BAT54S (two Schottky diodes in series: one to 3V3, one to GND)
+clamps the pin to -0.3..3.6 V: a hard knock makes tens of volts, and the 10 kΩ limits the clamp current
+to a few mA. ADC1 because ADC2 stops working while WiFi is on. Use thin shielded cable to the disc.
 """,
     "piezo_digital": """### Piezo (digital)
 
@@ -594,6 +609,9 @@ def bom(board: dict) -> list[dict]:
             rows += [
                 {"qty": 1, "part": "Piezo disc 27 mm with leads", "typical": "Murata 7BB-27-4L0", "ref": "PZ1"},
                 {"qty": 1, "part": "Resistor 1 MΩ 1/4 W (bleed)", "typical": "CF14JT1M00", "ref": "R3"},
+                {"qty": 2, "part": "Resistor 100 kΩ 1/4 W (bias divider)", "typical": "CF14JT100K", "ref": "R6, R7"},
+                {"qty": 1, "part": "Capacitor 10 µF 10 V (bias)", "typical": "electrolytic or X5R ceramic",
+                 "ref": "C2"},
                 {"qty": 1, "part": "Resistor 10 kΩ 1/4 W (series)", "typical": "CF14JT10K0", "ref": "R4"},
                 {"qty": 1, "part": "Dual Schottky diode, series (clamps)", "typical": "BAT54S (SOT-23 on adapter)",
                  "ref": "D2, D3"},
