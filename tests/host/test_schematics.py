@@ -123,7 +123,7 @@ def test_variants_draw_their_circuits():
     b = load("esp32-devkitc")
     base = schematic.render(b)
     assert "10 kΩ pull-up" not in base["pins.md"]
-    assert "1 MΩ bleed" in base["wiring.svg"] and "BAT54S" in base["wiring.svg"]
+    assert ">1 MΩ<" in base["wiring.svg"] and "BAT54S" in base["wiring.svg"] and "VBIAS" in base["wiring.svg"]
     v = copy.deepcopy(b)
     v["pull"] = "external"
     v["parts"]["piezo"] = {"mode": "digital", "pin": 35}
