@@ -1,0 +1,1 @@
+# Device drivers: each is handed its bus and pins.

@@ -1,0 +1,144 @@
+# NDEF on NFC Forum Type 2 tags: the TLV container and the Text record (RTD-Text 1.0).
+#
+# Parsing never raises and never reads past the bytes it was given: every length is checked
+# against the end of the buffer; malformed input yields None.
+from micropython import const
+
+TLV_NULL = const(0x00)
+TLV_LOCK_CONTROL = const(0x01)
+TLV_MEMORY_CONTROL = const(0x02)
+TLV_NDEF = const(0x03)
+TLV_PROPRIETARY = const(0xFD)
+TLV_TERMINATOR = const(0xFE)
+
+_MB = const(0x80)  # message begin
+_ME = const(0x40)  # message end
+_CF = const(0x20)  # chunk flag
+_SR = const(0x10)  # short record: 1-byte payload length
+_IL = const(0x08)  # ID length present
+_TNF_WELL_KNOWN = const(0x01)
+_UTF16 = const(0x80)  # text status byte: UTF-16 encoding
+_MAX_RECORDS = const(16)
+MAX_MESSAGE = const(0xFFFE)  # largest length a 3-byte TLV length may state
+
+
+def find_message(buf, n=-1, start=0):
+    """Locate the first NDEF message TLV in buf[start:n].
+
+    Returns (offset, length) of the message value, or None if there is none (terminator, end of
+    data, or malformed TLVs). offset + length may exceed n: the caller has not read enough yet.
+    """
+    if n < 0 or n > len(buf):
+        n = len(buf)
+    i = start
+    while i < n:
+        t = buf[i]
+        i += 1
+        if t == TLV_NULL:
+            continue
+        if t == TLV_TERMINATOR:
+            return None
+        if i >= n:
+            return None
+        ln = buf[i]
+        i += 1
+        if ln == 0xFF:  # 3-byte length form
+            if i + 2 > n:
+                return None
+            ln = buf[i] << 8 | buf[i + 1]
+            i += 2
+            if ln < 0xFF or ln > MAX_MESSAGE:
+                return None
+        if t == TLV_NDEF:
+            return (i, ln)
+        i += ln  # lock/memory control, proprietary and unknown TLVs are skipped
+    return None
+
+
+def tlv(message):
+    """An NDEF message TLV followed by the terminator TLV."""
+    n = len(message)
+    if n > MAX_MESSAGE:
+        raise ValueError("NDEF message too long")
+    if n < 0xFF:
+        head = bytes((TLV_NDEF, n))
+    else:
+        head = bytes((TLV_NDEF, 0xFF, n >> 8, n & 0xFF))
+    return head + bytes(message) + bytes((TLV_TERMINATOR,))
+
+
+def text_record(text, lang="en"):
+    """One NDEF record (MB and ME set): well-known type "T", UTF-8 text with an IANA language code."""
+    lb = lang.encode()
+    tb = text.encode()
+    if not 0 < len(lb) < 64:
+        raise ValueError("language code must have 1..63 bytes")
+    payload = bytes((len(lb),)) + lb + tb
+    pl = len(payload)
+    if pl < 256:
+        head = bytes((_MB | _ME | _SR | _TNF_WELL_KNOWN, 1, pl))
+    else:
+        head = bytes((_MB | _ME | _TNF_WELL_KNOWN, 1, pl >> 24, pl >> 16 & 0xFF, pl >> 8 & 0xFF, pl & 0xFF))
+    return head + b"T" + payload
+
+
+def parse_text(buf, off, length):
+    """The first Text record of the NDEF message at buf[off:off+length]: (lang, text) or None."""
+    end = off + length
+    if off < 0 or length <= 0 or end > len(buf):
+        return None
+    i = off
+    for _ in range(_MAX_RECORDS):
+        if i + 3 > end:
+            return None
+        h = buf[i]
+        tl = buf[i + 1]
+        i += 2
+        if h & _SR:
+            pl = buf[i]
+            i += 1
+        else:
+            if i + 4 > end:
+                return None
+            pl = buf[i] << 24 | buf[i + 1] << 16 | buf[i + 2] << 8 | buf[i + 3]
+            i += 4
+        il = 0
+        if h & _IL:
+            if i >= end:
+                return None
+            il = buf[i]
+            i += 1
+        if pl > end or i + tl + il + pl > end:
+            return None
+        t0 = i
+        p0 = i + tl + il
+        i = p0 + pl
+        if h & _CF:
+            return None  # chunked records are not used for identities
+        if h & 0x07 == _TNF_WELL_KNOWN and tl == 1 and buf[t0] == 0x54 and pl >= 1:  # "T"
+            st = buf[p0]
+            ll = st & 0x3F
+            if st & _UTF16 or 1 + ll > pl:
+                return None
+            try:
+                lang = bytes(buf[p0 + 1:p0 + 1 + ll]).decode()
+                text = bytes(buf[p0 + 1 + ll:i]).decode()
+            except Exception:  # noqa: BLE001 - invalid UTF-8 is garbage, not an error
+                return None
+            return (lang, text)
+        if h & _ME:
+            return None
+    return None
+
+
+def read_text(buf, n=-1):
+    """The text of the first Text record in the first NDEF TLV of buf[:n], or None."""
+    loc = find_message(buf, n)
+    if loc is None:
+        return None
+    if n < 0 or n > len(buf):
+        n = len(buf)
+    if loc[0] + loc[1] > n:
+        return None
+    r = parse_text(buf, loc[0], loc[1])
+    return None if r is None else r[1]
