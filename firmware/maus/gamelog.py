@@ -121,9 +121,11 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
         dropped = store.make_room(reserve)
     except OSError as e:
         err = e
+    if store.unrecovered:
+        recover(store)  # there may be room now
     try:
         name = "%05d-%s%s" % (store.next_number(), _slug(game), EXT)
-        f = open(store.path(name), "wb")
+        f = store.create(name)
     except OSError as e:
         err = e
     log = GameLog(store, name, clock, f, listener)
@@ -174,17 +176,8 @@ def _finished(path, size):
 
 def _scan(path):
     # Check every line; -> Checker (records not kept).
-    c = logread.Checker(keep=False)
-    off = 0
     with open(path, "rb") as f:
-        while True:
-            line = f.readline()
-            if not line:
-                break
-            done = line.endswith(b"\n")
-            c.feed(line[:-1] if done else line, off, done)
-            off += len(line)
-    return c.finish(off)
+        return logread.read_stream(f, keep=False)
 
 
 def _copy(src, dst, n, buf):
@@ -241,11 +234,17 @@ def recover(store):
     store.tidy()
     out = []
     buf = bytearray(512)
+    store.unrecovered = []
     for name in store.names():
         try:
             r = recover_one(store, name, buf=buf)
         except OSError as e:
             r = {"name": name, "error": e}
+            store.unrecovered.append(name)
+            try:
+                os.remove(store.path(name) + ".tmp")
+            except OSError:
+                pass
         if r is not None:
             out.append(r)
     return out

@@ -167,6 +167,23 @@ class Checker:
         return [p for p in self.problems if p.what != NO_END]
 
 
+def read_stream(f, keep=True):
+    # Parse a log from a binary file object, line by line (no copy of the whole file in RAM).
+    c = Checker(keep)
+    off = 0
+    try:
+        while True:
+            line = f.readline()
+            if not line:
+                break
+            done = line.endswith(b"\n")
+            c.feed(line[:-1] if done else line, off, done)
+            off += len(line)
+    except Exception as e:  # noqa: BLE001 - a read error is reported, not raised
+        c.problems.append(Problem(c.lines + 1, off, INTERNAL if not isinstance(e, OSError) else TORN, repr(e)))
+    return c.finish(off)
+
+
 def read(data, keep=True):
     # Parse a whole log (bytes) -> Checker with records, problems, start, end.
     c = Checker(keep)

@@ -61,6 +61,7 @@ class LogStore:
         self.dir = root + DIR
         self.root = root or "/"
         self._buf = bytearray(_CHUNK)
+        self.unrecovered = []  # logs boot recovery could not repair (flash full): retried at game start
         try:
             os.mkdir(self.dir)
         except OSError:
@@ -70,6 +71,10 @@ class LogStore:
         if not valid_name(name):
             raise ValueError("bad log name")
         return self.dir + "/" + name
+
+    def create(self, name):
+        # A new log file, open for writing (binary).
+        return open(self.path(name), "wb")
 
     def names(self):
         # Log names, oldest first (the number prefix sorts by age).
@@ -146,11 +151,11 @@ class LogStore:
             f.seek(offset)
             return f.read(n)
 
-    def stream(self, name, offset=0, out=None):
+    def stream(self, name, offset=0, out=None, chunk=_STREAM):
         # Write the file from offset to out (stdout's byte stream) in large chunks; returns bytes sent.
         if out is None:
             out = getattr(sys.stdout, "buffer", sys.stdout)
-        buf = bytearray(_STREAM)
+        buf = bytearray(chunk)
         mv = memoryview(buf)
         sent = 0
         with open(self.path(name), "rb") as f:
@@ -166,6 +171,8 @@ class LogStore:
     def free(self):
         # Free bytes on the filesystem holding the logs.
         st = os.statvfs(self.dir)
+        if st[4] > st[2]:
+            return 0  # littlefs when full: blocks in use exceed the total and f_bavail wraps
         return st[0] * st[4]
 
     def next_number(self):

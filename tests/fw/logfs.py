@@ -7,7 +7,7 @@ _n = [0]
 
 
 class Fs:
-    def __init__(self, blocks=64, block_size=512):
+    def __init__(self, blocks=32, block_size=512):
         if MPY:
             import vfs
 
