@@ -1,0 +1,427 @@
+"""`mausbox cards`: make a classroom card set: write identities to NTAG stickers, enrol UIDs, print, check.
+
+Identities are `mausbox:<game>/<kind>/<id>` (docs/cards in the firmware). The unit does the radio work:
+this command runs the firmware's card routines over the raw REPL, one card at a time, and tells the
+user what to put on the pad. The enrolment map (`cards/enrol.json` on the unit, UID hex -> identity) is
+read and written here as a whole file, atomically (temp file + rename on the unit).
+"""
+
+from __future__ import annotations
+
+HELP = "write card identities to NTAG stickers, enrol UIDs, list enrolled cards, print a card sheet, check a catalog"
+
+# Catalog list key -> card kind in identities ("mice" -> mg/mouse/07).
+KINDS = {"mice": "mouse", "clothing": "clothing", "cheese_cards": "cheese", "cards": "card"}
+ENROL_PATH = "cards/enrol.json"
+
+
+def add_parser(p):
+    sub = p.add_subparsers(dest="cards_cmd", metavar="ACTION", required=True)
+
+    def unit(q):
+        q.add_argument("--port", help="serial port or pty of the unit (default: the only one connected)")
+        q.add_argument("--baud", type=int, default=115200)
+        q.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for each card on the pad")
+
+    def cards(q):
+        q.add_argument("cards", nargs="*", help="identities (mg/mouse/07 ...); default: every card of --catalog")
+        q.add_argument("--catalog", help="catalog file, or a game (mg, mim, mms) for the built-in one")
+        q.add_argument("--kind", help="only cards of this kind (mouse, clothing, cheese, card, game)")
+
+    q = sub.add_parser("write", help="write identities to blank NTAG stickers, one by one, through the unit")
+    unit(q)
+    cards(q)
+    q.add_argument("--force", action="store_true", help="overwrite a tag that holds another identity")
+    q.add_argument("--yes", action="store_true", help="do not wait for Enter before each card")
+
+    q = sub.add_parser("enrol", help="map the UIDs of cards that cannot be written (MIFARE Classic) to identities")
+    unit(q)
+    cards(q)
+    q.add_argument("--yes", action="store_true", help="do not wait for Enter before each card")
+
+    q = sub.add_parser("list", help="what the unit has enrolled")
+    q.add_argument("--port")
+    q.add_argument("--baud", type=int, default=115200)
+    q.add_argument("--json", action="store_true")
+
+    q = sub.add_parser("print", help="a printable card sheet (SVG, A4) from a catalog")
+    cards(q)
+    q.add_argument("-o", "--output", default="cards.svg", help="SVG file; several pages become NAME-2.svg ...")
+
+    q = sub.add_parser("check", help="validate a catalog file with the game's own validator")
+    q.add_argument("file")
+    q.add_argument("--json", action="store_true")
+
+
+def run(args) -> int:
+    return {"write": _write, "enrol": _enrol, "list": _list, "print": _print, "check": _check}[args.cards_cmd](args)
+
+
+# --- catalogs ------------------------------------------------------------------------------------
+
+def _builtin(game: str):
+    from mausbox.paths import FIRMWARE_PKG
+
+    return FIRMWARE_PKG / "catalogs" / ("%s.json" % game)
+
+
+def load_catalog(ref: str) -> dict:
+    import json
+    from pathlib import Path
+
+    from mausbox.cli import EXIT_USAGE, UserError
+
+    path = Path(ref)
+    if not path.exists() and "/" not in ref and not ref.endswith(".json"):
+        path = _builtin(ref)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise UserError("cannot read catalog %s: %s" % (ref, e.strerror or e), EXIT_USAGE) from None
+    except ValueError as e:
+        raise UserError("catalog %s is not JSON: %s" % (ref, e), EXIT_USAGE) from None
+    if not isinstance(data, dict) or not isinstance(data.get("game"), str):
+        raise UserError('catalog %s: not a catalog (no "game")' % ref, EXIT_USAGE)
+    return data
+
+
+def validators() -> dict[str, object]:
+    """game -> validate_catalog(data) from the firmware's game modules (maus.games.*)."""
+    import importlib
+    import pkgutil
+
+    import maus.games
+
+    found: dict[str, object] = {}
+    for m in pkgutil.iter_modules(maus.games.__path__):
+        try:
+            mod = importlib.import_module("maus.games." + m.name)
+        except Exception:  # a game module in progress must not break the others' checks
+            continue
+        fn = getattr(mod, "validate_catalog", None)
+        if not callable(fn):
+            continue
+        game = getattr(mod, "GAME", None)
+        if not isinstance(game, str):
+            errs = fn({})  # the validator names the game it wants: 'game: must be "mg"'
+            for e in errs if isinstance(errs, list) else []:
+                if isinstance(e, str) and e.startswith("game:") and '"' in e:
+                    game = e.split('"')[1]
+        if isinstance(game, str):
+            found[game] = fn
+    return found
+
+
+def check_catalog(data: dict) -> list[str]:
+    v = validators().get(data.get("game"))  # type: ignore[arg-type]
+    if v is None:
+        return ["no validator for game %r in this firmware (known: %s)" % (
+            data.get("game"), ", ".join(sorted(validators())) or "none")]
+    try:
+        errs = v(data)  # type: ignore[operator]
+    except Exception as e:  # a validator crash on odd input is reported as a finding, not a traceback
+        return ["the validator failed on this file: %r" % e]
+    return [str(e) for e in errs]
+
+
+def card_list(data: dict) -> list[tuple[str, str]]:
+    """(identity, description) for every card of a catalog, the game card first."""
+    game = data["game"]
+    out = [("game/%s" % game, "game card")]
+    for key, items in data.items():
+        if not isinstance(items, list) or not items or not all(isinstance(i, dict) and "id" in i for i in items):
+            continue
+        kind = KINDS.get(key, key.rstrip("s"))
+        for it in sorted(items, key=lambda i: i["id"] if isinstance(i["id"], int) else 0):
+            if not isinstance(it["id"], int):
+                continue
+            desc = "; ".join("%s: %s" % (k, ", ".join(map(str, v)) if isinstance(v, list) else v)
+                             for k, v in it.items() if k != "id")
+            out.append(("%s/%s/%02d" % (game, kind, it["id"]), desc))
+    return out
+
+
+def _selected(args) -> list[tuple[str, str]]:
+    from mausbox.cli import EXIT_USAGE, UserError
+
+    if args.cards:
+        args.cards = [_check_ident(c) for c in args.cards]
+        if not args.catalog:
+            return [(c, "") for c in args.cards]
+    if not args.catalog:
+        raise UserError("name the cards or give --catalog (a file or mg, mim, mms)", EXIT_USAGE)
+    cards = card_list(load_catalog(args.catalog))
+    if args.kind:
+        cards = [c for c in cards if ("game" if c[0].startswith("game/") else c[0].split("/")[1]) == args.kind]
+    if args.cards:
+        want = set(args.cards)
+        cards = [c for c in cards if c[0] in want] + [(c, "") for c in args.cards if c not in {x[0] for x in cards}]
+    if not cards:
+        raise UserError("no cards selected", EXIT_USAGE)
+    return cards
+
+
+def _check_ident(ident: str) -> str:
+    import re
+
+    from mausbox.cli import EXIT_USAGE, UserError
+
+    if ident.startswith("mausbox:"):
+        ident = ident[8:]
+    m = re.fullmatch(r"([a-z]{1,8}/[a-z_]{1,16})(/[0-9]{1,3})?", ident)
+    if not m:
+        raise UserError("not a card identity: %r (want e.g. mg/mouse/07 or game/mg)" % ident, EXIT_USAGE)
+    return m.group(1) + ("/%02d" % int(m.group(2)[1:]) if m.group(2) else "")  # ids as in catalogs: 07
+
+
+# --- the printable sheet -------------------------------------------------------------------------
+
+def sheet_svgs(cards: list[tuple[str, str]], title: str) -> list[str]:
+    """A4 pages (210 x 297 mm) of 3 x 3 card tiles (63 x 88 mm): identity, kind, id, contents, cut marks."""
+    from html import escape
+    from textwrap import wrap
+
+    w, h, cols, rows = 63.0, 88.0, 3, 3
+    x0, y0 = (210 - cols * w) / 2, (297 - rows * h) / 2
+    per = cols * rows
+    pages = []
+    for p in range(0, len(cards), per):
+        parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="210mm" height="297mm" viewBox="0 0 210 297">',
+                 '<text x="105" y="%.1f" font-size="3.5" text-anchor="middle" font-family="sans-serif" '
+                 'fill="#555">%s, page %d of %d</text>' % (y0 - 3, escape(title), p // per + 1,
+                                                          (len(cards) + per - 1) // per)]
+        for i, (ident, desc) in enumerate(cards[p:p + per]):
+            x, y = x0 + (i % cols) * w, y0 + (i // cols) * h
+            bits = ident.split("/")
+            head = bits[1] if bits[0] != "game" else "game"
+            big = bits[2] if len(bits) > 2 else bits[1]
+            parts.append('<g font-family="sans-serif"><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" '
+                         'stroke="#999" stroke-width="0.2" stroke-dasharray="1,1"/>' % (x, y, w, h))
+            parts.append('<text x="%.1f" y="%.1f" font-size="5" fill="#333">%s</text>' % (x + 4, y + 9, escape(head)))
+            parts.append('<text x="%.1f" y="%.1f" font-size="18" font-weight="bold" text-anchor="middle">%s</text>'
+                         % (x + w / 2, y + 34, escape(big)))
+            for k, line in enumerate(wrap(desc, 30)[:8]):
+                parts.append('<text x="%.1f" y="%.1f" font-size="3.6">%s</text>' % (x + 4, y + 46 + 5 * k,
+                                                                                escape(line)))
+            parts.append('<circle cx="%.1f" cy="%.1f" r="12.5" fill="none" stroke="#bbb" stroke-width="0.3"/>'
+                         '<text x="%.1f" y="%.1f" font-size="2.5" text-anchor="middle" fill="#999">sticker</text>'
+                         % (x + w - 16, y + h - 17, x + w - 16, y + h - 16))
+            parts.append('<text x="%.1f" y="%.1f" font-size="3" fill="#555">mausbox:%s</text></g>'
+                         % (x + 4, y + h - 4, escape(ident)))
+        parts.append("</svg>\n")
+        pages.append("".join(parts))
+    return pages
+
+
+def _print(args) -> int:
+    from pathlib import Path
+
+    from mausbox.cli import EXIT_USAGE, UserError
+
+    cards = _selected(args)
+    pages = sheet_svgs(cards, "Mausbox cards: %s" % (args.catalog or "selection"))
+    out = Path(args.output)
+    names = [out] + [out.with_name("%s-%d%s" % (out.stem, i + 2, out.suffix or ".svg")) for i in range(len(pages) - 1)]
+    try:
+        for n, page in zip(names, pages):
+            n.write_text(page, encoding="utf-8")
+    except OSError as e:
+        raise UserError("cannot write %s: %s" % (out, e), EXIT_USAGE) from None
+    print("wrote %d cards on %d page(s): %s" % (len(cards), len(pages), ", ".join(map(str, names))))
+    return 0
+
+
+def _check(args) -> int:
+    import json
+
+    data = load_catalog(args.file)
+    errs = check_catalog(data)
+    if args.json:
+        print(json.dumps({"file": args.file, "game": data.get("game"), "ok": not errs, "errors": errs,
+                          "cards": len(card_list(data)) if not errs else None}, indent=1))
+    elif errs:
+        print("%s: %d problem(s):" % (args.file, len(errs)))
+        for e in errs:
+            print("  " + e)
+    else:
+        print("%s: a good %s catalog, %d cards" % (args.file, data["game"], len(card_list(data))))
+    return 1 if errs else 0
+
+
+# --- through the unit ----------------------------------------------------------------------------
+
+_READ_CODE = """\
+import json
+from maus import cards as _c
+print(json.dumps(_c.host_read(%d)))
+"""
+
+_WRITE_CODE = """\
+import json
+from maus import cards as _c
+print(json.dumps(_c.host_write(%r,%d,%r)))
+"""
+
+_ENROL_GET = """\
+try:
+ with open(%r) as f:print(f.read())
+except OSError:
+ print('{}')
+""" % ENROL_PATH
+
+_ENROL_PUT = """\
+import os
+try:
+ os.mkdir('cards')
+except OSError:
+ pass
+with open(%r,'w') as f:f.write(%r)
+os.rename(%r,%r)
+print(1)
+"""
+
+
+def _open(args):
+    from mausbox.cli import EXIT_NO_UNIT, UserError
+    from mausbox.cmd_logs import _ports
+    from mausbox.logpull import LinkLost, ReplLink
+
+    args.all = False
+    if args.port:
+        args.port = [args.port] if isinstance(args.port, str) else args.port
+    try:
+        return ReplLink(_ports(args)[0], baudrate=args.baud, timeout=2.0)
+    except LinkLost as e:
+        raise UserError(str(e), EXIT_NO_UNIT) from None
+
+
+def _exec_json(link, code: str, timeout: float):
+    import json
+
+    from mausbox.cli import EXIT_LINK, UserError
+    from mausbox.logpull import DeviceError, FrameError, LinkLost, _last_line
+
+    try:
+        out = link.exec(code, timeout=timeout)
+    except DeviceError as e:
+        msg = _last_line(str(e))
+        if "ImportError" in msg or "no module named" in msg.lower() or "AttributeError" in msg:
+            raise UserError("the unit's firmware has no card routines (%s): run mausbox deploy" % msg,
+                            EXIT_LINK) from None
+        raise UserError("the unit failed: %s" % msg, EXIT_LINK) from None
+    except (LinkLost, FrameError) as e:
+        raise UserError("link to the unit failed: %s" % e, EXIT_LINK) from None
+    try:
+        return json.loads(out.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise UserError("the unit answered oddly: %r" % out[:120], EXIT_LINK) from None
+
+
+def read_enrolment(link) -> dict[str, str]:
+    doc = _exec_json(link, _ENROL_GET, 10)
+    if not isinstance(doc, dict):
+        return {}
+    return {str(k): str(v) for k, v in doc.items()}
+
+
+def write_enrolment(link, mapping: dict[str, str]) -> None:
+    import json
+
+    text = json.dumps(mapping, sort_keys=True, separators=(",", ":"))
+    tmp = ENROL_PATH + ".tmp"
+    _exec_json(link, _ENROL_PUT % (tmp, text, tmp, ENROL_PATH), 10)
+
+
+def _uid_ok(uid) -> bool:
+    import re
+
+    return isinstance(uid, str) and re.fullmatch(r"[0-9a-f]{8}|[0-9a-f]{14}|[0-9a-f]{20}", uid) is not None
+
+
+def _prompt(args, text: str) -> str:
+    """Ask before each card: "go", "skip" or "quit" (q, or the end of input)."""
+    if args.yes:
+        print(text)
+        return "go"
+    try:
+        ans = input(text + "  [Enter = go, s = skip, q = quit] ").strip().lower()
+    except EOFError:
+        return "quit"
+    return "quit" if ans.startswith("q") else "skip" if ans.startswith("s") else "go"
+
+
+def _each_card(args, verb: str, fn) -> int:
+    cards = _selected(args)
+    link = _open(args)
+    done = failed = 0
+    try:
+        for i, (ident, desc) in enumerate(cards):
+            go = _prompt(args, "[%d/%d] put a card for %s (%s) on the pad to %s it" % (
+                i + 1, len(cards), ident, desc or ident, verb))
+            if go == "quit":
+                break
+            if go == "skip":
+                continue
+            ok, msg = fn(link, _check_ident(ident))
+            print("  %s %s" % ("ok:" if ok else "FAILED:", msg))
+            done += ok
+            failed += not ok
+    finally:
+        link.close(restart=True)
+    print("%d card(s) %s, %d failed" % (done, "written" if verb == "write" else "enrolled", failed))
+    return 1 if failed else 0
+
+
+def _write(args) -> int:
+    ms = int(args.timeout * 1000)
+
+    def one(link, ident):
+        r = _exec_json(link, _WRITE_CODE % ("mausbox:" + ident, ms, bool(args.force)), args.timeout + 10)
+        if not isinstance(r, dict):
+            return False, "unexpected answer %r" % (r,)
+        if r.get("error"):
+            return False, str(r["error"])
+        return True, "wrote and verified mausbox:%s on tag %s" % (ident, r.get("uid", "?"))
+
+    return _each_card(args, "write", one)
+
+
+def _enrol(args) -> int:
+    ms = int(args.timeout * 1000)
+
+    def one(link, ident):
+        r = _exec_json(link, _READ_CODE % ms, args.timeout + 10)
+        if not isinstance(r, dict) or not r.get("uid"):
+            return False, "no card on the pad within %.0f s" % args.timeout
+        uid = str(r["uid"]).lower()
+        if not _uid_ok(uid):
+            return False, "the unit reported an odd UID %r" % (r["uid"],)
+        if r.get("ident") and r["ident"] != "mausbox:" + ident and r["ident"] != ident:
+            return False, "this tag already says %s: not enrolled" % r["ident"]
+        mapping = read_enrolment(link)
+        old = mapping.get(uid)
+        mapping[uid] = ident
+        write_enrolment(link, mapping)
+        if read_enrolment(link).get(uid) != ident:
+            return False, "the enrolment did not stick on the unit"
+        return True, "UID %s -> %s%s" % (uid, ident, " (was %s)" % old if old and old != ident else "")
+
+    return _each_card(args, "enrol", one)
+
+
+def _list(args) -> int:
+    import json
+
+    link = _open(args)
+    try:
+        mapping = read_enrolment(link)
+    finally:
+        link.close(restart=True)
+    if args.json:
+        print(json.dumps(mapping, indent=1, sort_keys=True))
+    elif not mapping:
+        print("no cards enrolled on this unit")
+    else:
+        for uid, ident in sorted(mapping.items(), key=lambda kv: kv[1]):
+            print("%-22s %s" % (uid, ident))
+    return 0
