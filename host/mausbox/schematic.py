@@ -21,7 +21,7 @@ FAMILY_TITLE = {"esp32": "ESP32", "esp32s3": "ESP32-S3", "sim": "Virtual unit"}
 DEVBOARD = {
     "esp32": ("ESP32-DevKitC V4", "Espressif ESP32-DevKitC-32E (ESP32-WROOM-32E)"),
     "esp32s3": ("ESP32-S3-DevKitC-1", "Espressif ESP32-S3-DevKitC-1-N8R8"),
-    "sim": ("virtual unit", "none: the MicroPython unix port runs it"),
+    "sim": ("Virtual unit", "MicroPython unix port"),
 }
 # Typical supply current in mA: (WiFi off, WiFi on peak). Datasheet figures, 240 MHz CPU.
 MCU_MA = {"esp32": (80, 240), "esp32s3": (100, 340), "sim": (80, 240)}
@@ -226,7 +226,7 @@ def svg(board: dict) -> str:
     def wire(c: Conn, wy: int, x_end: int) -> None:
         wires.append((wy, c))
         s.line(_MCU_X + _MCU_W, wy, x_end, wy, "wire")
-        s.text(x0 - 8, wy - 5, c.signal, "v", "end")
+        s.text(_BX - 22, wy - 5, c.signal, "v", "end")
 
     if "buttons" in by_part:
         rows = by_part["buttons"]
