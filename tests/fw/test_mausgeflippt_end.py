@@ -47,9 +47,9 @@ def test_game_ends_when_the_last_mouse_is_caught():
     g.on_tap("mg/cheese/4", "c", 0)  # gouda: no longer protects the emmental mice
     for i, m in enumerate(left[1:] + left[:1]):  # left[0] lies under the stack: it comes last
         assert not g.done
+        trim(t)
         play_item(g, t, m, 2, at=T0 * (60 + i))
         settle(t)
-        trim(t)
     assert g.done and g.reason == "last_mouse" and g.s.mice_left == 0
     assert t.said[-1][0] == "end_mouse" and t.sounds[-1] == "win"
     check_totals(g)

@@ -1,11 +1,11 @@
 # Helpers for the test_mausgeflippt_* files (this file has no tests of its own).
 from maus.game import Player
-from maus.games import mausgeflippt_catalog as mgcat
+from maus.games import mausgeflippt_cards as mgcards
 from maus.games.mausgeflippt import Mausgeflippt
 from maus.ticks import ticks_add
 from tablefake import FakeTable
 
-CAT = mgcat.load_file()
+CAT = mgcards.load_file()
 T0 = 1000000  # reveal time (us) used by most tests
 
 def new_game(n=2, young=(), settings=None, cheese=1):

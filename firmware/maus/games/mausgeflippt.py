@@ -6,7 +6,7 @@ from micropython import const
 
 from maus.arbiter import FALSE_START, VALID, Arbiter
 from maus.game import Game
-from maus.games.mausgeflippt_catalog import CHEESES, CLOTHING, MICE, load
+from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, load
 from maus.games.mausgeflippt_claims import Claims
 from maus.games.mausgeflippt_state import TableState
 from maus.games.mausgeflippt_text import TEXT

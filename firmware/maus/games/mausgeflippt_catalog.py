@@ -1,39 +1,15 @@
-# Mausgeflippt card data: the validator and the compact form the unit plays with.
+# Mausgeflippt card data: the validator (format and rulebook counts). The game loads catalogs through
+# mausgeflippt_cards.load, which runs this once and unloads it again.
 #
 # catalogs/mg.json (docs/games/mausgeflippt.md): colours, clothing types and cheese types by name; 32 mice
 # {"id", "wears": ["red hat", ...], "cheese"}, 58 clothing cards {"id", "item"}, 9 cheese cards
 # {"id", "cheese"}. Ids run 1..N, as on the cards' tags ("mg/mouse/07" is mouse id 7).
 from micropython import const
 
-MICE = const(32)
-CLOTHING = const(58)
-CHEESES = const(9)
-MIN_WEARS = const(2)
-MAX_WEARS = const(4)
+from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MAX_WEARS, MICE, MIN_WEARS, item_code
+
 _MAX_NAMES = const(16)  # an item code is type * 16 + colour: one byte
 _MAX_ERRORS = const(20)
-
-
-class Catalog:
-    """Compact card data: an item is one byte (type * 16 + colour), a mouse's outfit is bytes."""
-
-    __slots__ = ("colours", "types", "cheese_types", "wears", "mouse_cheese", "clothing", "cheese_cards")
-
-    def __init__(self, colours, types, cheese_types, wears, mouse_cheese, clothing, cheese_cards):
-        self.colours = colours  # tuple of names
-        self.types = types  # tuple of names
-        self.cheese_types = cheese_types  # tuple of names
-        self.wears = wears  # tuple (by mouse id - 1) of bytes of item codes
-        self.mouse_cheese = mouse_cheese  # bytes: cheese type index by mouse id - 1
-        self.clothing = clothing  # bytes: item code by clothing id - 1
-        self.cheese_cards = cheese_cards  # bytes: cheese type index by cheese id - 1
-
-    def item_name(self, code):
-        return self.colours[code & 15] + " " + self.types[code >> 4]
-
-    def worn(self, mouse, code):
-        """Does mouse (id) wear item `code` (type AND colour)?"""
-        return code in self.wears[mouse - 1]
 
 
 def _names(data, key, err):
@@ -48,16 +24,6 @@ def _names(data, key, err):
     if len(set(v)) != len(v):
         err("%s: names repeat" % key)
     return v
-
-
-def _item(s, colours, types):
-    # "red hat" -> code, or None
-    if not isinstance(s, str):
-        return None
-    parts = s.split(" ")
-    if len(parts) != 2 or parts[0] not in colours or parts[1] not in types:
-        return None
-    return types.index(parts[1]) * 16 + colours.index(parts[0])
 
 
 def _cards(data, key, count, err):
@@ -99,7 +65,7 @@ def validate_catalog(data):
         return errors
     cards = set()
     for c in _cards(data, "clothing", CLOTHING, err):
-        code = _item(c.get("item"), colours, types)
+        code = item_code(c.get("item"), colours, types)
         if code is None:
             err("clothing %d: item %r is not '<colour> <type>' from the lists" % (c["id"], c.get("item")))
         else:
@@ -113,14 +79,15 @@ def validate_catalog(data):
             continue
         codes = []
         for w in wears:
-            code = _item(w, colours, types)
+            code = item_code(w, colours, types)
             if code is None:
                 err("mouse %d: item %r is not '<colour> <type>' from the lists" % (mid, w))
             elif code in codes:
                 err("mouse %d: wears %s twice" % (mid, w))
             elif code not in cards:
                 err("mouse %d: no clothing card shows %s" % (mid, w))
-            codes.append(code)
+            if code is not None:
+                codes.append(code)
         if m.get("cheese") not in cheeses:
             err("mouse %d: cheese %r is not in cheeses" % (mid, m.get("cheese")))
         key = tuple(sorted(codes))
@@ -129,41 +96,11 @@ def validate_catalog(data):
         outfits.add(key)
     used = set()
     for c in _cards(data, "cheese_cards", CHEESES, err):
-        if c.get("cheese") not in cheeses:
+        if c.get("cheese") in cheeses:
+            used.add(c["cheese"])
+        else:
             err("cheese card %d: cheese %r is not in cheeses" % (c["id"], c.get("cheese")))
-        used.add(c.get("cheese"))
     for n in cheeses:
         if n not in used:
             err("cheeses: no cheese card shows %s (its mice could never be protected)" % n)
     return errors
-
-
-def load(data):
-    """A validated catalog dict -> Catalog. Raises ValueError naming the first problem."""
-    if isinstance(data, Catalog):
-        return data
-    errors = validate_catalog(data)
-    if errors:
-        raise ValueError("mg catalog: " + errors[0])
-    colours = data["colours"]
-    types = data["types"]
-    cheeses = data["cheeses"]
-    mice = sorted(data["mice"], key=lambda m: m["id"])
-    wears = tuple(bytes(_item(w, colours, types) for w in m["wears"]) for m in mice)
-    mouse_cheese = bytes(cheeses.index(m["cheese"]) for m in mice)
-    clothing = bytes(_item(c["item"], colours, types) for c in sorted(data["clothing"], key=lambda c: c["id"]))
-    cheese_cards = bytes(cheeses.index(c["cheese"]) for c in sorted(data["cheese_cards"], key=lambda c: c["id"]))
-    return Catalog(tuple(colours), tuple(types), tuple(cheeses), wears, mouse_cheese, clothing, cheese_cards)
-
-
-def default_path():
-    """Where catalogs/mg.json sits next to this package (flash: /maus/catalogs/mg.json)."""
-    here = __file__.replace("\\", "/")
-    return here[: here.rfind("/games/")] + "/catalogs/mg.json"
-
-
-def load_file(path=None):
-    import json
-
-    with open(path or default_path()) as f:
-        return load(json.load(f))

@@ -1,7 +1,7 @@
 # Mausgeflippt: the table as the unit can know it (what was tapped, never a hand), and the scores.
 from micropython import const
 
-from maus.games.mausgeflippt_catalog import CHEESES, CLOTHING, MICE
+from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE
 
 _P = const(7)  # per-player lists are indexed by player id 1..6
 

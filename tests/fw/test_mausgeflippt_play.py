@@ -1,0 +1,20 @@
+# Mausgeflippt property tests: random legal play on a simulated table (test_mausgeflippt_sim), judged by
+# an independent oracle. Always: mice caught + mice left = 32, scores = the breakdown formula, the unit's
+# counts = the table's, the winners follow the tie-break, and the game ends.
+import maus.games.mausgeflippt  # noqa: F401 - the game first: a small heap compiles it best
+from test_mausgeflippt_sim import _play
+
+
+def test_random_legal_play_keeps_the_books_and_always_ends():
+    ends = {"last_mouse": 0, "last_cheese": 0}
+    for seed in range(1, 41):
+        sim = _play(seed)
+        ends[sim.g.reason] += 1
+    assert ends["last_mouse"] and ends["last_cheese"]  # both endings are reached
+
+
+def test_the_validator_is_unloaded_once_the_catalog_is_checked():
+    import sys
+
+    assert "maus.games.mausgeflippt_cards" in sys.modules
+    assert "maus.games.mausgeflippt_catalog" not in sys.modules  # ~6 KB back for the game
