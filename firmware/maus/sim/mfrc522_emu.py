@@ -9,6 +9,19 @@
 # Not deployed to real units: the virtual unit and the tests import it.
 from micropython import const
 
+from maus.sim.nfc_tags import HALT, IDLE, NTAG, MifareClassic1K, Tag, crc_a  # noqa: F401 - re-exported
+from maus.sim.rf_field import (  # noqa: F401 - re-exported
+    FAULT_COLLISION,
+    FAULT_CRC,
+    FAULT_REMOVE,
+    FAULT_TIMEOUT,
+    FAULT_TRUNCATE,
+    FAULT_WRITE_LOST,
+    FAULT_WRITE_NAK,
+    Field,
+    make_tag,
+)
+
 # Registers (datasheet table 20).
 CommandReg = const(0x01)
 ComIEnReg = const(0x02)
@@ -77,255 +90,10 @@ VERSION = const(0x92)  # MFRC522 version 2.0
 _FIFO_SIZE = const(64)
 _FC_KHZ = const(13560)  # carrier frequency
 _ETU_FC = const(128)  # one bit at 106 kbit/s = 128/fc = 9.44 us
-_FDT_FC = const(1172)  # PICC frame delay time after a frame ending with 0 (ISO 14443-3 6.2.1.1)
-_WRITE_FC = const(55600)  # NTAG21x EEPROM write: about 4.1 ms
-
-# Fault kinds for inject(): each spoils the next n answers.
-FAULT_COLLISION = const(1)  # the answer collides at an unknown position (CollPosNotValid)
-FAULT_CRC = const(2)  # one bit of the last answer byte flipped
-FAULT_TIMEOUT = const(3)  # the answer is lost (the tag still acted on the command)
-FAULT_TRUNCATE = const(4)  # only the first half of the answer arrives
-FAULT_REMOVE = const(5)  # the tags leave the field on the next READ, before answering
-FAULT_WRITE_NAK = const(6)  # the next WRITE is refused with a NAK
-FAULT_WRITE_LOST = const(7)  # the next WRITE is acknowledged but not stored
-
-# Tag states (ISO 14443-3 figure 7).
-IDLE = const(0)
-READY = const(1)
-ACTIVE = const(2)
-HALT = const(3)
-
-_SEL = (0x93, 0x95, 0x97)
-
-
-def crc_a(buf, n, crc=0x6363, start=0):
-    # ISO 14443-3 annex B: CRC_A, reflected polynomial 0x8408, preset 0x6363, sent low byte first.
-    for i in range(start, start + n):
-        crc ^= buf[i]
-        for _ in range(8):
-            crc = (crc >> 1) ^ 0x8408 if crc & 1 else crc >> 1
-    return crc
-
 
 def _frame_fc(bits):
     # Air time of a standard frame of `bits` data bits: SOF, a parity bit per byte, EOF.
     return (1 + bits + bits // 8 + 1) * _ETU_FC
-
-
-class Tag:
-    """An ISO 14443-A PICC: the anticollision state machine common to every type."""
-
-    ATQA = 0x0044
-    SAK = 0x00
-
-    def __init__(self, uid):
-        n = len(uid)
-        if n not in (4, 7, 10):
-            raise ValueError("UID must have 4, 7 or 10 bytes")
-        self.uid = bytes(uid)
-        self.levels = (4, 7, 10).index(n) + 1
-        cl = bytearray(5 * self.levels)  # UID CLn + BCC for each cascade level
-        src = 0
-        for lv in range(self.levels):
-            o = lv * 5
-            if lv < self.levels - 1:
-                cl[o] = 0x88  # cascade tag
-                cl[o + 1:o + 4] = uid[src:src + 3]
-                src += 3
-            else:
-                cl[o:o + 4] = uid[src:src + 4]
-            cl[o + 4] = cl[o] ^ cl[o + 1] ^ cl[o + 2] ^ cl[o + 3]
-        self.cl = cl
-        self.state = IDLE
-        self.star = False  # woken from HALT: errors send it back to HALT
-        self.level = 0
-        self.in_field = False
-        self.resp = bytearray(20)  # the answer being sent (bits resp_start .. resp_bits)
-        self.resp_start = 0
-        self.resp_bits = 0
-        self.delay_fc = _FDT_FC
-
-    def power(self, on):
-        self.in_field = on
-        self.state = IDLE
-        self.star = False
-
-    def _fallback(self):
-        self.state = HALT if self.star else IDLE
-
-    def _answer(self, n, crc=False):
-        # Answer n bytes from self.resp, optionally followed by CRC_A.
-        if crc:
-            c = crc_a(self.resp, n)
-            self.resp[n] = c & 0xFF
-            self.resp[n + 1] = c >> 8
-            n += 2
-        self.resp_start = 0
-        self.resp_bits = n * 8
-        self.delay_fc = _FDT_FC
-
-    def _nibble(self, v):
-        self.resp[0] = v
-        self.resp_start = 0
-        self.resp_bits = 4
-
-    def receive(self, f, bits, emu):
-        # One PCD frame f of `bits` bits. Sets resp_bits (0 = silent).
-        self.resp_bits = 0
-        if bits == 7:
-            cmd = f[0] & 0x7F
-            if cmd == 0x26 and self.state == IDLE or cmd == 0x52 and self.state != ACTIVE:
-                self.star = self.state == HALT or (self.star and self.state == READY)
-                self.state = READY
-                self.level = 0
-                self.resp[0] = self.ATQA & 0xFF
-                self.resp[1] = self.ATQA >> 8
-                self._answer(2)
-            elif self.state == ACTIVE or self.state == READY:
-                self._fallback()
-            return
-        if bits < 16 or self.state == IDLE or self.state == HALT:
-            return
-        nbytes = bits // 8
-        if self.state == READY:
-            if self.level > 2 or f[0] != _SEL[self.level]:
-                self._fallback()
-                return
-            nvb = f[1]
-            o = self.level * 5
-            if nvb == 0x70 and bits == 72:
-                if crc_a(f, 9) != 0:
-                    self._fallback()
-                    return
-                for i in range(5):
-                    if f[2 + i] != self.cl[o + i]:
-                        self._fallback()
-                        return
-                self.level += 1
-                if self.level < self.levels:
-                    self.resp[0] = 0x04  # cascade bit: UID not complete
-                else:
-                    self.state = ACTIVE
-                    self.resp[0] = self.SAK
-                self._answer(1, True)
-                return
-            known = ((nvb >> 4) - 2) * 8 + (nvb & 0x0F)
-            if nvb & 0x0F > 7 or known < 0 or known > 39 or bits != 16 + known:
-                self._fallback()
-                return
-            for b in range(known):
-                if (f[2 + b // 8] ^ self.cl[o + b // 8]) >> (b & 7) & 1:
-                    return  # not matching: stay READY, say nothing
-            for i in range(5):
-                self.resp[i] = self.cl[o + i]
-            self.resp_start = known
-            self.resp_bits = 40
-            self.delay_fc = _FDT_FC
-            return
-        # ACTIVE
-        if crc_a(f, nbytes) != 0:
-            self._fallback()  # a frame with a bad CRC ends the session
-            return
-        if f[0] == 0x50 and f[1] == 0x00 and nbytes == 4:  # HLTA
-            self.state = HALT
-            return
-        self.command(f, nbytes - 2, emu)
-
-    def command(self, f, n, emu):
-        # A command in ACTIVE state (without its CRC). Unknown commands end the session.
-        self._fallback()
-
-
-class NTAG(Tag):
-    """NTAG213/215/216 (NFC Forum Type 2): page memory, READ 0x30, WRITE 0xA2, static lock bits."""
-
-    SAK = 0x00
-    MODELS = {213: (45, 0x12), 215: (135, 0x3E), 216: (231, 0x6D)}  # pages, CC size byte
-
-    def __init__(self, uid, model=213):
-        if len(uid) != 7:
-            raise ValueError("NTAG21x UIDs have 7 bytes")
-        Tag.__init__(self, uid)
-        pages, size = self.MODELS[model]
-        self.model = model
-        self.pages = pages
-        self.user_end = 4 + size * 2  # first page after user memory
-        m = bytearray(pages * 4)
-        m[0:3] = uid[0:3]
-        m[3] = self.cl[4]  # BCC0 = CT ^ UID0 ^ UID1 ^ UID2
-        m[4:8] = uid[3:7]
-        m[8] = self.cl[9]  # BCC1
-        m[9] = 0x48  # internal
-        m[12:16] = bytes((0xE1, 0x10, size, 0x00))  # capability container: NDEF 1.0, read/write
-        m[16:19] = b"\x03\x00\xfe"  # empty NDEF message, terminator (as shipped)
-        self.mem = m
-        self.writes = 0
-
-    def command(self, f, n, emu):
-        cmd = f[0]
-        if cmd == 0x30 and n == 2:  # READ: four pages, rolling over at the end
-            p = f[1]
-            if p >= self.pages:
-                self._nibble(0x0)  # NAK: invalid argument
-                return
-            if emu.take_fault(FAULT_REMOVE):
-                emu.remove_tag(self)
-                return
-            mem = self.mem
-            base = p * 4
-            size = self.pages * 4
-            for i in range(16):
-                self.resp[i] = mem[(base + i) % size]
-            self._answer(16, True)
-            return
-        if cmd == 0xA2 and n == 6:  # WRITE one page
-            p = f[1]
-            if p < 2 or p >= self.pages or self._locked(p):
-                self._nibble(0x0)
-                return
-            if emu.take_fault(FAULT_WRITE_NAK):
-                self._nibble(0x1)  # NAK: EEPROM write error
-                return
-            if not emu.take_fault(FAULT_WRITE_LOST):
-                o = p * 4
-                if p == 2:  # only the lock bytes are writable, bits can only be set
-                    self.mem[o + 2] |= f[4]
-                    self.mem[o + 3] |= f[5]
-                elif p == 3:  # capability container: one-time programmable
-                    for i in range(4):
-                        self.mem[o + i] |= f[2 + i]
-                else:
-                    for i in range(4):
-                        self.mem[o + i] = f[2 + i]
-                self.writes += 1
-            self._nibble(0xA)  # ACK
-            self.delay_fc = _WRITE_FC
-            return
-        self._fallback()
-
-    def _locked(self, p):
-        # Static lock bits (page 2 bytes 2-3): bit k of byte 2 locks page k (3..7), byte 3 pages 8..15.
-        if 3 <= p <= 7:
-            return self.mem[10] >> p & 1
-        if 8 <= p <= 15:
-            return self.mem[11] >> (p - 8) & 1
-        return 0
-
-    def read_user(self, n):
-        return bytes(self.mem[16:16 + n])
-
-
-class MifareClassic1K(Tag):
-    """MIFARE Classic 1K: answers the anticollision by UID; any READ without authentication is refused."""
-
-    ATQA = 0x0004
-    SAK = 0x08
-
-    def command(self, f, n, emu):
-        if f[0] == 0x30:
-            self._nibble(0x4)  # NAK: not authenticated
-            return
-        self._fallback()
 
 
 class MFRC522Emu:
@@ -341,55 +109,32 @@ class MFRC522Emu:
         self.mem25 = bytearray(25)
         self._b1 = bytearray(1)
         self.tx = bytearray(_FIFO_SIZE)
-        self.rx = bytearray(_FIFO_SIZE + 1)  # the pending answer, RxAlign applied
-        self.zeros = bytearray(_FIFO_SIZE + 1)  # bits some tag sent as 0
-        self.tags = []
+        self.field = Field()
         self.now = 0  # ns
         self.spi_bytes = 0
         self.wait_reads = 0  # ComIrqReg/DivIrqReg reads that found the chip still busy
         self.rf_fc = 0  # carrier cycles spent on frames and frame delays
         self.frames = 0
-        self.fault = 0
-        self.fault_n = 0
-        self._addr = -1
         self._seed = seed or 1
         self.powered = True
         self._soft_reset()
 
-    # --- tags -------------------------------------------------------------------------------------
+    # --- tags (the RF field holds them) --------------------------------------------------------
+    @property
+    def tags(self):
+        return self.field.tags
+
     def add_tag(self, tag):
-        if tag not in self.tags:
-            self.tags.append(tag)
-        tag.power(self._field_on())
+        self.field.add_tag(tag)
 
     def remove_tag(self, tag):
-        if tag in self.tags:
-            self.tags.remove(tag)
-        tag.power(False)
+        self.field.remove_tag(tag)
 
     def make_tag(self, ident, model=213):
-        # An NTAG holding the identity as an NDEF text record; the UID is derived from the identity.
-        from maus.drivers import ndef
-
-        c = crc_a(ident.encode(), len(ident.encode()), 0xFFFF)
-        d = crc_a(ident.encode(), len(ident.encode()), 0x1234)
-        uid = bytes((0x04, c & 0xFF, c >> 8, d & 0xFF, d >> 8, len(ident) & 0xFF, 0x80))
-        tag = NTAG(uid, model)
-        data = ndef.identity_tlv(ident)
-        tag.mem[16:16 + len(data)] = data
-        return tag
+        return make_tag(ident, model)
 
     def inject(self, kind, n=1):
-        self.fault = kind
-        self.fault_n = n
-
-    def take_fault(self, kind):
-        if self.fault == kind and self.fault_n > 0:
-            self.fault_n -= 1
-            if self.fault_n == 0:
-                self.fault = 0
-            return True
-        return False
+        self.field.inject(kind, n)
 
     # --- SPI --------------------------------------------------------------------------------------
     def write(self, buf):
@@ -433,13 +178,14 @@ class MFRC522Emu:
                 buf[i] = self._read(write >> 1 & 0x3F)
 
     def reset_pin(self, level):
-        # NRSTPD: low = hard power-down, rising edge = reset.
+        # NRSTPD: low = hard power-down (field off), rising edge = reset.
+        was = self._field_on()
         if not level:
             self.powered = False
-            self._field(False)
         elif not self.powered:
             self.powered = True
             self._soft_reset()
+        self._field(was)
 
     def _spend(self, n):
         self.spi_bytes += n
@@ -479,7 +225,6 @@ class MFRC522Emu:
         self._rx_last = 0
         self._rx_err = 0
         self._rx_coll = 0
-        self._field(False)
 
     def _field_on(self):
         return self.powered and self.regs[TxControlReg] & 0x03 != 0
@@ -487,8 +232,7 @@ class MFRC522Emu:
     def _field(self, was_on):
         on = self._field_on()
         if on != was_on:
-            for t in self.tags:
-                t.power(on)
+            self.field.power(on)
 
     def _read(self, reg):
         self._update()
@@ -695,72 +439,21 @@ class MFRC522Emu:
         if cmd == CMD_TRANSMIT:
             self._rx_end = -1
             if self._field_on():
-                for t in self.tags:
-                    if t.in_field:
-                        t.receive(tx, bits, self)
+                self.field.exchange(tx, bits, 0, 0)  # HLTA and the like: nobody answers
             return
         if r[TModeReg] & _T_AUTO:
             self._start_timer(t_end)
         if not self._field_on():
             return
-        # Collect and superpose the answers bit by bit: a bit is a collision where one tag sends 1
-        # and another 0 (both Manchester halves modulated).
-        rx = self.rx
-        zeros = self.zeros
-        for i in range(_FIFO_SIZE + 1):
-            rx[i] = 0
-            zeros[i] = 0
-        nrx = 0
-        coll = -1
-        delay = 0
-        for t in self.tags:
-            if not t.in_field:
-                continue
-            t.receive(tx, bits, self)
-            nb = t.resp_bits - t.resp_start
-            if nb <= 0:
-                continue
-            if t.delay_fc > delay:
-                delay = t.delay_fc
-            for i in range(nb):
-                sb = t.resp_start + i
-                db = align + i
-                if t.resp[sb >> 3] >> (sb & 7) & 1:
-                    rx[db >> 3] |= 1 << (db & 7)
-                else:
-                    zeros[db >> 3] |= 1 << (db & 7)
-            if nb > nrx:
-                nrx = nb
-        for i in range(nrx):
-            db = align + i
-            if rx[db >> 3] & zeros[db >> 3] & (1 << (db & 7)):
-                coll = i
-                break
+        nrx = self.field.exchange(tx, bits, align, r[CollReg] & _VALUES_AFTER_COLL)
         if nrx == 0:
             return
-        err = 0
-        if self.fault and self.fault < FAULT_REMOVE:
-            f = self.fault
-            self.take_fault(f)
-            if f == FAULT_TIMEOUT:
-                return
-            if f == FAULT_COLLISION:
-                coll = 64  # position beyond CollPos: not valid
-            elif f == FAULT_CRC:
-                lb = align + nrx - 1
-                rx[lb >> 3] ^= 1 << (lb & 7)
-            elif f == FAULT_TRUNCATE:
-                nrx = max(1, (nrx // 2) & ~7 or nrx // 2)
-        if coll >= 0:
-            err |= _COLL_ERR
-            if not self.regs[CollReg] & _VALUES_AFTER_COLL:
-                for i in range(coll, nrx):
-                    db = align + i
-                    rx[db >> 3] &= ~(1 << (db & 7)) & 0xFF
+        coll = self.field.coll
+        delay = self.field.delay_fc
         total = align + nrx
         self._rx_n = (total + 7) // 8
         self._rx_last = total & 7
-        self._rx_err = err
+        self._rx_err = _COLL_ERR if coll >= 0 else 0
         pos = align + coll + 1
         if coll < 0 or pos > 32:
             self._rx_coll = _COLL_POS_NOT_VALID | (r[CollReg] & _VALUES_AFTER_COLL)
@@ -792,7 +485,7 @@ class MFRC522Emu:
                 n = room
                 r[ErrorReg] |= _BUFFER_OVFL
             for i in range(n):
-                self.fifo[self.fifo_n + i] = self.rx[i]
+                self.fifo[self.fifo_n + i] = self.field.rx[i]
             self.fifo_n += n
             r[ControlReg] = (r[ControlReg] & 0xF8) | self._rx_last
             r[ErrorReg] = (r[ErrorReg] & _BUFFER_OVFL) | self._rx_err
@@ -800,34 +493,6 @@ class MFRC522Emu:
             r[ComIrqReg] |= _RX_IRQ
             if self._rx_err:
                 r[ComIrqReg] |= _ERR_IRQ
-
-
-class FuzzSPI:
-    """A bus whose chip answers every register read with a random byte (fuzzing the driver)."""
-
-    def __init__(self, seed=1):
-        self.s = seed or 1
-        self.reads = 0
-
-    def _next(self):
-        s = self.s
-        s ^= (s << 13) & 0xFFFFFFFF
-        s ^= s >> 17
-        s ^= (s << 5) & 0xFFFFFFFF
-        self.s = s
-        return s
-
-    def write(self, buf):
-        pass
-
-    def write_readinto(self, out, into):
-        for i in range(len(out)):
-            into[i] = self._next() & 0xFF
-        self.reads += 1
-
-    def readinto(self, buf, write=0):
-        for i in range(len(buf)):
-            buf[i] = self._next() & 0xFF
 
 
 class Pin:

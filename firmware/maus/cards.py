@@ -1,0 +1,220 @@
+# Card identities: `mausbox:<game>/<kind>/<id>` on the tag, `<game>/<kind>/<id>` everywhere else.
+#
+# Canonical form (docs/cards.md): lower case, no prefix, the number zero-padded to the width of the
+# kind's largest number: mg/mouse/07, mg/clothing/31, mg/cheese/3, mim/card/05; game cards are
+# game/mausgeflippt, game/mim, game/mms. normalise() maps any accepted spelling to it, or None.
+import json
+import os
+
+from micropython import const
+
+PREFIX = "mausbox:"
+
+# game -> kind -> (first, last); the padding width is the number of digits of `last`.
+KINDS = {
+    "mg": {"mouse": (1, 32), "clothing": (1, 58), "cheese": (1, 9)},
+    "mim": {"card": (1, 23)},
+    "mms": {},
+}
+# Game card names -> game code.
+GAME_CARDS = {"mausgeflippt": "mg", "mim": "mim", "mms": "mms"}
+_GAME_ALIASES = {"mg": "mausgeflippt"}
+
+# classify() results.
+KNOWN = const(0)  # a card of the current game
+UNKNOWN = const(1)  # no identity, or not a valid one
+WRONG_GAME = const(2)  # a valid card of another game
+GAME_CARD = const(3)  # a game card (starts a game)
+
+ENROL_PATH = "cards/enrol.json"
+_MAX_IDENT = const(48)
+
+
+def format_id(game, kind, num):
+    """Canonical identity of a numbered card, or None if there is no such card."""
+    r = KINDS.get(game, {}).get(kind)
+    if r is None or not r[0] <= num <= r[1]:
+        return None
+    s = str(num)
+    w = len(str(r[1]))
+    return "%s/%s/%s" % (game, kind, "0" * (w - len(s)) + s)
+
+
+def game_card(game):
+    """Canonical identity of the game card of a game code ("mg") or name ("mausgeflippt")."""
+    name = _GAME_ALIASES.get(game, game)
+    return "game/" + name if name in GAME_CARDS else None
+
+
+def parse(ident):
+    """(game, kind, number) of a numbered card, ("game", code, 0) of a game card, or None."""
+    if not isinstance(ident, str) or len(ident) > _MAX_IDENT:
+        return None
+    s = ident.strip().lower()
+    if s.startswith(PREFIX):
+        s = s[len(PREFIX):]
+    parts = s.split("/")
+    if len(parts) == 2 and parts[0] == "game":
+        name = _GAME_ALIASES.get(parts[1], parts[1])
+        code = GAME_CARDS.get(name)
+        return None if code is None else ("game", code, 0)
+    if len(parts) != 3:
+        return None
+    game, kind, num = parts
+    r = KINDS.get(game, {}).get(kind)
+    if r is None or not 0 < len(num) <= 3:
+        return None
+    n = 0
+    for ch in num:
+        if not "0" <= ch <= "9":
+            return None
+        n = n * 10 + ord(ch) - 48
+    if not r[0] <= n <= r[1]:
+        return None
+    return (game, kind, n)
+
+
+def normalise(ident):
+    """The canonical form of an identity (with or without the prefix, any padding), or None."""
+    p = parse(ident)
+    if p is None:
+        return None
+    if p[0] == "game":
+        return game_card(p[1])
+    return format_id(p[0], p[1], p[2])
+
+
+def from_text(text):
+    """Identity from an NDEF text record: only `mausbox:` texts count; None otherwise."""
+    if not isinstance(text, str) or not text.startswith(PREFIX):
+        return None
+    return normalise(text)
+
+
+def to_text(ident):
+    """The text record content for an identity: the prefix and the canonical form."""
+    c = normalise(ident)
+    if c is None:
+        raise ValueError("not a card identity: %r" % (ident,))
+    return PREFIX + c
+
+
+def classify(ident, game):
+    """KNOWN, UNKNOWN, WRONG_GAME or GAME_CARD for an identity (or None) read while `game` runs."""
+    p = parse(ident) if ident else None
+    if p is None:
+        return UNKNOWN
+    if p[0] == "game":
+        return GAME_CARD
+    return KNOWN if p[0] == game else WRONG_GAME
+
+
+def uid_hex(uid, n=-1):
+    """Upper-case hex of a UID (the enrolment key)."""
+    if n < 0:
+        n = len(uid)
+    return "".join("%02X" % uid[i] for i in range(n))
+
+
+def norm_uid(s):
+    """Enrolment key from user input ("04:a1:b2 ..."), or None if it is not a 4/7/10-byte UID."""
+    if not isinstance(s, str):
+        return None
+    h = s.replace(":", "").replace(" ", "").replace("-", "").upper()
+    if len(h) not in (8, 14, 20):
+        return None
+    for ch in h:
+        if ch not in "0123456789ABCDEF":
+            return None
+    return h
+
+
+class Enrolment:
+    """UID -> identity for tags that cannot be written, kept as JSON on the flash.
+
+    A missing file is an empty map; a corrupt one is reported in `error` and ignored (the unit
+    keeps working with no enrolments); invalid entries are skipped and counted in `skipped`.
+    """
+
+    def __init__(self, path=ENROL_PATH):
+        self.path = path
+        self.map = {}
+        self.error = None
+        self.skipped = 0
+        self.load()
+
+    def load(self):
+        self.map = {}
+        self.error = None
+        self.skipped = 0
+        try:
+            f = open(self.path)
+        except OSError:
+            return  # no enrolments yet
+        try:
+            with f:
+                data = json.load(f)
+        except Exception as e:  # noqa: BLE001 - ValueError on CPython, ValueError/OSError on MicroPython
+            self.error = "%s: corrupt, ignored (%s)" % (self.path, e)
+            return
+        cards = data.get("cards") if isinstance(data, dict) else None
+        if not isinstance(cards, dict):
+            self.error = "%s: no \"cards\" object, ignored" % self.path
+            return
+        for k, v in cards.items():
+            u = norm_uid(k)
+            c = normalise(v) if isinstance(v, str) else None
+            if u is None or c is None:
+                self.skipped += 1
+            else:
+                self.map[u] = c
+
+    def get(self, uid_hex_key):
+        return self.map.get(uid_hex_key)
+
+    def add(self, uid, ident):
+        """Enrol a UID (hex string); returns the canonical identity. ValueError on bad input."""
+        u = norm_uid(uid)
+        c = normalise(ident)
+        if u is None:
+            raise ValueError("not a 4-, 7- or 10-byte UID: %r" % (uid,))
+        if c is None:
+            raise ValueError("not a card identity: %r" % (ident,))
+        self.map[u] = c
+        self.save()
+        return c
+
+    def remove(self, uid):
+        u = norm_uid(uid)
+        if u is not None and self.map.pop(u, None) is not None:
+            self.save()
+            return True
+        return False
+
+    def save(self):
+        # Atomic: write a temporary file, then rename it over the old one.
+        d = self.path.rpartition("/")[0]
+        if d:
+            _makedirs(d)
+        tmp = self.path + ".tmp"
+        with open(tmp, "w") as f:
+            json.dump({"version": 1, "cards": self.map}, f)
+        try:
+            os.rename(tmp, self.path)
+        except OSError:  # FAT cannot rename over an existing file
+            os.remove(self.path)
+            os.rename(tmp, self.path)
+        self.error = None
+
+
+def _makedirs(d):
+    p = "/" if d.startswith("/") else ""
+    for part in d.split("/"):
+        if not part:
+            continue
+        p += part
+        try:
+            os.mkdir(p)
+        except OSError:
+            pass  # exists
+        p += "/"

@@ -1,0 +1,343 @@
+# ISO 14443-A reader protocol (ISO 14443-3 type A) and the NFC Forum Type 2 commands of NTAG21x,
+# on top of a PCD chip driver that provides _transceive() and _crc() (mfrc522.MFRC522 does).
+#
+# scan() finds every tag on the pad: a binary tree walk of ANTICOLLISION frames at each cascade
+# level (tags stay READY), then SELECT, the caller's callback, HLTA; tags left behind are woken
+# again with WUPA and selected by their known UID. Nothing here allocates.
+from micropython import const
+
+# Status codes.
+OK = const(0)
+NO_TAG = const(1)  # nothing answered before the timer ran out
+ERROR = const(2)  # bad CRC/BCC, wrong length, protocol or bus error
+COLLISION = const(3)
+NAK = const(4)  # the tag answered with a 4-bit NAK
+
+_REQA = const(0x26)
+_WUPA = const(0x52)
+_HLTA = const(0x50)
+_READ = const(0x30)
+_WRITE = const(0xA2)
+_CT = const(0x88)  # cascade tag
+_ACK = const(0x0A)
+_MAX_CARDS = const(4)
+
+
+class PCD:
+    """The reader side of ISO 14443-A. A chip driver subclass provides the frame exchange."""
+
+    write_timeout_us = 10000  # NTAG21x EEPROM write takes about 4.1 ms
+
+    def __init__(self):
+        self.rx_len = 0
+        self.rx_bits = 0
+        self.coll_bit = -1
+        self.uid = bytearray(10)  # the card just selected by scan()
+        self.uid_len = 0
+        self.sak = 0
+        self.atqa = 0
+        self.page = bytearray(16)  # the last READ
+        self._cl = bytearray(5)  # UID CLn + BCC being resolved
+        self._path = bytearray(15)  # CLn of the levels selected so far
+        self._vals = bytearray(5 * _MAX_CARDS)  # CLn values found by one anticollision walk
+        self._wstack = bytearray(6 * _MAX_CARDS)  # pending walk branches: 5 bytes + known bits
+        self._queue = bytearray(16 * _MAX_CARDS)  # pending cards: levels + path
+        self.errors = 0  # operations that ended in ERROR (a fault counter)
+
+    # Provided by the chip driver: frame bytes go in self._tx[1:], the answer comes in self.buf.
+    def _transceive(self, n, last_bits=0, align=0, timeout_us=0, transmit=False):
+        raise NotImplementedError
+
+    def _crc(self, src, n):
+        raise NotImplementedError
+
+    def _append_crc(self, n):
+        # Append CRC_A to the frame self._tx[1:n+1]; returns the new length or 0.
+        c = self._crc(self._tx, n)
+        if c < 0:
+            return 0
+        self._tx[n + 1] = c & 0xFF
+        self._tx[n + 2] = c >> 8
+        return n + 2
+
+    def _answer_crc_ok(self, n):
+        # The answer has n data bytes followed by a valid CRC_A.
+        if self.rx_len != n + 2 or self.rx_bits != (n + 2) * 8:
+            return False
+        c = self._crc(self.buf, n)
+        return c >= 0 and self.buf[n] == c & 0xFF and self.buf[n + 1] == c >> 8
+
+    def _fail(self, st):
+        if st == ERROR:
+            self.errors += 1
+        return st
+
+    # --- ISO 14443-3 --------------------------------------------------------------------------------------
+    def _request(self, cmd):
+        self._tx[1] = cmd
+        st = self._transceive(1, 7)  # short frame: 7 bits
+        if st == COLLISION:
+            return OK  # several tags with different ATQAs: still "tags present"
+        if st != OK:
+            return st
+        if self.rx_bits != 16:
+            return ERROR
+        self.atqa = self.buf[0] | self.buf[1] << 8
+        return OK
+
+    def request(self, wake=False):
+        """REQA (or WUPA if wake: halted tags answer too). OK if any tag answered, else NO_TAG/ERROR."""
+        try:
+            return self._fail(self._request(_WUPA if wake else _REQA))
+        except Exception:  # noqa: BLE001
+            return self._fail(ERROR)
+
+    def _anticoll(self, level, known):
+        # One ANTICOLLISION frame at cascade level 0..2 with `known` bits of self._cl known.
+        nb = known >> 3
+        rem = known & 7
+        t = self._tx
+        t[1] = 0x93 + 2 * level  # SEL: 0x93, 0x95, 0x97
+        t[2] = ((2 + nb) << 4) | rem  # NVB: bytes and bits sent
+        cl = self._cl
+        n = nb + (1 if rem else 0)
+        for i in range(n):
+            t[3 + i] = cl[i]
+        st = self._transceive(2 + n, rem, rem)
+        if st != OK and st != COLLISION:
+            return st
+        # Merge the answer: its first bit lands at bit `known` of the field (RxAlign = rem).
+        got = self.rx_len
+        if nb + got > 5:
+            return ERROR
+        b = self.buf
+        for i in range(got):
+            v = b[i]
+            if i == 0 and rem:
+                m = (1 << rem) - 1
+                v = (cl[nb] & m) | (v & ~m & 0xFF)
+            cl[nb + i] = v
+        if st == COLLISION:
+            # CollPos counts from bit 0 of the first FIFO byte, so it includes RxAlign.
+            if self.coll_bit < 0:
+                return ERROR
+            bit = nb * 8 + self.coll_bit
+            if bit < known or bit >= 32:
+                return ERROR
+            self.coll_bit = bit
+            return COLLISION
+        if nb * 8 + self.rx_bits != 40:
+            return ERROR
+        if cl[4] != cl[0] ^ cl[1] ^ cl[2] ^ cl[3]:
+            return ERROR  # BCC
+        return OK
+
+    def _walk(self, level):
+        # Find every UID CLn answering at this level by a binary tree walk with ANTICOLLISION
+        # frames only (tags stay READY). Fills self._vals; returns how many were found.
+        cl = self._cl
+        ws = self._wstack
+        depth = 0
+        found = 0
+        known = 0
+        for i in range(5):
+            cl[i] = 0
+        steps = 0
+        while found < _MAX_CARDS and steps < 40 * _MAX_CARDS:
+            steps += 1
+            st = self._anticoll(level, known)
+            if st == COLLISION:
+                bit = self.coll_bit
+                if depth < _MAX_CARDS:  # remember the 0 branch for later
+                    o = depth * 6
+                    for i in range(5):
+                        ws[o + i] = cl[i]
+                    ws[o + (bit >> 3)] &= ~(1 << (bit & 7)) & 0xFF
+                    ws[o + 5] = bit + 1
+                    depth += 1
+                cl[bit >> 3] |= 1 << (bit & 7)  # follow the 1 branch now
+                known = bit + 1
+                continue
+            if st == OK:
+                o = found * 5
+                for i in range(5):
+                    self._vals[o + i] = cl[i]
+                found += 1
+            elif st == ERROR:
+                self.errors += 1
+            if depth == 0:
+                break
+            depth -= 1
+            o = depth * 6
+            for i in range(5):
+                cl[i] = ws[o + i]
+            known = ws[o + 5]
+        return found
+
+    def _select(self, level):
+        # SELECT the UID CLn in self._cl: returns SAK (0..255) or -1.
+        t = self._tx
+        t[1] = 0x93 + 2 * level
+        t[2] = 0x70  # NVB: all 40 bits
+        for i in range(5):
+            t[3 + i] = self._cl[i]
+        n = self._append_crc(7)
+        if not n:
+            return -1
+        if self._transceive(n) != OK or not self._answer_crc_ok(1):
+            return -1
+        return self.buf[0]
+
+    def _halt(self):
+        t = self._tx
+        t[1] = _HLTA
+        t[2] = 0x00
+        n = self._append_crc(2)
+        if n:
+            self._transceive(n, transmit=True)  # no answer is the answer: transmit only
+
+    def halt(self):
+        """HLTA to the selected tag."""
+        try:
+            self._halt()
+        except Exception:  # noqa: BLE001
+            self.errors += 1
+
+    def scan(self, on_card):
+        """Find every tag on the pad (up to 4), selecting each in turn.
+
+        on_card(uid, uid_len, sak) is called while the tag is selected (it may READ/WRITE), then the
+        tag is halted. Halted tags answer the next scan's WUPA. Returns the number of tags found.
+        """
+        try:
+            return self._scan(on_card)
+        except Exception:  # noqa: BLE001 - a bus fault ends the scan
+            self.errors += 1
+            return 0
+
+    def _scan(self, on_card):
+        if self._request(_WUPA) != OK:
+            return 0
+        q = self._queue
+        qn = 1
+        q[0] = 0  # the empty path: start at cascade level 1
+        fresh = True
+        found = 0
+        path = self._path
+        cl = self._cl
+        while qn > 0 and found < _MAX_CARDS:
+            qn -= 1
+            o = qn * 16
+            levels = q[o]  # CLn values on the path; all but the last are cascade levels
+            for i in range(15):
+                path[i] = q[o + 1 + i]
+            if not fresh:
+                # Tags left behind went back to HALT or IDLE: wake them and select the path again.
+                if self._request(_WUPA) != OK or not self._replay(levels - 1):
+                    continue
+            fresh = False
+            sel = levels - 1  # the level whose CLn is on the path but not yet selected
+            while True:
+                if sel < 0:
+                    if levels >= 3:
+                        break
+                    nv = self._walk(levels)
+                    if nv == 0:
+                        break
+                    for k in range(1, nv):  # other branches: revisit later from a fresh WUPA
+                        if qn < _MAX_CARDS:
+                            o = qn * 16
+                            q[o] = levels + 1
+                            for i in range(levels * 5):
+                                q[o + 1 + i] = path[i]
+                            for i in range(5):
+                                q[o + 1 + levels * 5 + i] = self._vals[k * 5 + i]
+                            qn += 1
+                    for i in range(5):
+                        path[levels * 5 + i] = self._vals[i]
+                    sel = levels
+                    levels += 1
+                for i in range(5):
+                    cl[i] = path[sel * 5 + i]
+                sak = self._select(sel)
+                if sak < 0:
+                    self.errors += 1
+                    break
+                if sak & 0x04:  # cascade bit: the UID goes on at the next level
+                    if cl[0] != _CT:
+                        self.errors += 1
+                        break
+                    sel = -1
+                    continue
+                # Complete: the UID is the CLn bytes without the cascade tags.
+                u = self.uid
+                n = 0
+                for lv in range(levels):
+                    s = lv * 5 + (1 if lv < levels - 1 else 0)
+                    for i in range(s, lv * 5 + 4):
+                        u[n] = path[i]
+                        n += 1
+                self.uid_len = n
+                self.sak = sak
+                found += 1
+                try:
+                    on_card(u, n, sak)
+                except Exception:  # noqa: BLE001 - the caller's fault must not stop the scan
+                    self.errors += 1
+                self._halt()
+                break
+        return found
+
+    def _replay(self, levels):
+        # SELECT the first `levels` cascade levels of self._path again.
+        cl = self._cl
+        for lv in range(levels):
+            for i in range(5):
+                cl[i] = self._path[lv * 5 + i]
+            sak = self._select(lv)
+            if sak < 0 or not sak & 0x04:
+                return False
+        return True
+
+    # --- NTAG21x ----------------------------------------------------------------------------------------
+    def read(self, page):
+        """READ: 16 bytes (4 pages) from `page` into self.page. OK, NO_TAG, NAK or ERROR."""
+        try:
+            t = self._tx
+            t[1] = _READ
+            t[2] = page
+            n = self._append_crc(2)
+            if not n:
+                return self._fail(ERROR)
+            st = self._transceive(n)
+            if st != OK:
+                return self._fail(ERROR if st == COLLISION else st)
+            if self.rx_bits == 4:
+                return NAK
+            if not self._answer_crc_ok(16):
+                return self._fail(ERROR)
+            for i in range(16):
+                self.page[i] = self.buf[i]
+            return OK
+        except Exception:  # noqa: BLE001
+            return self._fail(ERROR)
+
+    def write(self, page, data, off=0):
+        """WRITE: 4 bytes data[off:off+4] to `page`. OK on ACK; NAK, NO_TAG or ERROR."""
+        try:
+            t = self._tx
+            t[1] = _WRITE
+            t[2] = page
+            for i in range(4):
+                t[3 + i] = data[off + i]
+            n = self._append_crc(6)
+            if not n:
+                return self._fail(ERROR)
+            st = self._transceive(n, timeout_us=self.write_timeout_us)
+            if st != OK:
+                return self._fail(ERROR if st == COLLISION else st)
+            if self.rx_bits != 4:
+                return self._fail(ERROR)
+            return OK if self.buf[0] & 0x0F == _ACK else NAK
+        except Exception:  # noqa: BLE001
+            return self._fail(ERROR)

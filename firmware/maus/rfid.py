@@ -1,0 +1,304 @@
+# Cards on the catch pad: presence (one tap, one remove per card), identity reading, card writing.
+#
+# The runtime calls Presence.poll(now_ms) from its main loop between races; during a race window
+# it calls pause() so the reader stays off the CPU and the bus. A poll with no card, or with cards
+# that are already known, allocates nothing.
+from micropython import const
+
+from maus import cards
+from maus.drivers import mfrc522, ndef
+from maus.ticks import ticks_add, ticks_diff
+
+TAP = "tap"
+REMOVE = "remove"
+
+_MAX = const(4)  # cards tracked at once (the driver finds at most 4 per scan)
+_FREE = const(0)
+_PENDING = const(1)  # seen, identity not read yet
+_PRESENT = const(2)  # tap reported
+_CC_MAGIC = const(0xE1)  # capability container: NDEF present
+_AREA = const(60)  # TLV bytes read at most for an identity (pages 4..18)
+_TYPE2 = const(0x00)  # SAK of a complete NFC Forum Type 2 tag (NTAG21x)
+_NONE = ()
+
+
+def read_area(reader, buf, cc):
+    """Read the capability container into cc (4 bytes) and the TLV area from page 4 into buf.
+
+    Reads only as many pages as the first NDEF message needs (page 3 first: CC + 12 bytes).
+    Returns the number of bytes in buf, 0 if the tag has no NDEF container, -1 if a READ failed.
+    """
+    st = reader.read(3)
+    if st == mfrc522.NAK:
+        return 0
+    if st != mfrc522.OK:
+        return -1
+    pg = reader.page
+    for i in range(4):
+        cc[i] = pg[i]
+    if cc[0] != _CC_MAGIC:
+        return 0
+    n = 12
+    for i in range(12):
+        buf[i] = pg[4 + i]
+    cap = len(buf)
+    while True:
+        loc = ndef.find_message(buf, n)
+        if loc is None or loc[0] + loc[1] <= n or n + 16 > cap:
+            return n
+        st = reader.read(4 + n // 4)
+        if st != mfrc522.OK:
+            return -1
+        for i in range(16):
+            buf[n + i] = pg[i]
+        n += 16
+
+
+def read_identity(reader, buf, cc):
+    """The selected tag's identity (canonical), "" if it holds none, None if reading failed."""
+    n = read_area(reader, buf, cc)
+    if n < 0:
+        return None
+    if n == 0:
+        return ""
+    return cards.from_text(ndef.read_text(buf, n)) or ""
+
+
+class Presence:
+    miss_limit = 3  # consecutive polls without a card before it counts as removed
+    read_tries = 3  # polls that may fail to read a new card's identity before it is reported unread
+    interval_ms = 50  # least time between two scans
+
+    def __init__(self, reader, enrolment=None):
+        self.reader = reader
+        self.enrolment = enrolment
+        self._uids = bytearray(_MAX * 10)
+        self._ulen = bytearray(_MAX)
+        self._state = bytearray(_MAX)
+        self._miss = bytearray(_MAX)
+        self._tries = bytearray(_MAX)
+        self._seen = bytearray(_MAX)
+        self._ident = [None] * _MAX
+        self._hex = [None] * _MAX
+        self._buf = bytearray(_AREA)
+        self._cc = bytearray(4)
+        self._on_card = self._card  # bound once: the scan callback allocates nothing
+        self._ev = None
+        self._next = 0
+        self._due = True
+        self.paused = False
+        self.polls = 0
+        self.faults = 0  # polls that ended in an exception (a bug or a bus fault), never raised
+
+    def pause(self):
+        self.paused = True
+
+    def resume(self):
+        self.paused = False
+        self._due = True
+
+    def poll(self, now_ms):
+        """Scan the pad if due; returns a list of events (TAP|REMOVE, identity or None, uid hex)."""
+        if self.paused or (not self._due and ticks_diff(now_ms, self._next) < 0):
+            return _NONE
+        self._due = False
+        self._next = ticks_add(now_ms, self.interval_ms)
+        self._ev = None
+        self.polls += 1
+        try:
+            seen = self._seen
+            for i in range(_MAX):
+                seen[i] = 0
+            self.reader.scan(self._on_card)
+            st = self._state
+            for i in range(_MAX):
+                if st[i] != _FREE and not seen[i]:
+                    m = self._miss[i] + 1
+                    if m < self.miss_limit:
+                        self._miss[i] = m
+                        continue
+                    if st[i] == _PRESENT:
+                        self._emit(REMOVE, i)
+                    st[i] = _FREE
+                    self._ident[i] = None
+                    self._hex[i] = None
+        except Exception:  # noqa: BLE001 - a poll never raises
+            self.faults += 1
+        ev = self._ev
+        return _NONE if ev is None else ev
+
+    def present(self):
+        """[(identity or None, uid hex)] of the cards on the pad now (tap reported, no remove yet)."""
+        return [(self._ident[i], self._hex[i]) for i in range(_MAX) if self._state[i] == _PRESENT]
+
+    def _emit(self, kind, i):
+        if self._ev is None:
+            self._ev = []
+        self._ev.append((kind, self._ident[i], self._hex[i]))
+
+    def _find(self, uid, n):
+        u = self._uids
+        for i in range(_MAX):
+            if self._state[i] == _FREE or self._ulen[i] != n:
+                continue
+            o = i * 10
+            for k in range(n):
+                if u[o + k] != uid[k]:
+                    break
+            else:
+                return i
+        return -1
+
+    def _card(self, uid, n, sak):
+        # Called by the driver's scan while the tag is selected.
+        i = self._find(uid, n)
+        if i < 0:
+            for j in range(_MAX):
+                if self._state[j] == _FREE:
+                    i = j
+                    break
+            else:
+                return  # more cards than slots: the extra one is reported when a slot frees
+            o = i * 10
+            for k in range(n):
+                self._uids[o + k] = uid[k]
+            self._ulen[i] = n
+            self._state[i] = _PENDING
+            self._tries[i] = 0
+        self._seen[i] = 1
+        self._miss[i] = 0
+        if self._state[i] == _PENDING:
+            self._resolve(i, uid, n, sak)
+
+    def _resolve(self, i, uid, n, sak):
+        # Once per arrival: the identity from the tag's NDEF text, else from the enrolment map.
+        ident = None
+        if sak == _TYPE2:
+            r = read_identity(self.reader, self._buf, self._cc)
+            if r is None:
+                self._tries[i] += 1
+                if self._tries[i] < self.read_tries:
+                    return  # try again on the next poll
+            else:
+                ident = r or None
+        h = cards.uid_hex(uid, n)
+        if ident is None and self.enrolment is not None:
+            ident = self.enrolment.get(h)
+        self._ident[i] = ident
+        self._hex[i] = h
+        self._state[i] = _PRESENT
+        self._emit(TAP, i)
+
+
+# --- writing cards ---------------------------------------------------------------------------------
+W_OK = const(0)
+W_SAME = const(1)
+W_NO_CARD = const(2)
+W_SEVERAL = const(3)
+W_NOT_NTAG = const(4)
+W_NOT_NDEF = const(5)
+W_READ_ONLY = const(6)
+W_TOO_BIG = const(7)
+W_OTHER = const(8)
+W_IO = const(9)
+W_VERIFY = const(10)
+W_BAD_ID = const(11)
+
+WRITE_RESULTS = (
+    "written",
+    "already holds this identity",
+    "no card on the pad",
+    "more than one card on the pad",
+    "not an NTAG (type 2) tag",
+    "no NDEF capability container",
+    "tag is read-only",
+    "identity does not fit on the tag",
+    "tag holds other data (use force to overwrite)",
+    "reading or writing the tag failed",
+    "read-back differs from what was written",
+    "not a card identity",
+)
+
+
+class _Writer:
+    def __init__(self, reader, data, ident, force):
+        self.reader = reader
+        self.data = data
+        self.ident = ident
+        self.force = force
+        self.result = W_NO_CARD
+        self.uid = None
+        self.count = 0
+        self.found = None  # what the tag held before
+        self.buf = bytearray(_AREA)
+        self.cc = bytearray(4)
+
+    def count_card(self, uid, n, sak):
+        self.count += 1
+        self.uid = cards.uid_hex(uid, n)
+
+    def write_card(self, uid, n, sak):
+        if cards.uid_hex(uid, n) != self.uid:
+            return  # another card than the one counted: leave W_NO_CARD
+        self.result = self._write(sak)
+
+    def _write(self, sak):
+        r = self.reader
+        if sak != _TYPE2:
+            return W_NOT_NTAG
+        n = read_area(r, self.buf, self.cc)
+        if n < 0:
+            return W_IO
+        if n == 0:
+            return W_NOT_NDEF
+        if self.cc[3] & 0xF0:
+            return W_READ_ONLY
+        loc = ndef.find_message(self.buf, n)
+        blank = loc is None or loc[1] == 0
+        if not blank:
+            self.found = cards.from_text(ndef.read_text(self.buf, n))
+            if self.found == self.ident:
+                return W_SAME
+            if not self.force:
+                return W_OTHER
+        data = self.data
+        if len(data) > self.cc[2] * 8:
+            return W_TOO_BIG
+        # Page 4 first holds an empty message, then the body is written, then the real header:
+        # a tag pulled away halfway never holds half an identity.
+        if r.write(4, b"\x03\x00\xfe\x00") != mfrc522.OK:
+            return W_IO
+        for p in range(1, len(data) // 4):
+            if r.write(4 + p, data, p * 4) != mfrc522.OK:
+                return W_IO
+        if r.write(4, data) != mfrc522.OK:
+            return W_IO
+        # Verify: read back every written page.
+        for p in range(0, len(data) // 4, 4):
+            if r.read(4 + p) != mfrc522.OK:
+                return W_IO
+            for k in range(min(16, len(data) - p * 4)):
+                if r.page[k] != data[p * 4 + k]:
+                    return W_VERIFY
+        return W_OK
+
+
+def write_identity(reader, ident, force=False):
+    """Write an identity to the one NTAG on the pad and verify it.
+
+    Refuses a tag holding other data (another identity or any NDEF message) unless force.
+    Returns (W_* code, uid hex or None, identity found on the tag before or None).
+    """
+    c = cards.normalise(ident)
+    if c is None:
+        return (W_BAD_ID, None, None)
+    data = ndef.tlv(ndef.text_record(cards.PREFIX + c))
+    data += bytes((-len(data)) % 4)  # whole pages
+    w = _Writer(reader, data, c, force)
+    reader.scan(w.count_card)
+    if w.count == 0:
+        return (W_NO_CARD, None, None)
+    if w.count > 1:
+        return (W_SEVERAL, None, None)
+    reader.scan(w.write_card)
+    return (w.result, w.uid, w.found)
