@@ -125,3 +125,12 @@ def test_validator_never_raises_on_mutated_catalogs():
             d[key] = v
         assert isinstance(errs, list) and len(errs) <= 20
     assert mgcat.validate_catalog(d) == []
+
+
+def test_the_validator_is_unloaded_once_the_catalog_is_checked():
+    import sys
+
+    sys.modules.pop("maus.games.mausgeflippt_catalog", None)  # as on the unit: nobody else holds it
+    cat = mgcards.load_file()
+    assert len(cat.wears) == 32
+    assert "maus.games.mausgeflippt_catalog" not in sys.modules  # ~6 KB back for the game

@@ -12,9 +12,3 @@ def test_random_legal_play_keeps_the_books_and_always_ends():
         ends[sim.g.reason] += 1
     assert ends["last_mouse"] and ends["last_cheese"]  # both endings are reached
 
-
-def test_the_validator_is_unloaded_once_the_catalog_is_checked():
-    import sys
-
-    assert "maus.games.mausgeflippt_cards" in sys.modules
-    assert "maus.games.mausgeflippt_catalog" not in sys.modules  # ~6 KB back for the game

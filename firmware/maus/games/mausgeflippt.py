@@ -1,27 +1,25 @@
 # Mausgeflippt: the rules as a state machine (rulebook: shared/rules/mausgeflippt.txt).
 #
-# The unit sees only the pad and the buttons: the table it can know is in mausgeflippt_state, the
-# prompts in mausgeflippt_text. Decisions where the rulebook is silent: docs/games/mausgeflippt.md.
+# This file: reveals, races, cheeses, the end. The rules of a claim (items, collections, protected mice,
+# ties) are in mausgeflippt_claims, the table the unit can know in mausgeflippt_state, the prompts in
+# mausgeflippt_text. Decisions where the rulebook is silent: docs/games/mausgeflippt.md.
 from micropython import const
 
-from maus.arbiter import FALSE_START, VALID, Arbiter
-from maus.game import Game
+from maus.arbiter import FALSE_START, VALID
 from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, load
 from maus.games.mausgeflippt_claims import Claims
-from maus.games.mausgeflippt_state import TableState
 from maus.games.mausgeflippt_text import TEXT
 from maus.ticks import ticks_diff
 
 _SETUP = const(0)  # waiting for the first cheese
 _REVEAL = const(1)  # waiting for a mouse on the pad
 _RACE = const(2)  # a mouse is open, presses race
-_CLAIM = const(3)  # phases 3 and 4 are shared with mausgeflippt_claims  # a claimant plays a clothing card or double-presses
+_CLAIM = const(3)  # a claimant plays a clothing card or double-presses (mausgeflippt_claims)
 _COLLECT = const(4)  # a claimant taps every hand card, then presses
 _CHEESE = const(5)  # waiting for the next cheese
 _OVER = const(6)
 
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
-_P = const(7)
 
 _KINDS = ("mouse", "clothing", "cheese")
 _COUNTS = (MICE, CLOTHING, CHEESES)
@@ -29,54 +27,10 @@ _COUNTS = (MICE, CLOTHING, CHEESES)
 load_catalog = load  # the shell compacts the JSON catalog with this
 
 
-class Mausgeflippt(Claims, Game):
+class Mausgeflippt(Claims):
     GAME = "mg"
     TITLE = "Mausgeflippt"
     TEXT = TEXT
-
-    def __init__(self, table, players, settings, catalog, variant=None, seed=0):
-        super().__init__(table, players, settings, catalog, variant, seed)
-        self.cat = load(catalog)  # ValueError naming the problem for a bad catalog
-        g = settings.get
-        self.lang = g("lang", "en") if g("lang", "en") in TEXT else "en"
-        self.claim_ms = g("claim_window_ms", 5000)
-        self.protect_ms = g("protection_timeout_ms", 3000)
-        self.nudge_ms = g("hint_after_s", 20) * 1000
-        self.arb = Arbiter(g("tie_window_us", 2000), g("lockout", True))
-        self.colour = ["white"] * _P
-        for pl in players:
-            self.colour[pl.id] = pl.colour
-        self.s = TableState(players)
-        self.phase = _SETUP
-        self.reason = ""
-        self.mouse = 0  # the open mouse
-        self.under = 0  # the mouse that went under the stack last
-        self.protected = False
-        self.revealer = 0  # who reveals next (0: anyone)
-        self.early_t = [None] * _P  # time of a press while waiting for the mouse
-        self.queue = []  # this reveal's claimants, in press order
-        self.qi = 0
-        self.claimant = 0
-        self.valid = 0  # valid claims this reveal
-        self.took_cheese = 0  # cheeses taken this reveal
-        self.deciding = False  # the race's decide timer runs
-        self.coll = bytearray(7)  # the collection being tapped (clothing ids)
-        self.ncoll = 0
-
-    # --- output ----------------------------------------------------------------------------------
-    def _say(self, key, **kw):
-        self.table.say(key, **kw)
-        self.table.log("prompt", {"key": key})
-
-    def _bad(self, key, **kw):
-        self.table.sound("error")
-        self._say(key, **kw)
-
-    def _verdict(self, p, ok, reason):
-        self.table.log("verdict", {"player": p, "ok": ok, "reason": reason})
-
-    def _score(self, p, delta, why):
-        self.table.log("score", {"player": p, "delta": delta, "why": why})
 
     def _prompt(self):
         # the standing prompt of this phase, repeated every hint_after_s

@@ -48,7 +48,7 @@ def _cards(data, key, count, err):
 
 def validate_catalog(data):
     """Format and rulebook counts; returns a list of error strings (empty when the catalog is good)."""
-    errors = []
+    errors = []  # type: list[str]
 
     def err(msg):
         if len(errors) < _MAX_ERRORS:

@@ -1,8 +1,12 @@
-# Mausgeflippt: the rules of a claim, the part of the game after a race is decided: a clothing item,
-# "Mausgeflippt!" with a whole collection, protected mice, ties. Mixed into the Game in mausgeflippt.py
-# (one class; split in two files so each compiles within a small heap).
+# Mausgeflippt: the game's state and the rules of a claim, the part after a race is decided: a clothing
+# item, "Mausgeflippt!" with a whole collection, protected mice, ties. mausgeflippt.Mausgeflippt adds
+# reveals, races and cheeses (one game in two files, so each compiles within a small heap).
 from micropython import const
 
+from maus.arbiter import Arbiter
+from maus.game import Game
+from maus.games.mausgeflippt_cards import load
+from maus.games.mausgeflippt_state import TableState
 from maus.games.mausgeflippt_text import TEXT
 
 _CLAIM = const(3)  # phases, as in mausgeflippt.py
@@ -10,9 +14,58 @@ _COLLECT = const(4)
 _HAND = const(7)
 _YOUNG_HAND = const(4)
 _MAX_DOWN = const(3)  # face-down penalties that block "Mausgeflippt!"
+_SETUP = const(0)
+_P = const(7)
 
 
-class Claims:
+class Claims(Game):
+    def __init__(self, table, players, settings, catalog, variant=None, seed=0):
+        super().__init__(table, players, settings, catalog, variant, seed)
+        self.cat = load(catalog)  # ValueError naming the problem for a bad catalog
+        g = settings.get
+        self.lang = g("lang", "en") if g("lang", "en") in TEXT else "en"
+        self.claim_ms = g("claim_window_ms", 5000)
+        self.protect_ms = g("protection_timeout_ms", 3000)
+        self.nudge_ms = g("hint_after_s", 20) * 1000
+        self.arb = Arbiter(g("tie_window_us", 2000), g("lockout", True))
+        self.colour = ["white"] * _P
+        for pl in players:
+            self.colour[pl.id] = pl.colour
+        self.s = TableState(players)
+        self.phase = _SETUP
+        self.reason = ""
+        self.mouse = 0  # the open mouse
+        self.under = 0  # the mouse that went under the stack last
+        self.protected = False
+        self.revealer = 0  # who reveals next (0: anyone)
+        self.early_t = [None] * _P  # time of a press while waiting for the mouse
+        self.queue = []  # this reveal's claimants, in press order
+        self.qi = 0
+        self.claimant = 0
+        self.valid = 0  # valid claims this reveal
+        self.took_cheese = 0  # cheeses taken this reveal
+        self.deciding = False  # the race's decide timer runs
+        self.coll = bytearray(_HAND)  # the collection being tapped (clothing ids)
+        self.ncoll = 0
+
+    # --- output ----------------------------------------------------------------------------------
+    def _say(self, key, **kw):
+        self.table.say(key, **kw)
+        self.table.log("prompt", {"key": key})
+
+    def _bad(self, key, **kw):
+        self.table.sound("error")
+        self._say(key, **kw)
+
+    def _verdict(self, p, ok, reason):
+        self.table.log("verdict", {"player": p, "ok": ok, "reason": reason})
+
+    def _score(self, p, delta, why):
+        self.table.log("score", {"player": p, "delta": delta, "why": why})
+
+    def _round_end(self):
+        raise NotImplementedError  # mausgeflippt.Mausgeflippt
+
     # --- claims ----------------------------------------------------------------------------------
     def _next_claim(self):
         if self.qi >= len(self.queue):
