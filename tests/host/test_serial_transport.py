@@ -7,7 +7,6 @@ import os
 
 import pytest
 import serial
-
 from mausbox.cli import EXIT_LINK, EXIT_NO_UNIT, UserError
 from mausbox.paths import micropython_binary
 from mausbox.sim.serial import SerialUnit

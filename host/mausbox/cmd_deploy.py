@@ -1,0 +1,37 @@
+"""`mausbox deploy`: the firmware onto a unit, compiled to match it, only what changed."""
+
+from __future__ import annotations
+
+HELP = "copy the firmware to a unit (only changed files), then confirm it boots"
+
+
+def add_parser(p):
+    p.add_argument("--port", help="serial port (default: the only unit connected)")
+    p.add_argument("--board", help="board file from boards/ to install as /board.json "
+                                   "(default: keep the unit's, else esp32-devkitc, or sim on the virtual unit)")
+    p.add_argument("--no-mip", action="store_true", help="do not install micropython-lib packages")
+    p.add_argument("--no-confirm", action="store_true", help="do not soft-reset and wait for the boot line")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def run(args) -> int:
+    import json
+    from dataclasses import asdict
+
+    from mausbox.deploy import deploy
+    from mausbox.transport import UnitLink
+
+    say = (lambda *a: None) if args.json else print
+    with UnitLink(args.port, timeout=15) as link:
+        report = deploy(link, args.board, say=say, confirm_s=0 if args.no_confirm else 20, mip=not args.no_mip)
+    if args.json:
+        print(json.dumps(asdict(report), indent=2))
+        return 0
+    for note in report.notes:
+        print(f"note: {note}")
+    done = f"{len(report.sent)} files sent ({report.bytes_sent} bytes over the link), {report.unchanged} unchanged"
+    if report.ready:
+        print(f"deploy: {done}; the unit booted: Mausbox {report.ready}")
+    else:
+        print(f"deploy: {done}")
+    return 0
