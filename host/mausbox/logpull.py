@@ -24,7 +24,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 CHUNK = 4096
 FRAME_HDR = 26  # "~" + type + 8 + 4 + 4 + 8 hex digits
@@ -235,7 +235,7 @@ def _read_exact(link: Link, n: int) -> bytes:
     return buf
 
 
-def receive(link: Link, offset: int, end: int, sink: Callable[[bytes], None], max_skip: int = 256) -> int:
+def receive(link: Link, offset: int, end: int, sink: Callable[[bytes], object], max_skip: int = 256) -> int:
     """Read frames for [offset, end), passing each verified chunk to `sink`; returns the end offset.
 
     Raises FrameError at the first broken frame; the bytes sunk so far are all verified."""
@@ -315,7 +315,7 @@ class Puller:
         self.log = log
         self.listing: Listing | None = None
 
-    def list(self) -> Listing:
+    def fetch_listing(self) -> Listing:
         self.listing = parse_listing(self._retry(lambda: self.link.exec(LISTING_CODE)))
         return self.listing
 
@@ -340,7 +340,7 @@ class Puller:
             self.log("link: recovery failed: %s" % e2)
 
     def pull_all(self, only_new: bool = True) -> list[Outcome]:
-        listing = self.listing or self.list()
+        listing = self.listing or self.fetch_listing()
         out = [Outcome(r, "refused", detail=r) for r in listing.refused]
         newest = max((e.name for e in listing.entries), default=None)
         for e in sorted(listing.entries, key=lambda e: e.name):
@@ -459,12 +459,12 @@ class ReplLink(Link):
         self.baudrate = baudrate
         self.timeout = timeout
         self.open_tries = open_tries
-        self.t = None
+        self.t: Any = None  # mpremote's SerialTransport while connected
         self._open()
 
     def _open(self) -> None:
-        from mpremote.transport import TransportError
-        from mpremote.transport_serial import SerialTransport
+        from mpremote.transport import TransportError  # type: ignore[import-untyped]
+        from mpremote.transport_serial import SerialTransport  # type: ignore[import-untyped]
 
         last: Exception | None = None
         for i in range(self.open_tries):
@@ -486,14 +486,17 @@ class ReplLink(Link):
                 pass
             self.t = None
 
-    def _ser(self):
+    def _tr(self) -> Any:
         if self.t is None:
             raise LinkLost("not connected")
-        return self.t.serial
+        return self.t
+
+    def _ser(self) -> Any:
+        return self._tr().serial
 
     def _io(self, fn, *a):
-        import serial
-        from mpremote.transport import TransportError
+        import serial  # type: ignore[import-untyped]
+        from mpremote.transport import TransportError  # type: ignore[import-untyped]
 
         try:
             return fn(*a)
@@ -503,7 +506,7 @@ class ReplLink(Link):
             raise FrameError(str(e)) from None
 
     def exec(self, code: str, timeout: float = 10.0) -> bytes:
-        self._io(self.t.exec_raw_no_follow, code)  # type: ignore[union-attr]
+        self._io(self._tr().exec_raw_no_follow, code)
         out = self._until_eof(timeout)
         err = self._until_eof(timeout)
         if err:
@@ -522,7 +525,7 @@ class ReplLink(Link):
         raise FrameError("the unit did not finish within %.0f s" % timeout)
 
     def stream(self, path: str, offset: int, end: int) -> None:
-        self._io(self.t.exec_raw_no_follow, stream_code(path, offset, end))  # type: ignore[union-attr]
+        self._io(self._tr().exec_raw_no_follow, stream_code(path, offset, end))
 
     def read(self, n: int) -> bytes:
         return self._io(self._ser().read, n)
@@ -547,18 +550,35 @@ class ReplLink(Link):
                     break
         finally:
             ser.timeout = old
-        from mpremote.transport import TransportError
+        from mpremote.transport import TransportError  # type: ignore[import-untyped]
 
         try:
-            self.t.enter_raw_repl(soft_reset=False, timeout_overall=max(5.0, 3 * self.timeout))  # type: ignore[union-attr]
+            self._tr().enter_raw_repl(soft_reset=False, timeout_overall=max(5.0, 3 * self.timeout))
         except TransportError as e:
             raise FrameError("could not get back to the raw REPL: %s" % e) from None
         except OSError as e:
             raise LinkLost(str(e)) from None
+        self._settle()
 
     def reconnect(self) -> None:
         self._close_quietly()
         self._open()
+        try:
+            self._settle()
+        except DeviceError as e:
+            raise LinkLost(str(e)) from None
+
+    def _settle(self) -> None:
+        """After an interrupt: a Ctrl-C that reached the unit after its code had ended may still be pending
+        (the virtual unit holds it for the next exec); throw-away execs take it, so the next real one runs."""
+        for _ in range(3):
+            nonce = "sync%d" % time.monotonic_ns()
+            try:
+                if self.exec("print(%r)" % nonce, timeout=max(3.0, 3 * self.timeout)).strip() == nonce.encode():
+                    return
+            except DeviceError:
+                pass
+        raise FrameError("the unit does not settle after an interrupt")
 
     def close(self, restart: bool = False) -> None:
         if self.t is not None:
@@ -589,7 +609,7 @@ def pull_unit(link: Link, store, dest_root: Path | None = None, *, mark: bool = 
     res = UnitResult(port)
     p = Puller(link, mark=mark, log=log)
     try:
-        listing = p.list()
+        listing = p.fetch_listing()
     except (PullError, DeviceError) as e:
         res.error = _last_line(str(e))
         return res
@@ -609,7 +629,14 @@ def pull_unit(link: Link, store, dest_root: Path | None = None, *, mark: bool = 
 
 def unit_ports() -> list[str]:
     """Serial ports that look like ESP32 boards (CP210x, CH340, Espressif USB)."""
-    from serial.tools import list_ports
+    from serial.tools import list_ports  # type: ignore[import-untyped]
 
     vids = {0x10C4, 0x1A86, 0x303A}
-    return sorted(p.device for p in list_ports.comports() if p.vid in vids)
+    found = sorted(p.device for p in list_ports.comports() if p.vid in vids)
+    try:  # virtual units announce their pty (mausbox sim --serial)
+        from mausbox.sim.serial import running_units
+
+        found += [u.get("link") or u["pty"] for u in running_units()]
+    except (ImportError, OSError, KeyError):
+        pass
+    return found

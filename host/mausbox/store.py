@@ -120,8 +120,8 @@ class Store:
         if row and row[1] == sha:
             return row[0], False
         res = logread.read(data)
-        start = res.start or {}
-        end = res.end or {}
+        start: dict[str, Any] = res.start or {}
+        end: dict[str, Any] = res.end or {}
         status = "unfinished"
         reason = None
         if end.get("type") == "game_end":
@@ -140,9 +140,9 @@ class Store:
                  status, reason, json.dumps(damage), str(raw_path)))
             gid = cur.lastrowid
             assert gid is not None
-            scores = end.get("scores") if isinstance(end.get("scores"), dict) else {}
-            winners = end.get("winners") if isinstance(end.get("winners"), list) else []
-            breakdown = end.get("breakdown") if isinstance(end.get("breakdown"), dict) else {}
+            scores: dict[str, Any] = _typed(end.get("scores"), dict)
+            winners: list[Any] = _typed(end.get("winners"), list)
+            breakdown: dict[str, Any] = _typed(end.get("breakdown"), dict)
             seen = set()
             for p in start.get("players") or []:
                 if not isinstance(p, dict) or not isinstance(p.get("id"), int) or p["id"] in seen:
@@ -193,6 +193,10 @@ class Store:
                               " ORDER BY player", (game_id,))
         return [{"player": r[0], "colour": r[1], "young": bool(r[2]), "score": r[3], "winner": bool(r[4]),
                  "breakdown": json.loads(r[5]) if r[5] else None} for r in cur]
+
+
+def _typed(v: Any, kind: type) -> Any:
+    return v if isinstance(v, kind) else kind()
 
 
 def _text(v: Any) -> str | None:

@@ -322,7 +322,7 @@ def test_changed_file_is_not_accepted(tmp_path):
     write_unit(unit, {"00001-mg.jsonl": data})
     link = FakeLink(unit, random.Random(0))
     p = Puller(link, tmp_path / "dest", tmp_path / "staging")
-    p.list()
+    p.fetch_listing()
     (unit / "logs/00001-mg.jsonl").write_bytes(data[:-5] + b"XXXXX")  # same size, other bytes
     res = p.pull_all()
     assert res[0].status == "failed" and "sha256" in res[0].detail
