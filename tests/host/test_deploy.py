@@ -1,0 +1,101 @@
+"""`mausbox deploy`: compile to match the unit, copy only what changed, atomically, confirm the boot."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from mausbox.build import mpy_compatible, parse_mpy_info
+from mausbox.cli import UserError, main
+from mausbox.deploy import MAIN_PY, confirm_boot, deploy, firmware_files, make_plan
+from mausbox.paths import micropython_binary
+from mausbox.sim.serial import SerialUnit
+from mausbox.transport import UnitLink
+
+needs_mpy = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
+# The firmware with the simulated hardware needs more than the 96 KB an ESP32 has to boot on the unix
+# port today; the deploy mechanics do not depend on it.
+SIM_HEAP = "512k"
+ESP32_MPY = (10 << 10) | (3 << 8) | 6  # xtensawin, v6.3
+
+
+def test_mpy_info_of_units():
+    assert parse_mpy_info(2822) == (6, 3, "x64")  # the virtual unit (unix port 1.29)
+    assert parse_mpy_info(ESP32_MPY) == (6, 3, "xtensawin")
+    assert parse_mpy_info(None) == (0, 0, "")
+    assert mpy_compatible((6, 3, "xtensawin")) and not mpy_compatible((5, 0, "xtensawin"))
+
+
+def test_board_files_leave_out_the_simulator():
+    files, how = firmware_files("esp32", ESP32_MPY, "esp32-devkitc")
+    assert how == "mpy v6.3 for xtensawin"
+    assert files["main.py"] == MAIN_PY
+    assert json.loads(files["board.json"])["name"] == "esp32-devkitc"
+    assert "maus/unit.mpy" in files and "maus/unit.py" not in files
+    assert not any(p.startswith("maus/sim/") or p == "maus/hw/sim.mpy" for p in files)
+    old, how = firmware_files("esp32", (10 << 10) | 5, "esp32-devkitc")  # .mpy v5: ship the sources
+    assert how == "source (.py)" and "maus/unit.py" in old
+    with pytest.raises(UserError):
+        firmware_files("esp32", ESP32_MPY, "no-such-board")
+
+
+def test_plan_sends_only_changes_and_removes_stale_files():
+    files = {"maus/a.mpy": b"A", "maus/b.mpy": b"B", "main.py": MAIN_PY}
+    remote = {"maus/a.mpy": hashlib.sha256(b"A").hexdigest(), "maus/b.mpy": "00" * 32, "main.py": None,
+              "maus/old.py": "11" * 32, "settings.json": "22" * 32}
+    plan = make_plan(files, remote)
+    assert plan.send == ["main.py", "maus/b.mpy"]
+    assert plan.unchanged == ["maus/a.mpy"]
+    assert plan.remove == ["maus/old.py"]  # never anything outside /maus (logs, settings)
+
+
+@needs_mpy
+def test_full_then_incremental_deploy_over_the_virtual_unit(tmp_path):
+    (tmp_path / "settings.json").write_text("{}")
+    with SerialUnit(tmp_path, heapsize=SIM_HEAP) as unit:
+        with UnitLink(unit.pty_path) as link:
+            full = deploy(link, say=lambda *a: None, confirm_s=30)
+        assert full.ready and full.board == "sim" and full.compiled == "mpy v6.3 for x64"
+        assert (tmp_path / "main.py").read_bytes() == MAIN_PY
+        assert (tmp_path / "maus" / "unit.mpy").is_file()
+        assert not list(tmp_path.rglob("*.tmp"))
+        # a changed file on the unit, and a stale one: only those are touched
+        (tmp_path / "maus" / "ticks.mpy").write_bytes(b"damaged")
+        (tmp_path / "maus" / "stale.py").write_text("raise RuntimeError")
+        with UnitLink(unit.pty_path) as link:
+            inc = deploy(link, say=lambda *a: None, confirm_s=30)
+        assert inc.sent == ["maus/ticks.mpy"] and inc.removed == ["maus/stale.py"]
+        assert inc.bytes_sent < full.bytes_sent / 10
+        assert (tmp_path / "settings.json").read_text() == "{}"
+        with UnitLink(unit.pty_path) as link:
+            again = deploy(link, say=lambda *a: None, confirm_s=0)
+        assert again.sent == [] and again.removed == []
+
+
+@needs_mpy
+def test_confirm_boot_reads_the_ready_line_or_reports_the_traceback(tmp_path):
+    (tmp_path / "main.py").write_text("print('hello')\nprint('MAUSBOX READY 9.8.7')\n")
+    with SerialUnit(tmp_path) as unit, UnitLink(unit.pty_path) as link:
+        link.enter_raw()
+        assert confirm_boot(link, 10) == "9.8.7"
+    (tmp_path / "main.py").write_text("import nothing_here\n")
+    with SerialUnit(tmp_path) as unit, UnitLink(unit.pty_path) as link:
+        link.enter_raw()
+        with pytest.raises(UserError) as e:
+            confirm_boot(link, 10)
+        assert "nothing_here" in str(e.value) and "MAUSBOX READY" in str(e.value)
+
+
+@needs_mpy
+def test_deploy_command_json(tmp_path, capsys):
+    with SerialUnit(tmp_path, heapsize=SIM_HEAP) as unit:
+        assert main(["deploy", "--port", unit.pty_path, "--json", "--no-confirm"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["board"] == "sim" and "maus/unit.mpy" in report["sent"] and report["bytes_sent"] > 10_000
+
+
+def test_deploy_command_without_a_unit(capsys):
+    assert main(["deploy", "--port", "/dev/no-such-port"]) == 3
+    assert "does not exist" in capsys.readouterr().err
