@@ -67,9 +67,9 @@ class FaultyLink(ReplLink):
         raise LinkLost("cable pulled (test)")
 
 
-def logs_for(seed, sizes):
+def logs_for(seed, sizes, unit="abc"):
     rng = random.Random(seed)
-    return {"%05d-mg.jsonl" % (i + 1): make_log(rng, n) for i, n in enumerate(sizes)}
+    return {"%05d-mg.jsonl" % (i + 1): make_log(rng, n, unit=unit) for i, n in enumerate(sizes)}
 
 
 def check_pulled(store, unit_root, logs, res):
@@ -206,3 +206,40 @@ def test_a_handful_of_faulty_pulls_through_the_pty(tmp_path):
 def test_the_link_reports_a_dead_port(tmp_path):
     with pytest.raises(LinkLost):
         ReplLink(str(tmp_path / "no-such-port"), open_tries=1)
+
+
+def test_cli_pull_all_units_in_parallel(tmp_path, monkeypatch, capsys):
+    """`mausbox logs pull --all`: every running virtual unit (they announce themselves), one thread each."""
+    import json
+
+    from mausbox.cli import main
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    roots = []
+    for i, sizes in enumerate(([40, 200], [100], [5, 5, 5])):
+        root = tmp_path / ("unit%d" % i)
+        logs = logs_for(10 + i, sizes, unit="u%d" % i)  # as machine.unique_id() gives on a board
+        write_unit(root, logs)
+        roots.append((root, logs))
+    from mausbox.sim.serial import SerialUnit
+
+    units = [SerialUnit(r, extra_path=[str(FIRMWARE_DIR)], register=True) for r, _ in roots]
+    for u in units:
+        u.start()
+    try:
+        store = tmp_path / "store" / "logs.sqlite"
+        rc = main(["logs", "pull", "--all", "--store", str(store), "--json", "--no-restart"])
+        out = json.loads(capsys.readouterr().out)
+    finally:
+        for u in units:
+            u.stop()
+    assert len(out) == 3 and all(not r["error"] for r in out)
+    assert rc == 0
+    pulled = sorted((r["unit"], log["name"]) for r in out for log in r["logs"] if log["status"] == "pulled")
+    assert pulled == sorted(("u%d" % i, n) for i, (_, logs) in enumerate(roots) for n in logs)
+    for i, (root, logs) in enumerate(roots):
+        for n, data in logs.items():
+            assert (store.parent / "raw" / ("u%d" % i) / n).read_bytes() == data
+            assert (root / "logs" / (n + ".pulled")).exists()
+    assert main(["logs", "list", "--store", str(store), "--json"]) == 0
+    assert sorted(g["unit"] for g in json.loads(capsys.readouterr().out)) == ["u0", "u0", "u1", "u2", "u2", "u2"]

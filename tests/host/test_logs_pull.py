@@ -24,10 +24,10 @@ from mausbox import logpull
 from mausbox.logpull import DeviceError, FrameError, LinkLost, Puller
 
 
-def make_log(rng: random.Random, n_records: int, finished: bool = True) -> bytes:
+def make_log(rng: random.Random, n_records: int, finished: bool = True, unit: str = "abc") -> bytes:
     lines = [gamelog.encode(0, 0, "game_start", {"v": 1, "game": "mg", "variant": None,
                                                    "players": [{"id": 1, "colour": "red", "young": False}],
-                                                   "board": "sim", "unit": "abc", "fw": "0.1", "settings": {},
+                                                   "board": "sim", "unit": unit, "fw": "0.1", "settings": {},
                                                    "wall": None, "ticks": 0})]
     t = 0
     for seq in range(1, n_records):
