@@ -369,8 +369,15 @@ class Puller:
             oc.damage, oc.finished = self.verify(data)
         except Exception as err:  # a reader bug must not lose the copy: report it
             oc.damage, oc.finished = ["log reader failed: %r" % err], False
+        if final.exists():
+            old = final.read_bytes()
+            if old != data and not data.startswith(old):
+                # Another game under the same name (the unit's flash was wiped and numbering restarted):
+                # never overwrite it; the new one gets a host-made name.
+                final = self.dest / ("%s~%s.jsonl" % (e.name[:-6], e.sha256[:12]))
+                oc.detail = "another log already has this name here: kept as %s" % final.name
         if not final.exists() or final.read_bytes() != data:
-            tmp = self.dest / (".%s.tmp" % e.name)
+            tmp = self.dest / (".%s.tmp" % final.name)
             with open(tmp, "wb") as f:
                 f.write(data)
                 f.flush()

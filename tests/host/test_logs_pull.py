@@ -369,3 +369,35 @@ def test_thousand_pulls_over_a_faulty_link(tmp_path):
     assert all(v > 20 for v in faults.values())
     assert failed <= 30  # only pulls whose listing or retries ran out; each was reported, none hung
     assert elapsed < 120
+
+
+def test_a_wiped_unit_reusing_a_name_never_overwrites_a_pulled_game(tmp_path):
+    rng = random.Random(12)
+    first, second = make_log(rng, 30), make_log(rng, 40)
+    unit = tmp_path / "unit"
+    write_unit(unit, {"00001-mg.jsonl": first})
+    link = FakeLink(unit, random.Random(0))
+    assert Puller(link, tmp_path / "dest", tmp_path / "staging").pull_all()[0].status == "pulled"
+    for f in (unit / "logs").iterdir():
+        f.unlink()  # flash wiped: numbering starts again at 1
+    write_unit(unit, {"00001-mg.jsonl": second})
+    res = Puller(link, tmp_path / "dest", tmp_path / "staging").pull_all()
+    assert res[0].status == "pulled" and "kept as" in res[0].detail
+    assert (tmp_path / "dest/00001-mg.jsonl").read_bytes() == first
+    assert res[0].path is not None and res[0].path.read_bytes() == second
+    assert res[0].path.name.startswith("00001-mg~")
+
+
+def test_a_growing_unfinished_log_replaces_its_earlier_copy(tmp_path):
+    rng = random.Random(13)
+    full = make_log(rng, 60)
+    part = full[:full.index(b"\n", len(full) // 2) + 1]
+    unit = tmp_path / "unit"
+    write_unit(unit, {"00001-mg.jsonl": part})
+    link = FakeLink(unit, random.Random(0))
+    r1 = Puller(link, tmp_path / "dest", tmp_path / "staging").pull_all()[0]
+    assert not r1.finished and not (unit / "logs/00001-mg.jsonl.pulled").exists()
+    write_unit(unit, {"00001-mg.jsonl": full})
+    r2 = Puller(link, tmp_path / "dest", tmp_path / "staging").pull_all()[0]
+    assert r2.finished and r2.path == tmp_path / "dest/00001-mg.jsonl" and r2.path.read_bytes() == full
+    assert (unit / "logs/00001-mg.jsonl.pulled").exists()
