@@ -316,7 +316,8 @@ class Puller:
         self.listing: Listing | None = None
 
     def fetch_listing(self) -> Listing:
-        self.listing = parse_listing(self._retry(lambda: self.link.exec(LISTING_CODE)))
+        # sha256 of every log on the unit: seconds on a full flash, so a longer bound than other execs
+        self.listing = parse_listing(self._retry(lambda: self.link.exec(LISTING_CODE, timeout=60.0)))
         return self.listing
 
     def _retry(self, fn, tries: int = 3):
