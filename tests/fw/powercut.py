@@ -11,7 +11,7 @@ from maus import gamelog, logread
 from maus.logstore import LogStore
 from maus.sim.ramblock import RAMBlockDev
 
-BS = 512
+BS = 512  # block size; the ESP32's flash has 4096 (set with the script's last argument)
 MNT = "/pc"
 DEBUG = False
 PLAYERS = [(1, "red", False), (2, "blue", True), (3, "green", False), (4, "yellow", False)]
@@ -348,9 +348,13 @@ def random_cuts(blocks, n_events, count, seed=7, games=4):
 
 if __name__ == "__main__":
     mode = sys.argv[1]
+    if mode == "every" and len(sys.argv) > 4:
+        BS = int(sys.argv[4])
+    elif mode == "random" and len(sys.argv) > 5:
+        BS = int(sys.argv[5])
     if mode == "every":
         s, ops, recs = every_cut(int(sys.argv[2]), int(sys.argv[3]))
-        print("every: ops=%d records=%d %r" % (ops, recs, s))
+        print("every: block_size=%d ops=%d records=%d %r" % (BS, ops, recs, s))
     elif mode == "random":
         s = random_cuts(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
-        print("random: %r" % s)
+        print("random: block_size=%d %r" % (BS, s))

@@ -1,0 +1,130 @@
+"""Game logs on the MicroPython unix port: littlefs (vfs.VfsLfs2) on the RAM block device.
+
+Figures: records written per second (each one flushed = a littlefs commit) with ESP32-like 4 KB blocks
+and with 512-byte blocks, bytes per typical record, boot recovery time (a torn 250-record log; 20
+finished logs), and the power-cut campaign totals (every cut of a 252-record game on 512-byte blocks and
+of a 202-record game on 4 KB blocks, 1,000 random cuts).
+The RAM device is Python code, so the write rate is a floor for the sim, not the ESP32's flash speed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
+
+from mausbox.paths import micropython_binary  # noqa: E402
+
+SCRIPT = r"""
+import gc, sys, time, vfs
+from maus import gamelog
+from maus.logstore import LogStore
+from maus.sim.ramblock import RAMBlockDev
+import powercut
+
+def mount(blocks, bs):
+    dev = RAMBlockDev(blocks, bs)
+    vfs.VfsLfs2.mkfs(dev)
+    vfs.mount(vfs.VfsLfs2(dev), "/b")
+    return dev
+
+def game(st, n, close=True):
+    log = gamelog.start_game(st, powercut.Clock(), "mausgeflippt", "classic", powercut.PLAYERS, "devkitc",
+                             "a4cf12fe0b10", "0.1.0", powercut.SETTINGS, None, 1, reserve=4096)
+    for typ, f in powercut.events(n, 3):
+        log.record(typ, f)
+    if close:
+        log.end({1: 3, 2: 1}, [1], {1: {"mice": 3}, 2: {"mice": 1}}, "last mouse caught")
+    else:
+        log.close()
+    return log
+
+for blocks, bs in ((48, 4096), (384, 512)):
+    dev = mount(blocks, bs)
+    st = LogStore("/b")
+    t0 = time.ticks_us()
+    log = game(st, 1000)
+    dt = time.ticks_diff(time.ticks_us(), t0)
+    print("logs.write_rate_%db: %d records/s" % (bs, log.seq * 1000000 // dt))
+    print("logs.device_ops_per_record_%db: %.1f ops" % (bs, dev.ops / log.seq))
+    vfs.umount("/b")
+
+dev = mount(384, 512)
+st = LogStore("/b")
+log = game(st, 1000)
+size = st.size(log.name)
+print("logs.bytes_per_record: %d bytes" % (size // log.seq))
+n = 0
+for typ, f in powercut.events(200, 3):
+    n += len(gamelog.encode(100, 123456, typ, f))
+print("logs.bytes_per_event_record: %d bytes" % (n // 200))
+st.delete(log.name)
+
+log = game(st, 250, False)
+with open(st.path(log.name), "ab") as f:
+    f.write(b'{"seq":251,"t":99,"type":"press","pla')
+t0 = time.ticks_us()
+rep = gamelog.recover(st)
+dt = time.ticks_diff(time.ticks_us(), t0)
+assert rep[0]["cut_bytes"] == 37, rep
+print("logs.recovery_torn_250_records: %.1f ms" % (dt / 1000))
+for i in range(20):
+    game(st, 30)
+t0 = time.ticks_us()
+assert gamelog.recover(st) == []
+dt = time.ticks_diff(time.ticks_us(), t0)
+print("logs.recovery_check_21_finished_logs: %.1f ms" % (dt / 1000))
+t0 = time.ticks_us()
+ls = st.listing()
+dt = time.ticks_diff(time.ticks_us(), t0)
+print("logs.listing_%d_logs_sha256: %.1f ms" % (len(ls), dt / 1000))
+vfs.umount("/b")
+
+def every4k():
+    powercut.BS = 4096
+    try:
+        return powercut.every_cut(24, 200)[0]
+    finally:
+        powercut.BS = 512
+
+for name, run in (("every_cut_252_records", lambda: powercut.every_cut(128, 250)[0]),
+                  ("every_cut_202_records_4k_blocks", every4k),
+                  ("random_1000_cuts", lambda: powercut.random_cuts(256, 800, 1000))):
+    t0 = time.ticks_ms()
+    s = run()
+    print("logs.%s.seconds: %.1f s" % (name, time.ticks_diff(time.ticks_ms(), t0) / 1000))
+    print("logs.%s.cuts: %d cuts" % (name, s.cuts))
+    print("logs.%s.records_lost: %d records" % (name, s.lost))
+    print("logs.%s.mount_failures: %d mounts" % (name, s.mount_failures))
+    print("logs.%s.crashes: %d crashes" % (name, s.crashes))
+    print("logs.%s.other_failures: %d checks" % (name, s.bad))
+    print("logs.%s.record_being_written_dropped: %d cuts" % (name, s.dropped))
+"""
+
+
+def main() -> int:
+    mpy = micropython_binary()
+    if mpy is None:
+        print("bench_logs: MicroPython unix port not found", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "bench_logs_mpy.py"
+        script.write_text(SCRIPT)
+        env = dict(os.environ, MICROPYPATH=f"{ROOT / 'firmware'}:{ROOT / 'tests' / 'fw'}:.frozen")
+        proc = subprocess.run([mpy, "-X", "heapsize=32m", str(script)], capture_output=True, text=True, env=env,
+                              timeout=600)
+    sys.stdout.write(proc.stdout)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
