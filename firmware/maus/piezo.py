@@ -2,7 +2,8 @@
 #
 # Analog: a piezo disc on the castle, bled and biased, into an ADC1 pin read with read_u16().
 # Per sample: a high-pass (baseline EMA, ~3 ms) removes the bias and slow rumble; |deviation| is
-# compared with a threshold = adaptive noise floor x calibrated ratio x sensitivity factor. Two
+# compared with a threshold = sensitivity factor x the larger of the calibrated base threshold and
+# NOISE_K x the adaptive noise floor (mean |deviation|), so a noisy room raises it. Two
 # over-threshold samples close together (a leaky count) raise the alarm; it re-arms only after the
 # signal calmed below half the threshold (hysteresis) and the refractory period passed. A button
 # press blanks detection for blank_ms, and retroactively cancels an alarm that began just before it.
@@ -21,12 +22,13 @@ TIMEOUT = const(3)
 
 RATE_HZ = const(10000)  # armed-loop sample rate the constants are tuned for (ESP32 estimate, docs/piezo.md)
 
-# Threshold factor by sensitivity 1..9 in 1/16 of the calibrated ratio: 5 = as calibrated, each step x1.41.
+# Threshold factor by sensitivity 1..9 in 1/16: 5 = as calibrated, each step x1.41.
 SENS16 = (64, 45, 32, 23, 16, 11, 8, 6, 4)
-RATIO16_DEFAULT = const(256)  # threshold = 16 x mean |deviation| when not calibrated
-RATIO16_MIN = const(48)  # 3x
-RATIO16_MAX = const(1024)  # 64x
 FLOOR_DEFAULT = const(48)  # counts: the ESP32 ADC's own noise, mean |deviation| (sigma ~60 of 65535)
+BASE_DEFAULT = const(768)  # counts: base threshold when not calibrated (16 x the ADC's noise floor)
+BASE_MIN = const(200)
+BASE_MAX = const(16000)
+NOISE_K = const(8)  # threshold >= 8 x floor: Gaussian noise then needs two 6.4-sigma samples in 0.4 ms
 _FLOOR_MIN = const(8)
 _FLOOR_MAX = const(4095)
 _THR_MIN = const(96)  # never below ADC quantisation noise
@@ -83,9 +85,10 @@ class _Gate:
         raise NotImplementedError
 
     def arm(self, t_us):
-        """Start watching (the attempt begins with a press, so the press is blanked too)."""
+        """Start watching a new attempt (it begins with a press, so the press is blanked too)."""
         self._state = _IDLE
         self._n = 0
+        self._refr = False
         self.pending = False
         self.blank(t_us)
 
@@ -156,33 +159,38 @@ class Detector(_Gate):
     baseline_us = 3200  # high-pass time constant (cut-off ~50 Hz)
     floor_us = 400000  # noise-floor time constant
 
-    def __init__(self, sensitivity=5, rate_hz=RATE_HZ, ratio16=RATIO16_DEFAULT, floor=FLOOR_DEFAULT):
+    def __init__(self, sensitivity=5, rate_hz=RATE_HZ, base=BASE_DEFAULT, floor=FLOOR_DEFAULT):
         self.rate_hz = rate_hz
         self._bs = _shift_for(self.baseline_us, rate_hz)
         self._fs = _shift_for(self.floor_us, rate_hz)
-        self.ratio16 = RATIO16_DEFAULT
-        self._k = 0
+        self.base = BASE_DEFAULT
+        self._tb = 0  # base threshold at this sensitivity
+        self._k = 0  # noise-floor multiplier at this sensitivity, in 1/16
         self._floor0 = floor
+        self._f = self._clamp_floor(floor) << self._fs
         self._sens = 5
-        self.set_ratio(ratio16)
+        self.set_base(base)
         self.set_sensitivity(sensitivity)
         self.reset()
 
     # --- settings ----------------------------------------------------------------------------
     def set_sensitivity(self, s):
+        """1 (least sensitive) .. 9 (most); 5 = the calibrated threshold."""
         s = 1 if s < 1 else 9 if s > 9 else s
         self._sens = s
-        self._k = self.ratio16 * SENS16[s - 1] >> 4  # threshold / floor in 1/16
+        self._tb = self.base * SENS16[s - 1] >> 4
+        self._k = NOISE_K * (SENS16[s - 1] if s < 5 else 16)  # never below NOISE_K x floor
+        self.thr = self.threshold()
 
-    def set_ratio(self, ratio16):
-        self.ratio16 = RATIO16_MIN if ratio16 < RATIO16_MIN else RATIO16_MAX if ratio16 > RATIO16_MAX else ratio16
+    def set_base(self, base):
+        self.base = BASE_MIN if base < BASE_MIN else BASE_MAX if base > BASE_MAX else base
         self.set_sensitivity(self._sens)
 
-    def calibrated(self, ratio16, floor):
-        """Apply a Calibration's result."""
+    def calibrated(self, base, floor):
+        """Apply a Calibration's result()."""
         self._floor0 = floor
-        self.set_ratio(ratio16)
         self._f = self._clamp_floor(floor) << self._fs
+        self.set_base(base)
 
     @staticmethod
     def _clamp_floor(f):
@@ -199,8 +207,9 @@ class Detector(_Gate):
         self.thr = self.threshold()
 
     def threshold(self):
-        f = self._f >> self._fs
-        t = f * self._k >> 4
+        t = (self._f >> self._fs) * self._k >> 4
+        if t < self._tb:
+            t = self._tb
         return _THR_MIN if t < _THR_MIN else _THR_MAX if t > _THR_MAX else t
 
     def floor(self):
@@ -256,6 +265,8 @@ class Detector(_Gate):
             f = _FLOOR_MAX << fs
         self._f = f
         f = (f >> fs) * self._k >> 4
+        if f < self._tb:
+            f = self._tb
         self.thr = _THR_MIN if f < _THR_MIN else _THR_MAX if f > _THR_MAX else f
         n = self._n
         if d > thr:
@@ -323,7 +334,7 @@ class DigitalDetector(_Gate):
 class Calibration:
     """Guided calibration, fed like a Detector: quiet_ms of silence (noise floor and its peak), then
     "tap the castle gently" until `taps` taps (or tap_ms). The threshold goes between the quiet peak
-    and the weakest gentle tap (their geometric mean); result() gives (ratio16, floor) for
+    and the weakest gentle tap (their geometric mean); result() gives (base, floor) for
     Detector.calibrated()."""
 
     quiet_ms = 3000
@@ -422,6 +433,6 @@ class Calibration:
         return self.phase
 
     def result(self):
-        """(ratio16, floor) for Detector.calibrated(); the ratio is clamped to what the detector allows."""
-        r = self.threshold * 16 // self.floor
-        return (RATIO16_MIN if r < RATIO16_MIN else RATIO16_MAX if r > RATIO16_MAX else r), self.floor
+        """(base, floor) for Detector.calibrated(); base is clamped to what the detector allows."""
+        b = self.threshold
+        return (BASE_MIN if b < BASE_MIN else BASE_MAX if b > BASE_MAX else b), self.floor
