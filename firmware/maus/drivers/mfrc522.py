@@ -40,10 +40,8 @@ _TRANSCEIVE = const(0x0C)
 _SOFT_RESET = const(0x0F)
 
 # Bits.
-_TX_IRQ = const(0x40)
 _RX_IRQ = const(0x20)
 _IDLE_IRQ = const(0x10)
-_ERR_IRQ = const(0x02)
 _TIMER_IRQ = const(0x01)
 _CRC_IRQ = const(0x04)
 _HARD_ERR = const(0x13)  # ErrorReg: BufferOvfl, ParityErr, ProtocolErr

@@ -9,6 +9,7 @@
 # Not deployed to real units: the virtual unit and the tests import it.
 from micropython import const
 
+from maus.sim.mfrc522_rf import RFUnit
 from maus.sim.nfc_tags import HALT, IDLE, NTAG, MifareClassic1K, Tag, crc_a  # noqa: F401 - re-exported
 from maus.sim.rf_field import (  # noqa: F401 - re-exported
     FAULT_COLLISION,
@@ -67,36 +68,19 @@ CMD_SOFT_RESET = const(0x0F)
 
 # ComIrqReg / DivIrqReg / ErrorReg / CollReg / Status bits.
 _SET1 = const(0x80)
-_TX_IRQ = const(0x40)
-_RX_IRQ = const(0x20)
 _IDLE_IRQ = const(0x10)
-_HI_ALERT_IRQ = const(0x08)
-_LO_ALERT_IRQ = const(0x04)
 _ERR_IRQ = const(0x02)
-_TIMER_IRQ = const(0x01)
 _CRC_IRQ = const(0x04)
-_WR_ERR = const(0x80)
 _BUFFER_OVFL = const(0x10)
-_COLL_ERR = const(0x08)
-_CRC_ERR = const(0x04)
 _PROTOCOL_ERR = const(0x01)
-_VALUES_AFTER_COLL = const(0x80)
-_COLL_POS_NOT_VALID = const(0x20)
 _START_SEND = const(0x80)
 _FLUSH_BUFFER = const(0x80)
 _T_AUTO = const(0x80)
 
 VERSION = const(0x92)  # MFRC522 version 2.0
 _FIFO_SIZE = const(64)
-_FC_KHZ = const(13560)  # carrier frequency
-_ETU_FC = const(128)  # one bit at 106 kbit/s = 128/fc = 9.44 us
 
-def _frame_fc(bits):
-    # Air time of a standard frame of `bits` data bits: SOF, a parity bit per byte, EOF.
-    return (1 + bits + bits // 8 + 1) * _ETU_FC
-
-
-class MFRC522Emu:
+class MFRC522Emu(RFUnit):
     """The chip: 64 registers, the 64-byte FIFO, the CRC coprocessor, the timer and the RF front end."""
 
     ns_per_byte = 800  # SPI at 10 MHz
@@ -326,9 +310,6 @@ class MFRC522Emu:
             return
         r[reg] = v
 
-    def _busy(self):
-        return self._tx_end >= 0 or self._rx_end >= 0 or self._timer_at >= 0
-
     # --- commands ---------------------------------------------------------------------------------
     def _command(self, cmd):
         r = self.regs
@@ -395,105 +376,6 @@ class MFRC522Emu:
         s ^= (s << 5) & 0xFFFFFFFF
         self._seed = s
         return s
-
-    # --- timer ------------------------------------------------------------------------------------
-    def _timer_period_ns(self):
-        r = self.regs
-        pre = (r[TModeReg] & 0x0F) << 8 | r[TPrescalerReg]
-        reload = r[TReloadRegH] << 8 | r[TReloadRegL]
-        return (2 * pre + 1) * (reload + 1) * 1000000 // _FC_KHZ
-
-    def _start_timer(self, t):
-        self._timer_start = t
-        self._timer_at = t + self._timer_period_ns()
-
-    def _timer_count(self):
-        if self._timer_at < 0:
-            return 0
-        r = self.regs
-        pre = (r[TModeReg] & 0x0F) << 8 | r[TPrescalerReg]
-        left = self._timer_at - self.now
-        return max(0, left * _FC_KHZ // ((2 * pre + 1) * 1000000))
-
-    # --- RF ---------------------------------------------------------------------------------------
-    def _transmit(self):
-        # Send the FIFO contents; every tag in the field hears the frame and may answer.
-        r = self.regs
-        bf = r[BitFramingReg]
-        last = bf & 0x07
-        align = bf >> 4 & 0x07
-        n = self.fifo_n - self.fifo_r
-        tx = self.tx
-        for i in range(n):
-            tx[i] = self.fifo[self.fifo_r + i]
-        self.fifo_n = self.fifo_r = 0
-        r[BitFramingReg] = bf & 0x7F
-        bits = n * 8 if last == 0 else (n - 1) * 8 + last
-        if n == 0:
-            bits = 0
-        t_end = self.now + _frame_fc(bits) * 1000000 // _FC_KHZ
-        self.rf_fc += _frame_fc(bits)
-        self.frames += 1
-        self._tx_end = t_end
-        cmd = r[CommandReg] & 0x0F
-        if cmd == CMD_TRANSMIT:
-            self._rx_end = -1
-            if self._field_on():
-                self.field.exchange(tx, bits, 0, 0)  # HLTA and the like: nobody answers
-            return
-        if r[TModeReg] & _T_AUTO:
-            self._start_timer(t_end)
-        if not self._field_on():
-            return
-        nrx = self.field.exchange(tx, bits, align, r[CollReg] & _VALUES_AFTER_COLL)
-        if nrx == 0:
-            return
-        coll = self.field.coll
-        delay = self.field.delay_fc
-        total = align + nrx
-        self._rx_n = (total + 7) // 8
-        self._rx_last = total & 7
-        self._rx_err = _COLL_ERR if coll >= 0 else 0
-        pos = align + coll + 1
-        if coll < 0 or pos > 32:
-            self._rx_coll = _COLL_POS_NOT_VALID | (r[CollReg] & _VALUES_AFTER_COLL)
-        else:
-            self._rx_coll = (pos & 0x1F) | (r[CollReg] & _VALUES_AFTER_COLL)
-        self._rx_at = t_end + delay * 1000000 // _FC_KHZ
-        self._rx_end = self._rx_at + _frame_fc(nrx) * 1000000 // _FC_KHZ
-        self.rf_fc += delay + _frame_fc(nrx)
-
-    def _update(self):
-        # Apply what has happened on the air by now.
-        now = self.now
-        r = self.regs
-        if self._tx_end >= 0 and now >= self._tx_end:
-            self._tx_end = -1
-            r[ComIrqReg] |= _TX_IRQ
-            if r[CommandReg] & 0x0F == CMD_TRANSMIT:
-                self._idle()
-        if self._rx_at >= 0 and self._timer_at >= 0 and self._rx_at < self._timer_at:
-            self._timer_at = -1  # TAuto: the timer stops when an answer starts
-        if self._timer_at >= 0 and now >= self._timer_at:
-            self._timer_at = -1
-            r[ComIrqReg] |= _TIMER_IRQ
-        if self._rx_end >= 0 and now >= self._rx_end:
-            self._rx_end = self._rx_at = -1
-            n = self._rx_n
-            room = _FIFO_SIZE - self.fifo_n
-            if n > room:
-                n = room
-                r[ErrorReg] |= _BUFFER_OVFL
-            for i in range(n):
-                self.fifo[self.fifo_n + i] = self.field.rx[i]
-            self.fifo_n += n
-            r[ControlReg] = (r[ControlReg] & 0xF8) | self._rx_last
-            r[ErrorReg] = (r[ErrorReg] & _BUFFER_OVFL) | self._rx_err
-            r[CollReg] = self._rx_coll
-            r[ComIrqReg] |= _RX_IRQ
-            if self._rx_err:
-                r[ComIrqReg] |= _ERR_IRQ
-
 
 class Pin:
     """An output pin for CS/RST; the RST pin can drive the emulator's NRSTPD input."""

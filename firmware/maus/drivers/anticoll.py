@@ -1,0 +1,155 @@
+# Finding every tag on the pad (ISO 14443-3 anticollision loop), a mixin of iso14443a.PCD.
+#
+# A binary tree walk of ANTICOLLISION frames at each cascade level finds every UID CLn (the tags
+# stay READY), then SELECT, the caller's callback, HLTA; tags left behind are woken again with WUPA
+# and selected by their known UID. Nothing here allocates.
+from micropython import const
+
+# iso14443a status codes
+_OK = const(0)
+_ERROR = const(2)
+_COLLISION = const(3)
+
+_WUPA = const(0x52)
+_CT = const(0x88)  # cascade tag
+_MAX_CARDS = const(4)
+
+
+class Scanner:
+    def _walk(self, level):
+        # Find every UID CLn answering at this level by a binary tree walk with ANTICOLLISION
+        # frames only (tags stay READY). Fills self._vals; returns how many were found.
+        cl = self._cl
+        ws = self._wstack
+        depth = 0
+        found = 0
+        known = 0
+        for i in range(5):
+            cl[i] = 0
+        steps = 0
+        while found < _MAX_CARDS and steps < 40 * _MAX_CARDS:
+            steps += 1
+            st = self._anticoll(level, known)
+            if st == _COLLISION:
+                bit = self.coll_bit
+                if depth < _MAX_CARDS:  # remember the 0 branch for later
+                    o = depth * 6
+                    for i in range(5):
+                        ws[o + i] = cl[i]
+                    ws[o + (bit >> 3)] &= ~(1 << (bit & 7)) & 0xFF
+                    ws[o + 5] = bit + 1
+                    depth += 1
+                cl[bit >> 3] |= 1 << (bit & 7)  # follow the 1 branch now
+                known = bit + 1
+                continue
+            if st == _OK:
+                o = found * 5
+                for i in range(5):
+                    self._vals[o + i] = cl[i]
+                found += 1
+            elif st == _ERROR:
+                self.errors += 1
+            if depth == 0:
+                break
+            depth -= 1
+            o = depth * 6
+            for i in range(5):
+                cl[i] = ws[o + i]
+            known = ws[o + 5]
+        return found
+
+    def scan(self, on_card):
+        """Find every tag on the pad (up to 4), selecting each in turn.
+
+        on_card(uid, uid_len, sak) is called while the tag is selected (it may READ/WRITE), then the
+        tag is halted. Halted tags answer the next scan's WUPA. Returns the number of tags found.
+        """
+        try:
+            return self._scan(on_card)
+        except Exception:  # noqa: BLE001 - a bus fault ends the scan
+            self.errors += 1
+            return 0
+
+    def _scan(self, on_card):
+        if self._request(_WUPA) != _OK:
+            return 0
+        q = self._queue
+        qn = 1
+        q[0] = 0  # the empty path: start at cascade level 1
+        fresh = True
+        found = 0
+        path = self._path
+        cl = self._cl
+        while qn > 0 and found < _MAX_CARDS:
+            qn -= 1
+            o = qn * 16
+            levels = q[o]  # CLn values on the path; all but the last are cascade levels
+            for i in range(15):
+                path[i] = q[o + 1 + i]
+            if not fresh:
+                # Tags left behind went back to HALT or IDLE: wake them and select the path again.
+                if self._request(_WUPA) != _OK or not self._replay(levels - 1):
+                    continue
+            fresh = False
+            sel = levels - 1  # the level whose CLn is on the path but not yet selected
+            while True:
+                if sel < 0:
+                    if levels >= 3:
+                        break
+                    nv = self._walk(levels)
+                    if nv == 0:
+                        break
+                    for k in range(1, nv):  # other branches: revisit later from a fresh WUPA
+                        if qn < _MAX_CARDS:
+                            o = qn * 16
+                            q[o] = levels + 1
+                            for i in range(levels * 5):
+                                q[o + 1 + i] = path[i]
+                            for i in range(5):
+                                q[o + 1 + levels * 5 + i] = self._vals[k * 5 + i]
+                            qn += 1
+                    for i in range(5):
+                        path[levels * 5 + i] = self._vals[i]
+                    sel = levels
+                    levels += 1
+                for i in range(5):
+                    cl[i] = path[sel * 5 + i]
+                sak = self._select(sel)
+                if sak < 0:
+                    self.errors += 1
+                    break
+                if sak & 0x04:  # cascade bit: the UID goes on at the next level
+                    if cl[0] != _CT:
+                        self.errors += 1
+                        break
+                    sel = -1
+                    continue
+                # Complete: the UID is the CLn bytes without the cascade tags.
+                u = self.uid
+                n = 0
+                for lv in range(levels):
+                    s = lv * 5 + (1 if lv < levels - 1 else 0)
+                    for i in range(s, lv * 5 + 4):
+                        u[n] = path[i]
+                        n += 1
+                self.uid_len = n
+                self.sak = sak
+                found += 1
+                try:
+                    on_card(u, n, sak)
+                except Exception:  # noqa: BLE001 - the caller's fault must not stop the scan
+                    self.errors += 1
+                self._halt()
+                break
+        return found
+
+    def _replay(self, levels):
+        # SELECT the first `levels` cascade levels of self._path again.
+        cl = self._cl
+        for lv in range(levels):
+            for i in range(5):
+                cl[i] = self._path[lv * 5 + i]
+            sak = self._select(lv)
+            if sak < 0 or not sak & 0x04:
+                return False
+        return True

@@ -1,0 +1,323 @@
+# MFRC522 driver against the register-level emulator (and against random and broken buses).
+from rfidkit import (  # first: the emulator is the biggest compile (96 KB heap)
+    BrokenSPI,
+    FuzzSPI,
+    Recorder,
+    reader,
+    uid,
+)
+
+# isort: split
+import sys
+
+from fwtest import Rand
+from maus.drivers import mfrc522
+from maus.drivers.mfrc522 import ERROR, MFRC522, NAK, NO_TAG, OK
+from maus.sim import mfrc522_emu as emu_mod
+from maus.sim.mfrc522_emu import NTAG, MifareClassic1K, Pin, Tag
+
+MPY = sys.implementation.name == "micropython"
+U7 = uid(0x04, 0xA1, 0xB2, 0xC3, 0xD4, 0xE5, 0xF6)
+U7B = uid(0x04, 0xA1, 0xB3, 0xC3, 0xD4, 0xE5, 0xF7)
+U4 = uid(0xDE, 0xAD, 0xBE, 0xEF)
+
+
+def test_version_and_init():
+    emu, r = reader()
+    assert r.version() == 0x92
+    assert r.self_test()
+    assert emu.regs[emu_mod.TModeReg] & 0x80  # TAuto
+    assert emu.regs[emu_mod.TxControlReg] & 0x03 == 0x03  # antenna on
+
+
+def test_gain_setting():
+    emu, r = reader()
+    r.set_gain(7)
+    assert emu.regs[emu_mod.RFCfgReg] == 0x70
+    r.set_gain(99)
+    assert r.gain == 7
+    r.set_gain(-3)
+    assert emu.regs[emu_mod.RFCfgReg] == 0x00
+
+
+def test_empty_poll_ends_on_chip_timer():
+    emu, r = reader()
+    t0 = emu.now
+    b0 = emu.spi_bytes
+    assert r.request(wake=True) == NO_TAG
+    waited_us = (emu.now - t0) // 1000
+    assert 1000 <= waited_us < 1400, waited_us  # the 1 ms TReload window plus bus traffic
+    assert emu.spi_bytes - b0 < 1800
+    assert r.errors == 0
+
+
+def test_four_byte_uid_classic():
+    emu, r = reader()
+    emu.add_tag(MifareClassic1K(U4))
+    rec = Recorder()
+    assert r.scan(rec.cb) == 1
+    assert rec.cards == [("deadbeef", 0x08)]
+    assert r.atqa == 0x0004
+
+
+def test_seven_byte_uid_ntag():
+    emu, r = reader()
+    emu.add_tag(NTAG(U7))
+    rec = Recorder()
+    assert r.scan(rec.cb) == 1
+    assert rec.cards == [("04a1b2c3d4e5f6", 0x00)]
+    assert r.atqa == 0x0044
+    # Halted after the scan; WUPA wakes it for the next one.
+    assert emu.tags[0].state == emu_mod.HALT
+    assert r.request() == NO_TAG  # REQA: halted tags stay silent
+    assert r.scan(rec.cb) == 1
+
+
+def test_ten_byte_uid():
+    emu, r = reader()
+    u10 = uid(0x04, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+    t = Tag(u10)
+    t.ATQA = 0x0084  # UID size: triple
+    emu.add_tag(t)
+    rec = Recorder()
+    assert r.scan(rec.cb) == 1
+    assert rec.cards == [("04010203040506070809", 0x00)]
+
+
+def test_two_ntags_both_found():
+    emu, r = reader()
+    emu.add_tag(NTAG(U7))
+    emu.add_tag(NTAG(U7B))
+    rec = Recorder()
+    assert r.scan(rec.cb) == 2
+    assert sorted(rec.cards) == [("04a1b2c3d4e5f6", 0), ("04a1b3c3d4e5f7", 0)]
+    rec.cards = []
+    assert r.scan(rec.cb) == 2  # and again from HALT
+    assert r.errors == 0
+
+
+def test_mixed_tags_and_shared_first_level():
+    emu, r = reader()
+    emu.add_tag(NTAG(U7))
+    emu.add_tag(NTAG(uid(0x04, 0xA1, 0xB2, 0x10, 0x20, 0x30, 0x40)))  # same CL1 as U7: collides at CL2
+    emu.add_tag(MifareClassic1K(U4))
+    rec = Recorder()
+    assert r.scan(rec.cb) == 3
+    assert sorted(rec.cards) == [("04a1b210203040", 0), ("04a1b2c3d4e5f6", 0), ("deadbeef", 8)]
+
+
+def test_more_tags_than_slots():
+    emu, r = reader()
+    for k in range(6):
+        emu.add_tag(NTAG(uid(0x04, k, 0x11, 0x22, 0x33, 0x44, k)))
+    rec = Recorder()
+    assert r.scan(rec.cb) == 4
+    assert len(rec.cards) == 4
+
+
+def test_ntag_read_write_verify():
+    emu, r = reader()
+    tag = NTAG(U7, 215)
+    emu.add_tag(tag)
+    done = []
+
+    def use(u, n, sak):
+        assert r.read(3) == OK
+        assert bytes(r.page[0:4]) == bytes((0xE1, 0x10, 0x3E, 0x00))  # CC of an NTAG215
+        assert r.write(4, b"\x03\x02\xd1\x01") == OK
+        assert r.write(5, b"abcdXXXX", 0) == OK
+        assert r.read(4) == OK
+        done.append(bytes(r.page[0:8]))
+        assert r.write(0, b"\x00\x00\x00\x00") == NAK  # UID pages are read-only
+        assert r.read(200) == NAK  # beyond the memory
+
+    assert r.scan(use) == 1
+    assert done == [b"\x03\x02\xd1\x01abcd"]
+    assert tag.mem[16:24] == b"\x03\x02\xd1\x01abcd"
+
+
+def test_read_rolls_over_at_end():
+    emu, r = reader()
+    tag = NTAG(U7)  # 45 pages
+    emu.add_tag(tag)
+    got = []
+
+    def use(u, n, sak):
+        assert r.read(44) == OK
+        got.append(bytes(r.page))
+
+    r.scan(use)
+    assert got == [bytes(tag.mem[176:180]) + bytes(tag.mem[0:12])]
+
+
+def test_classic_read_is_refused_cleanly():
+    emu, r = reader()
+    emu.add_tag(MifareClassic1K(U4))
+    st = []
+    r.scan(lambda u, n, sak: st.append(r.read(4)))
+    assert st == [NAK]
+
+
+def _faulted_scan(kind, n=1):
+    emu, r = reader()
+    emu.add_tag(NTAG(U7))
+    emu.inject(kind, n)
+    rec = Recorder()
+    found = r.scan(rec.cb)
+    return emu, r, found, rec
+
+
+def test_fault_collision_is_no_card_this_time():
+    emu, r, found, rec = _faulted_scan(emu_mod.FAULT_COLLISION)
+    assert found == 1  # a collision in the ATQA only says "several tags": harmless
+    emu, r, found, rec = _faulted_scan(emu_mod.FAULT_COLLISION, 2)
+    assert found == 0 and rec.cards == []  # anticollision with no valid position: no card now
+    assert r.scan(Recorder().cb) == 1  # next poll is fine
+
+
+def test_fault_crc_error_is_rejected():
+    emu, r = reader()
+    emu.add_tag(NTAG(U7))
+    res = []
+
+    def use(u, n, sak):
+        emu.inject(emu_mod.FAULT_CRC)
+        res.append(r.read(4))
+        res.append(r.read(4))
+
+    assert r.scan(use) == 1
+    assert res == [ERROR, OK]  # the corrupted answer is rejected; the tag is still selected
+
+
+def _fault_during_read(kind):
+    emu, r = reader()
+    emu.add_tag(NTAG(U7))
+    res = []
+
+    def use(u, n, sak):
+        emu.inject(kind)
+        res.append(r.read(4))
+
+    assert r.scan(use) == 1
+    assert res[0] in (ERROR, NO_TAG), (kind, res)
+    # Faults during the anticollision itself: no card this time, never an exception.
+    for n in range(1, 8):
+        emu.inject(kind, n)
+        assert r.scan(Recorder().cb) in (0, 1)
+        emu.inject(0, 0)
+
+
+def test_fault_timeout_and_truncation():
+    _fault_during_read(emu_mod.FAULT_TIMEOUT)
+    _fault_during_read(emu_mod.FAULT_TRUNCATE)
+
+
+def test_fault_tag_removed_mid_read():
+    emu, r = reader()
+    tag = NTAG(U7)
+    emu.add_tag(tag)
+    res = []
+
+    def use(u, n, sak):
+        emu.inject(emu_mod.FAULT_REMOVE)
+        res.append(r.read(4))
+
+    assert r.scan(use) == 1
+    assert res == [NO_TAG]
+    assert r.scan(Recorder().cb) == 0
+    emu.add_tag(tag)  # back on the pad
+    assert r.scan(Recorder().cb) == 1
+
+
+def test_fault_write_nak_and_lost():
+    emu, r = reader()
+    tag = NTAG(U7)
+    emu.add_tag(tag)
+    res = []
+
+    def use(u, n, sak):
+        emu.inject(emu_mod.FAULT_WRITE_NAK)
+        res.append(r.write(6, b"wxyz"))
+        emu.inject(emu_mod.FAULT_WRITE_LOST)
+        res.append(r.write(6, b"wxyz"))
+        r.read(6)
+        res.append(bytes(r.page[0:4]))
+
+    r.scan(use)
+    assert res == [NAK, OK, b"\x00\x00\x00\x00"]
+
+
+def _fault_at(kind, skip):
+    emu, r = reader()
+    emu.add_tag(NTAG(U7))
+    emu.add_tag(MifareClassic1K(U4))
+    for _ in range(skip):
+        r.request(True)
+    emu.inject(kind, 1 + skip % 3)
+
+    def use(u, n, sak):
+        r.read(4)
+        r.write(8, b"abcd")
+
+    assert 0 <= r.scan(use) <= 2
+
+
+def test_every_fault_at_every_frame_is_clean():
+    # Each fault kind spoiling answers at several points of a scan that also reads and writes.
+    for kind in range(1, 8):
+        for skip in range(12):
+            _fault_at(kind, skip)
+
+
+def test_broken_bus_never_raises():
+    r = MFRC522(BrokenSPI(), Pin(), Pin())
+    assert not r.ok
+    assert r.version() == 0
+    assert r.scan(Recorder().cb) == 0
+    assert r.read(4) == ERROR
+    assert r.write(4, b"abcd") == ERROR
+    assert r.request() == ERROR
+    r.halt()
+    r.antenna(False)
+    r.set_gain(3)
+
+
+def test_no_chip_on_the_bus():
+    class Silent:
+        def write(self, buf):
+            pass
+
+        def write_readinto(self, out, into):
+            for i in range(len(into)):
+                into[i] = 0
+
+    r = MFRC522(Silent(), Pin(), Pin())
+    assert not r.ok
+    assert r.scan(Recorder().cb) == 0
+
+
+def test_fuzz_random_register_answers():
+    # 10,000 operations against a chip answering every register read with a random byte (random
+    # IRQ flags, error bits, FIFO levels and contents, collision positions, CRC results).
+    # Under MicroPython the same 10,000 run; they are cheap because the random bus answers fast.
+    rand = Rand(2026)
+    bus = FuzzSPI(rand)
+    r = MFRC522(bus, Pin(), Pin())
+    rec = Recorder()
+    statuses = (OK, NO_TAG, ERROR, mfrc522.COLLISION, NAK)
+    for i in range(10000):
+        op = i % 5
+        if op == 0:
+            n = r.scan(rec.cb)
+            assert 0 <= n <= 4
+        elif op == 1:
+            assert r.read(rand.next() & 0xFF) in statuses
+        elif op == 2:
+            assert r.write(rand.next() & 0xFF, b"\x01\x02\x03\x04") in statuses
+        elif op == 3:
+            assert r.request(i & 8 != 0) in statuses
+        else:
+            r.halt()
+    assert bus.transfers > 100000
+    for u, _ in rec.cards:
+        assert len(u) in (8, 14, 20)
