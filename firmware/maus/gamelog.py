@@ -39,6 +39,7 @@ class GameLog:
         self.error = None  # the OSError that degraded the log
         self.lost = 0  # records not written since then
         self.closed = False
+        self.dropped = []  # type: list[str]  # unpulled logs deleted to make room: show them
         self.listener = listener  # called with every line (monitor), may be None
         self._clock = clock
         self._last = clock()
@@ -129,7 +130,7 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     except OSError as e:
         err = e
     log = GameLog(store, name, clock, f, listener)
-    log.dropped = dropped  # unpulled logs deleted to make room: show them
+    log.dropped = dropped
     pl = []
     for p in players:
         if isinstance(p, dict):

@@ -198,7 +198,7 @@ class LogStore:
     def make_room(self, need, keep=()):
         # Free `need` bytes: oldest pulled logs first, then oldest unpulled ones.
         # Returns the names of unpulled logs deleted (the caller logs and shows them).
-        lost = []
+        lost = []  # type: list[str]
         if self.free() >= need:
             return lost
         names = [n for n in self.names() if n not in keep]

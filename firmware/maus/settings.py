@@ -26,7 +26,7 @@ SCHEMA = {
     "hints": (False,),
     "hint_after_s": (20, 5, 600),
     "dice": ("electronic", ("electronic", "real")),
-}
+}  # type: dict[str, tuple]
 
 FILE = "settings.json"
 BAK = "settings.bak"

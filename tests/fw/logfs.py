@@ -10,7 +10,6 @@ class Fs:
     def __init__(self, blocks=32, block_size=512):
         if MPY:
             import vfs
-
             from maus.sim.ramblock import RAMBlockDev
 
             _n[0] += 1

@@ -5,7 +5,6 @@
 import sys
 
 import vfs
-
 from fwtest import Rand
 from maus import gamelog, logread
 from maus.logstore import LogStore
@@ -338,7 +337,7 @@ def random_cuts(blocks, n_events, count, seed=7, games=4):
     total = Stats()
     for g in range(games):
         k = count // games + (1 if g < count % games else 0)
-        s, _, _ = every_cut(blocks, n_events, seed + g, lambda ops: sorted(r.randint(0, ops) for _ in range(k)), 2)
+        s, _, _ = every_cut(blocks, n_events, seed + g, lambda ops, k=k: sorted(r.randint(0, ops) for _ in range(k)), 2)
         for a in ("cuts", "lost", "mount_failures", "crashes", "bad", "dropped", "recovered"):
             setattr(total, a, getattr(total, a) + getattr(s, a))
         if total.first is None:

@@ -28,7 +28,7 @@ def start(store, clock=None, game="mausgeflippt", **kw):
 
 def play(log, n, seed=1):
     r = Rand(seed)
-    for i in range(n):
+    for _ in range(n):
         log.record("press", {"player": r.randint(1, 2), "offset_us": r.randint(-9000, 900000),
                              "false_start": r.randint(0, 9) == 0})
 
@@ -295,7 +295,7 @@ def test_make_room_takes_pulled_first():
     with logfs.Fs() as fs:
         st = QuotaStore(fs.root, 100000)
         logs = []
-        for i in range(5):
+        for _ in range(5):
             log = start(st)
             play(log, 10)
             finish(log)

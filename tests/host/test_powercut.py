@@ -3,9 +3,9 @@
 littlefs (vfs.VfsLfs2) on a RAM block device loses power after its Nth block write or erase, for every N
 during a game of 202 records on the ESP32's 4 KB blocks, and at 1,000 random points in four games of 802
 records on 512-byte blocks; every third (resp. second) cut tears the write it hits half-way.
-(`make bench` also runs every cut of a 252-record game on 512-byte blocks.) The surviving image is remounted and recovered. The driver is
-tests/fw/powercut.py, run once per campaign: a generous heap holds the write journal (test scaffolding;
-the firmware itself runs in the 96 KB dual-run tests).
+`make bench` also runs every cut of a 252-record game on 512-byte blocks. The surviving image is remounted
+and recovered. The driver is tests/fw/powercut.py, run once per campaign: a generous heap holds the write
+journal (test scaffolding; the firmware itself runs in the 96 KB dual-run tests).
 """
 
 from __future__ import annotations
@@ -13,8 +13,6 @@ from __future__ import annotations
 import re
 
 from conftest import FWTESTS, run_micropython
-
-FIELDS = ("cuts", "lost", "mount_failures", "crashes", "bad", "dropped", "recovered")
 
 
 def campaign(*args: str) -> dict[str, int]:
