@@ -19,6 +19,8 @@ POWER_LOSS = "power loss"
 
 def encode(seq, t, typ, fields):
     # -> the full line (bytes, newline included). Keys sorted: same bytes on every port.
+    if not isinstance(typ, str) or not typ:
+        raise ValueError("bad record type")
     parts = ['{"seq":%d,"t":%d,"type":%s' % (seq, t, json.dumps(typ))]
     for k in sorted(fields):
         if not isinstance(k, str) or k in _RESERVED:

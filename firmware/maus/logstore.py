@@ -14,6 +14,7 @@ _COUNTER = "counter"
 _CHUNK = const(512)  # hashing / copying buffer
 _STREAM = const(4096)  # stream() chunk for the host's fast pull
 _NAME_MAX = const(64)
+_MAX_READ = const(16384)  # largest chunk the host may ask for
 _OK = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 
 
@@ -105,7 +106,7 @@ class LogStore:
                 got = f.read(80)
         except OSError:
             return False
-        return sha is None or got.decode() == sha
+        return sha is None or got == sha.encode()
 
     def listing(self):
         # One call for the host: [(name, size, sha256 hex, pulled)], oldest first.
@@ -147,12 +148,14 @@ class LogStore:
 
     def read_chunk(self, name, offset, n):
         # Up to n bytes at offset (b"" at the end).
+        _check_range(offset, n)
         with open(self.path(name), "rb") as f:
             f.seek(offset)
             return f.read(n)
 
     def stream(self, name, offset=0, out=None, chunk=_STREAM):
         # Write the file from offset to out (stdout's byte stream) in large chunks; returns bytes sent.
+        _check_range(offset, chunk)
         if out is None:
             out = getattr(sys.stdout, "buffer", sys.stdout)
         buf = bytearray(chunk)
@@ -215,6 +218,11 @@ class LogStore:
                 if self.free() >= need:
                     return lost
         return lost
+
+
+def _check_range(offset, n):
+    if type(offset) is not int or type(n) is not int or offset < 0 or not 0 < n <= _MAX_READ:
+        raise ValueError("bad offset or length")
 
 
 def _hex(b):

@@ -88,6 +88,8 @@ def test_bad_fields_are_programming_errors():
     raises(ValueError, gamelog.encode, 0, 0, "x", {"seq": 1})
     raises(ValueError, gamelog.encode, 0, 0, "x", {"crc": "1"})
     raises(ValueError, gamelog.encode, 0, 0, "x", {1: 2})
+    raises(ValueError, gamelog.encode, 0, 0, 5, {})
+    raises(ValueError, gamelog.encode, 0, 0, "", {})
 
 
 def test_names_count_up_and_survive_deletion():
@@ -245,6 +247,15 @@ def test_listing_pulled_chunks_and_stream():
         out = io.BytesIO()
         assert st.stream(a.name, 100, out, 256) == len(data) - 100
         assert out.getvalue() == data[100:]
+        for off, n in ((-1, 10), (0, 0), (0, 1 << 20), ("0", 5), (0, None)):
+            raises(ValueError, st.read_chunk, a.name, off, n)
+        raises(ValueError, st.stream, a.name, -5, out)
+        assert st.mark_pulled(b.name, st.sha256(b.name))
+        with open(st.path(b.name), "ab") as f:
+            f.write(b"x")
+        assert not st.listing()[1][3]  # the marker vouches for other bytes: not pulled
+        logfs.write(st.path(b.name) + ".pulled", b"\xff\xfe not hex")
+        assert not st.listing()[1][3]  # a garbled marker means not pulled
         st.delete(a.name)
         assert [x[0] for x in st.listing()] == [b.name]
 
