@@ -1,9 +1,9 @@
 """`mausbox cards`: make a classroom card set: write identities to NTAG stickers, enrol UIDs, print, check.
 
-Identities are `mausbox:<game>/<kind>/<id>` (docs/cards in the firmware). The unit does the radio work:
-this command runs the firmware's card routines over the raw REPL, one card at a time, and tells the
-user what to put on the pad. The enrolment map (`cards/enrol.json` on the unit, UID hex -> identity) is
-read and written here as a whole file, atomically (temp file + rename on the unit).
+Identities are `mausbox:<game>/<kind>/<id>` in the canonical form of `maus.cards`. The unit does the radio
+work: this command runs the firmware's own routines over the raw REPL (the board's MFRC522 driver,
+`maus.cardwriter.write_identity`, `maus.rfid.read_identity`, `maus.cards.Enrolment`), one card at a time,
+and tells the user what to put on the pad.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ HELP = "write card identities to NTAG stickers, enrol UIDs, list enrolled cards,
 
 # Catalog list key -> card kind in identities ("mice" -> mg/mouse/07).
 KINDS = {"mice": "mouse", "clothing": "clothing", "cheese_cards": "cheese", "cards": "card"}
-ENROL_PATH = "cards/enrol.json"
 
 
 def add_parser(p):
@@ -126,8 +125,10 @@ def check_catalog(data: dict) -> list[str]:
 
 def card_list(data: dict) -> list[tuple[str, str]]:
     """(identity, description) for every card of a catalog, the game card first."""
+    from maus import cards
+
     game = data["game"]
-    out = [("game/%s" % game, "game card")]
+    out = [(cards.game_card(game) or "game/%s" % game, "game card")]
     for key, items in data.items():
         if not isinstance(items, list) or not items or not all(isinstance(i, dict) and "id" in i for i in items):
             continue
@@ -137,7 +138,7 @@ def card_list(data: dict) -> list[tuple[str, str]]:
                 continue
             desc = "; ".join("%s: %s" % (k, ", ".join(map(str, v)) if isinstance(v, list) else v)
                              for k, v in it.items() if k != "id")
-            out.append(("%s/%s/%02d" % (game, kind, it["id"]), desc))
+            out.append((cards.format_id(game, kind, it["id"]) or "%s/%s/%d" % (game, kind, it["id"]), desc))
     return out
 
 
@@ -162,16 +163,14 @@ def _selected(args) -> list[tuple[str, str]]:
 
 
 def _check_ident(ident: str) -> str:
-    import re
+    from maus import cards
 
     from mausbox.cli import EXIT_USAGE, UserError
 
-    if ident.startswith("mausbox:"):
-        ident = ident[8:]
-    m = re.fullmatch(r"([a-z]{1,8}/[a-z_]{1,16})(/[0-9]{1,3})?", ident)
-    if not m:
-        raise UserError("not a card identity: %r (want e.g. mg/mouse/07 or game/mg)" % ident, EXIT_USAGE)
-    return m.group(1) + ("/%02d" % int(m.group(2)[1:]) if m.group(2) else "")  # ids as in catalogs: 07
+    c = cards.normalise(ident)
+    if c is None:
+        raise UserError("not a card identity: %r (want e.g. mg/mouse/07 or game/mausgeflippt)" % ident, EXIT_USAGE)
+    return c
 
 
 # --- the printable sheet -------------------------------------------------------------------------
@@ -250,34 +249,74 @@ def _check(args) -> int:
 
 # --- through the unit ----------------------------------------------------------------------------
 
-_READ_CODE = """\
-import json
-from maus import cards as _c
-print(json.dumps(_c.host_read(%d)))
+# Run on the unit (raw REPL, the app stopped): the board's reader through the firmware's own driver.
+_PAD = """\
+import gc, json
+gc.collect()
+from maus import cards
+from maus.ticks import ticks_diff
+def _pad():
+ from maus.hw import load_board, open_hardware
+ from maus.drivers.mfrc522 import MFRC522
+ hw = open_hardware(load_board())
+ if hw.spi is None:
+  raise OSError('this unit has no RFID reader')
+ r = MFRC522(hw.spi, hw.rfid_cs, hw.rfid_rst)
+ r.init()
+ return hw, r
+def _wait(hw, ms, fn):
+ t0 = hw.ticks_ms()
+ while True:
+  v = fn()
+  if v is not None or ticks_diff(hw.ticks_ms(), t0) > ms:
+   return v
+  hw.idle(50)
 """
 
-_WRITE_CODE = """\
-import json
-from maus import cards as _c
-print(json.dumps(_c.host_write(%r,%d,%r)))
+_WRITE_CODE = _PAD + """\
+def _go(ident, force, ms):
+ from maus.cardwriter import write_identity, WRITE_RESULTS, W_NO_CARD
+ hw, r = _pad()
+ def once():
+  x = write_identity(r, ident, force)
+  return None if x[0] == W_NO_CARD else x
+ x = _wait(hw, ms, once)
+ return None if x is None else {'code': x[0], 'result': WRITE_RESULTS[x[0]], 'uid': x[1], 'found': x[2]}
+print(json.dumps(_go(%r, %r, %d)))
+del _go, _pad, _wait
+gc.collect()
+"""
+
+_READ_CODE = _PAD + """\
+def _go(ms):
+ from maus.rfid import read_identity
+ hw, r = _pad()
+ b = bytearray(60)
+ cc = bytearray(4)
+ got = []
+ def cb(uid, n, sak):
+  got.append([cards.uid_hex(uid, n), read_identity(r, b, cc) if sak == 0 else ''])
+ def once():
+  del got[:]
+  r.scan(cb)
+  return list(got) if got else None
+ return _wait(hw, ms, once)
+print(json.dumps(_go(%d)))
+del _go, _pad, _wait
+gc.collect()
 """
 
 _ENROL_GET = """\
-try:
- with open(%r) as f:print(f.read())
-except OSError:
- print('{}')
-""" % ENROL_PATH
+import json
+from maus.cards import Enrolment
+_e = Enrolment()
+print(json.dumps({'cards': _e.map, 'error': _e.error, 'skipped': _e.skipped}))
+"""
 
-_ENROL_PUT = """\
-import os
-try:
- os.mkdir('cards')
-except OSError:
- pass
-with open(%r,'w') as f:f.write(%r)
-os.rename(%r,%r)
-print(1)
+_ENROL_ADD = """\
+import json
+from maus.cards import Enrolment
+print(json.dumps(Enrolment().add(%r, %r)))
 """
 
 
@@ -305,7 +344,7 @@ def _exec_json(link, code: str, timeout: float):
         out = link.exec(code, timeout=timeout)
     except DeviceError as e:
         msg = _last_line(str(e))
-        if "ImportError" in msg or "no module named" in msg.lower() or "AttributeError" in msg:
+        if "ImportError" in msg or "no module named" in msg.lower():
             raise UserError("the unit's firmware has no card routines (%s): run mausbox deploy" % msg,
                             EXIT_LINK) from None
         raise UserError("the unit failed: %s" % msg, EXIT_LINK) from None
@@ -317,25 +356,18 @@ def _exec_json(link, code: str, timeout: float):
         raise UserError("the unit answered oddly: %r" % out[:120], EXIT_LINK) from None
 
 
-def read_enrolment(link) -> dict[str, str]:
+def read_enrolment(link) -> dict:
+    """{"cards": {UID: identity}, "error": str or None, "skipped": n} as the unit's Enrolment loads it."""
     doc = _exec_json(link, _ENROL_GET, 10)
-    if not isinstance(doc, dict):
-        return {}
-    return {str(k): str(v) for k, v in doc.items()}
-
-
-def write_enrolment(link, mapping: dict[str, str]) -> None:
-    import json
-
-    text = json.dumps(mapping, sort_keys=True, separators=(",", ":"))
-    tmp = ENROL_PATH + ".tmp"
-    _exec_json(link, _ENROL_PUT % (tmp, text, tmp, ENROL_PATH), 10)
+    if not isinstance(doc, dict) or not isinstance(doc.get("cards"), dict):
+        return {"cards": {}, "error": "the unit answered oddly", "skipped": 0}
+    return doc
 
 
 def _uid_ok(uid) -> bool:
     import re
 
-    return isinstance(uid, str) and re.fullmatch(r"[0-9a-f]{8}|[0-9a-f]{14}|[0-9a-f]{20}", uid) is not None
+    return isinstance(uid, str) and re.fullmatch(r"[0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20}", uid) is not None
 
 
 def _prompt(args, text: str) -> str:
@@ -376,12 +408,15 @@ def _write(args) -> int:
     ms = int(args.timeout * 1000)
 
     def one(link, ident):
-        r = _exec_json(link, _WRITE_CODE % ("mausbox:" + ident, ms, bool(args.force)), args.timeout + 10)
-        if not isinstance(r, dict):
+        r = _exec_json(link, _WRITE_CODE % (ident, bool(args.force), ms), args.timeout + 15)
+        if r is None:
+            return False, "no card on the pad within %.0f s" % args.timeout
+        if not isinstance(r, dict) or not isinstance(r.get("code"), int):
             return False, "unexpected answer %r" % (r,)
-        if r.get("error"):
-            return False, str(r["error"])
-        return True, "wrote and verified mausbox:%s on tag %s" % (ident, r.get("uid", "?"))
+        if r["code"] in (0, 1):  # W_OK, W_SAME
+            return True, "%s: mausbox:%s on tag %s" % (r.get("result"), ident, r.get("uid"))
+        found = " (it says %s)" % r["found"] if r.get("found") else ""
+        return False, "%s%s" % (r.get("result"), found)
 
     return _each_card(args, "write", one)
 
@@ -390,19 +425,23 @@ def _enrol(args) -> int:
     ms = int(args.timeout * 1000)
 
     def one(link, ident):
-        r = _exec_json(link, _READ_CODE % ms, args.timeout + 10)
-        if not isinstance(r, dict) or not r.get("uid"):
+        r = _exec_json(link, _READ_CODE % ms, args.timeout + 15)
+        if not r:
             return False, "no card on the pad within %.0f s" % args.timeout
-        uid = str(r["uid"]).lower()
+        if not isinstance(r, list) or not all(isinstance(x, list) and len(x) == 2 for x in r):
+            return False, "unexpected answer %r" % (r,)
+        if len(r) > 1:
+            return False, "more than one card on the pad"
+        uid, held = r[0]
         if not _uid_ok(uid):
-            return False, "the unit reported an odd UID %r" % (r["uid"],)
-        if r.get("ident") and r["ident"] != "mausbox:" + ident and r["ident"] != ident:
-            return False, "this tag already says %s: not enrolled" % r["ident"]
-        mapping = read_enrolment(link)
-        old = mapping.get(uid)
-        mapping[uid] = ident
-        write_enrolment(link, mapping)
-        if read_enrolment(link).get(uid) != ident:
+            return False, "the unit reported an odd UID %r" % (uid,)
+        if held is None:
+            return False, "could not read the tag: try again"
+        if held and held != ident:
+            return False, "this tag already says %s: not enrolled" % held
+        old = read_enrolment(link)["cards"].get(uid)
+        got = _exec_json(link, _ENROL_ADD % (uid, ident), 10)
+        if got != ident or read_enrolment(link)["cards"].get(uid) != ident:
             return False, "the enrolment did not stick on the unit"
         return True, "UID %s -> %s%s" % (uid, ident, " (was %s)" % old if old and old != ident else "")
 
@@ -414,14 +453,19 @@ def _list(args) -> int:
 
     link = _open(args)
     try:
-        mapping = read_enrolment(link)
+        doc = read_enrolment(link)
     finally:
         link.close(restart=True)
+    mapping = doc["cards"]
     if args.json:
-        print(json.dumps(mapping, indent=1, sort_keys=True))
+        print(json.dumps(doc, indent=1, sort_keys=True))
     elif not mapping:
         print("no cards enrolled on this unit")
     else:
         for uid, ident in sorted(mapping.items(), key=lambda kv: kv[1]):
             print("%-22s %s" % (uid, ident))
-    return 0
+    if doc.get("error"):
+        print("warning: %s" % doc["error"])
+    if doc.get("skipped"):
+        print("warning: %d invalid entries skipped" % doc["skipped"])
+    return 1 if doc.get("error") else 0
