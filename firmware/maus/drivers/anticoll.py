@@ -1,9 +1,11 @@
-# Finding every tag on the pad (ISO 14443-3 anticollision loop), a mixin of iso14443a.PCD.
+# Finding every tag on the pad (ISO 14443-3 anticollision loop) on top of iso14443a.PCD.
 #
 # A binary tree walk of ANTICOLLISION frames at each cascade level finds every UID CLn (the tags
 # stay READY), then SELECT, the caller's callback, HLTA; tags left behind are woken again with WUPA
 # and selected by their known UID. Nothing here allocates.
 from micropython import const
+
+from maus.drivers.iso14443a import PCD
 
 # iso14443a status codes
 _OK = const(0)
@@ -15,7 +17,7 @@ _CT = const(0x88)  # cascade tag
 _MAX_CARDS = const(4)
 
 
-class Scanner:
+class Scanner(PCD):
     def _walk(self, level):
         # Find every UID CLn answering at this level by a binary tree walk with ANTICOLLISION
         # frames only (tags stay READY). Fills self._vals; returns how many were found.

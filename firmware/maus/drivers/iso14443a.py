@@ -1,10 +1,8 @@
 # ISO 14443-A reader protocol (ISO 14443-3 type A) and the NFC Forum Type 2 commands of NTAG21x,
 # on top of a PCD chip driver that provides _transceive() and _crc() (mfrc522.MFRC522 does).
 #
-# scan() (anticoll.Scanner) finds every tag on the pad. Nothing here allocates.
+# anticoll.Scanner adds scan(): every tag on the pad. Nothing here allocates.
 from micropython import const
-
-from maus.drivers.anticoll import Scanner
 
 # Status codes.
 OK = const(0)
@@ -22,12 +20,15 @@ _ACK = const(0x0A)
 _MAX_CARDS = const(4)
 
 
-class PCD(Scanner):
+class PCD:
     """The reader side of ISO 14443-A. A chip driver subclass provides the frame exchange."""
 
     write_timeout_us = 10000  # NTAG21x EEPROM write takes about 4.1 ms
 
     def __init__(self):
+        self._tx = bytearray(65)  # [0] for the chip driver's use (a bus address), then the frame
+        self._rxi = bytearray(65)
+        self.buf = memoryview(self._rxi)[1:]  # the last answer ([0] is the chip driver's)
         self.rx_len = 0
         self.rx_bits = 0
         self.coll_bit = -1

@@ -6,7 +6,8 @@
 # CRC coprocessor (CalcCRC). No public method lets an exception out: the results are status codes.
 from micropython import const
 
-from maus.drivers.iso14443a import COLLISION, ERROR, NAK, NO_TAG, OK, PCD  # noqa: F401 - re-exported
+from maus.drivers.anticoll import Scanner
+from maus.drivers.iso14443a import COLLISION, ERROR, NAK, NO_TAG, OK  # noqa: F401 - re-exported
 
 # Registers (datasheet table 20).
 _CommandReg = const(0x01)
@@ -54,24 +55,22 @@ _TICK_NS = const(9956)  # timer tick with TPrescaler 0x43: (2*67+1)/13.56 MHz
 _PRESCALER = const(0x43)
 _FIFO = const(64)
 _MAX_SPIN = const(20000)  # register reads before a wait gives up (a dead or absent chip)
+_NO_VIEW = memoryview(b"")
 _VERSIONS = (0x88, 0x90, 0x91, 0x92, 0xB2)  # FM17522, MFRC522 0.0/1.0/2.0, FM17522E
 
-class MFRC522(PCD):
+class MFRC522(Scanner):
     timeout_us = 1000  # REQA/anticollision/SELECT/READ answer window
     gain = 4  # RFCfgReg RxGain: 0..7 = 18, 23, 18, 23, 33, 38, 43, 48 dB
 
     def __init__(self, spi, cs, rst):
-        PCD.__init__(self)
+        Scanner.__init__(self)
         self._spi = spi
         self._cs = cs
         self._rst = rst
         self._w2 = bytearray(2)
         self._r2 = bytearray(2)
-        self._tx = bytearray(1 + _FIFO)  # FIFODataReg address + frame
-        self._rxo = bytearray(1 + _FIFO)  # FIFO read addresses
-        self._rxi = bytearray(1 + _FIFO)
-        self._views = [None] * (3 * (_FIFO + 2))  # memoryviews by length, made on first use
-        self.buf = memoryview(self._rxi)[1:]  # the last answer
+        self._rxo = bytearray(1 + _FIFO)  # FIFO read addresses (_tx, _rxi and buf are PCD's)
+        self._views = [_NO_VIEW] * (3 * (_FIFO + 2))  # memoryviews by length, made on first use
         self._reload = -1
         cs.value(1)
         self.ok = self.init()
@@ -80,7 +79,7 @@ class MFRC522(PCD):
     def _view(self, which, n):
         k = which * (_FIFO + 2) + n
         v = self._views[k]
-        if v is None:
+        if len(v) == 0:
             v = memoryview((self._tx, self._rxo, self._rxi)[which])[:n]
             self._views[k] = v
         return v

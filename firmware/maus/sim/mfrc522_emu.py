@@ -19,8 +19,7 @@ from maus.sim.rf_field import (  # noqa: F401 - re-exported
     FAULT_TRUNCATE,
     FAULT_WRITE_LOST,
     FAULT_WRITE_NAK,
-    Field,
-    make_tag,
+        make_tag,
 )
 
 # Registers (datasheet table 20).
@@ -86,21 +85,14 @@ class MFRC522Emu(RFUnit):
     ns_per_byte = 800  # SPI at 10 MHz
 
     def __init__(self, seed=1):
-        self.regs = bytearray(64)
-        self.fifo = bytearray(_FIFO_SIZE)
-        self.fifo_n = 0
-        self.fifo_r = 0
+        RFUnit.__init__(self)
         self.mem25 = bytearray(25)
         self._b1 = bytearray(1)
-        self.tx = bytearray(_FIFO_SIZE)
-        self.field = Field()
-        self.now = 0  # ns
         self.spi_bytes = 0
         self.wait_reads = 0  # ComIrqReg/DivIrqReg reads that found the chip still busy
-        self.rf_fc = 0  # carrier cycles spent on frames and frame delays
-        self.frames = 0
         self._seed = seed or 1
-        self.powered = True
+        self._crc_on = False
+        self._crc = 0
         self._soft_reset()
 
     # --- tags (the RF field holds them) --------------------------------------------------------
@@ -113,6 +105,9 @@ class MFRC522Emu(RFUnit):
 
     def remove_tag(self, tag):
         self.field.remove_tag(tag)
+
+    put = add_tag  # put a tag on the pad
+    take = remove_tag  # take it off
 
     def make_tag(self, ident, model=213):
         return make_tag(ident, model)
@@ -209,9 +204,6 @@ class MFRC522Emu(RFUnit):
         self._rx_last = 0
         self._rx_err = 0
         self._rx_coll = 0
-
-    def _field_on(self):
-        return self.powered and self.regs[TxControlReg] & 0x03 != 0
 
     def _field(self, was_on):
         on = self._field_on()
@@ -358,11 +350,6 @@ class MFRC522Emu(RFUnit):
             self._timer_at = -1
         elif cmd != CMD_TRANSCEIVE and cmd != CMD_NO_CMD_CHANGE:
             self._idle()
-
-    def _idle(self):
-        r = self.regs
-        r[CommandReg] &= 0xF0
-        r[ComIrqReg] |= _IDLE_IRQ
 
     def _crc_done(self):
         self.regs[CRCResultRegH] = self._crc >> 8

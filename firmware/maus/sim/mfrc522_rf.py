@@ -3,6 +3,8 @@
 # Times are ns of virtual time; frames take their ISO 14443 bit times at 106 kbit/s.
 from micropython import const
 
+from maus.sim.rf_field import Field
+
 # Registers, commands and bits (datasheet names; same values as in mfrc522_emu).
 _CommandReg = const(0x01)
 _ComIrqReg = const(0x04)
@@ -10,12 +12,14 @@ _ErrorReg = const(0x06)
 _ControlReg = const(0x0C)
 _BitFramingReg = const(0x0D)
 _CollReg = const(0x0E)
+_TxControlReg = const(0x14)
 _TModeReg = const(0x2A)
 _TPrescalerReg = const(0x2B)
 _TReloadRegH = const(0x2C)
 _TReloadRegL = const(0x2D)
 _CMD_TRANSMIT = const(0x04)
 _TX_IRQ = const(0x40)
+_IDLE_IRQ = const(0x10)
 _RX_IRQ = const(0x20)
 _ERR_IRQ = const(0x02)
 _TIMER_IRQ = const(0x01)
@@ -35,6 +39,35 @@ def _frame_fc(bits):
 
 
 class RFUnit:
+    def __init__(self):
+        self.regs = bytearray(64)
+        self.fifo = bytearray(_FIFO_SIZE)
+        self.fifo_n = 0
+        self.fifo_r = 0
+        self.tx = bytearray(_FIFO_SIZE)
+        self.field = Field()
+        self.powered = True
+        self.now = 0  # ns of virtual time
+        self.rf_fc = 0  # carrier cycles spent on frames and frame delays
+        self.frames = 0  # frames sent
+        self._tx_end = -1
+        self._rx_at = -1
+        self._rx_end = -1
+        self._timer_at = -1
+        self._timer_start = -1
+        self._rx_n = 0
+        self._rx_last = 0
+        self._rx_err = 0
+        self._rx_coll = 0
+
+    def _field_on(self):
+        return self.powered and self.regs[_TxControlReg] & 0x03 != 0
+
+    def _idle(self):
+        r = self.regs
+        r[_CommandReg] &= 0xF0
+        r[_ComIrqReg] |= _IDLE_IRQ
+
     def _busy(self):
         return self._tx_end >= 0 or self._rx_end >= 0 or self._timer_at >= 0
 
