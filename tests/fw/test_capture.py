@@ -1,5 +1,4 @@
 import micropython
-
 from maus.capture import EV_GLITCH, EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK, Capture
 from maus.sim.world import SimPin, World
 from maus.ticks import PERIOD, ticks_diff

@@ -77,6 +77,9 @@ class World:
 
     def sleep_until(self, t_us):
         """Idle until t_us, or earlier when an IRQ handler ran (it would wake the loop). Returns True if woken."""
+        if self.queue:
+            self.run_irqs()
+            return True
         while True:
             nxt = self.next_action()
             if nxt < 0 or nxt > t_us:

@@ -1,0 +1,152 @@
+# One place for everything the players see and hear: display, LEDs, buzzer.
+#
+# Nothing here touches the hardware during a race window: the runtime calls update() only outside
+# races, so a display refresh (~23 ms of I2C on the ESP32) can never delay a press's IRQ handler.
+from maus.ticks import ticks_diff
+
+COLOURS = {
+    "off": (0, 0, 0),
+    "red": (255, 0, 0),
+    "blue": (0, 60, 255),
+    "green": (0, 255, 0),
+    "yellow": (255, 180, 0),
+    "purple": (160, 0, 255),
+    "cyan": (0, 255, 200),
+    "white": (255, 255, 255),
+    "orange": (255, 80, 0),
+}
+
+# name -> ((frequency Hz, ms), ...); frequency 0 = rest
+TUNES = {
+    "start": ((523, 90), (659, 90), (784, 140)),
+    "reveal": ((880, 40),),
+    "ok": ((784, 80), (1047, 140)),
+    "wrong": ((220, 200), (0, 40), (196, 260)),
+    "cheese": ((330, 120), (262, 120), (196, 260)),
+    "alarm": ((1400, 80), (0, 40), (1400, 80), (0, 40), (1400, 160)),
+    "tick": ((1200, 15),),
+    "win": ((523, 100), (659, 100), (784, 100), (1047, 300)),
+    "error": ((150, 300),),
+    "prompt": ((660, 60),),
+    "join": ((700, 60), (900, 60)),
+}
+
+_VOLUME = (0, 1500, 6000, 20000)  # duty_u16 by volume setting 0..3
+
+
+class Feedback:
+    def __init__(self, hw, settings):
+        self.hw = hw
+        self.settings = settings
+        self.lines = []
+        self._dirty = False
+        self.n = len(hw.buttons)
+        self._led = [("off", "on")] * (self.n + 1)
+        self._led_dirty = True
+        self._blink_on = True
+        self._blink_at = 0
+        self._tune = None
+        self._tune_i = 0
+        self._tune_at = 0
+        self.console = None  # callable(text) for prompt lines on the serial console
+
+    # --- what to show ------------------------------------------------------------------------------
+    def text(self, text):
+        lines = []
+        for part in text.split("\n"):
+            while len(part) > 16:
+                cut = part.rfind(" ", 0, 17)
+                if cut <= 0:
+                    cut = 16
+                lines.append(part[:cut])
+                part = part[cut:].lstrip()
+            lines.append(part)
+        self.lines = lines[:8]
+        self._dirty = True
+        if self.console is not None:
+            self.console(" | ".join(self.lines))
+
+    def led(self, player, colour, mode="on"):
+        if colour is None:
+            colour = "off"
+        if player == 0:
+            for i in range(1, self.n + 1):
+                self._led[i] = (colour, mode)
+        elif 1 <= player <= self.n:
+            self._led[player] = (colour, mode)
+        self._led_dirty = True
+
+    def leds_off(self):
+        self.led(0, "off")
+
+    def sound(self, name):
+        tune = TUNES.get(name)
+        if tune is None or self.hw.buzzer is None:
+            return
+        self._tune = tune
+        self._tune_i = -1
+        self._tune_at = 0
+
+    # --- driving the parts (main loop, outside races) -------------------------------------------------
+    def update(self, now):
+        if self._tune is not None and ticks_diff(now, self._tune_at) >= 0:
+            self._step_tune(now)
+        if ticks_diff(now, self._blink_at) >= 0:
+            self._blink_at = now + 250
+            self._blink_on = not self._blink_on
+            for _colour, mode in self._led:
+                if mode == "blink":
+                    self._led_dirty = True
+                    break
+        if self._led_dirty:
+            self._write_leds()
+        if self._dirty and self.hw.display is not None:
+            self._dirty = False
+            d = self.hw.display
+            d.fill(0)
+            for i, line in enumerate(self.lines):
+                d.text(line, 0, i * 8, 1)
+            d.show()
+
+    def next_due(self, now):
+        """ms until update() has work, for the idle loop."""
+        best = ticks_diff(self._blink_at, now)
+        if self._tune is not None:
+            best = min(best, ticks_diff(self._tune_at, now))
+        if self._dirty or self._led_dirty:
+            best = 0
+        return max(best, 0)
+
+    def _step_tune(self, now):
+        buz = self.hw.buzzer
+        self._tune_i += 1
+        if self._tune_i >= len(self._tune):
+            buz.duty_u16(0)
+            self._tune = None
+            return
+        f, ms = self._tune[self._tune_i]
+        if f:
+            buz.freq(f)
+            buz.duty_u16(_VOLUME[self.settings.get("volume")])
+        else:
+            buz.duty_u16(0)
+        self._tune_at = now + ms
+
+    def _write_leds(self):
+        leds = self.hw.leds
+        self._led_dirty = False
+        if leds is None:
+            return
+        level = self.settings.get("brightness")
+        for i in range(1, self.n + 1):
+            colour, mode = self._led[i]
+            rgb = COLOURS.get(colour, (0, 0, 0))
+            if mode == "blink" and not self._blink_on:
+                rgb = (0, 0, 0)
+            leds[i - 1] = (rgb[0] * level // 255, rgb[1] * level // 255, rgb[2] * level // 255)
+        leds.write()
+
+    def quiet(self):
+        if self.hw.buzzer is not None:
+            self.hw.buzzer.duty_u16(0)
+        self._tune = None

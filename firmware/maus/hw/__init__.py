@@ -1,0 +1,35 @@
+# The thin hardware layer: one module per board family builds a Hardware from the board file.
+#
+# Hardware attributes (None when the part is not fitted):
+#   board        the board dict (boards/<name>.json, deployed as /board.json)
+#   buttons      Pin objects, player 1 first (active low)
+#   levels       callable -> bitmask of buttons that are low now (bit k = player k+1), or None
+#   ticks_us, ticks_ms   the clock (wraps at 2**30 on every family)
+#   idle(ms)     wait up to ms for something to happen (an IRQ ends the wait early)
+#   leds         NeoPixel-like: leds[i] = (r, g, b); leds.write()
+#   buzzer       PWM-like: freq(hz), duty_u16(d)
+#   display      FrameBuffer subclass with show() (SSD1306 API), or None
+#   spi, rfid_cs, rfid_rst   for the MFRC522 driver
+#   adc          ADC-like with read_u16() (analog piezo), or None
+#   piezo_pin    Pin of a comparator module (digital piezo), or None
+#   jumper       output Pin wired to player 1's button for the latency self-test, or None
+#   unique_id()  bytes; rtc_load()/rtc_save(bytes) keep a few bytes across soft resets (crash counter)
+#   wdt_start(ms), wdt_feed()
+#   spend(us)    sim only: charge virtual time for work the firmware did (no-op on a board)
+import json
+
+
+def load_board(path="board.json"):
+    with open(path) as f:
+        return json.load(f)
+
+
+def open_hardware(board, **kw):
+    fam = board.get("family")
+    if fam == "sim":
+        from maus.hw import sim
+
+        return sim.Hardware(board, **kw)
+    from maus.hw import esp32
+
+    return esp32.Hardware(board, **kw)

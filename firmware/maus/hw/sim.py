@@ -1,0 +1,381 @@
+# The virtual unit's hardware: simulated at the hardware boundary.
+#
+# Buttons are pins whose IRQs go through the ESP32-like soft-IRQ queue of maus.sim.world; the RFID
+# reader is the register-level MFRC522 emulator behind a fake SPI bus; the OLED is a framebuffer pushed
+# over a simulated I2C bus; the piezo is an ADC fed with generated waveforms. Bus transfers, display
+# refreshes and ADC reads cost virtual time, so IRQs are delayed the way a busy ESP32 delays them.
+#
+# Inputs come from a scenario file (virtual time; MAUSBOX_SIM_SCENARIO) or a control FIFO (real time;
+# MAUSBOX_SIM_CTL). Peripheral state (LEDs, display, sounds) goes as JSON lines to MAUSBOX_SIM_OUT.
+import json
+import os
+import time
+
+import framebuf
+from micropython import const
+
+from maus.sim.world import SimPin, World
+
+_OLED_FRAME_US = const(23000)  # a full 128x64 frame over 400 kHz I2C
+_NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
+_ADC_READ_US = const(20)  # ADC1 read_u16 on the ESP32, one-shot
+_SPI_US_PER_BYTE = const(1)  # 10 MHz SPI, plus call overhead
+_SPI_CALL_US = const(8)
+
+
+def _env(name):
+    try:
+        return os.getenv(name)
+    except Exception:
+        return None
+
+
+class RealWorld(World):
+    """Real time for interactive play: now follows the host clock; inputs arrive from a FIFO."""
+
+    def __init__(self, ctl=None):
+        super().__init__(0)
+        self._t0 = time.ticks_us()
+        self.ctl = ctl  # callable: poll the control channel, apply inputs
+
+    def _sync(self):
+        self.now = time.ticks_diff(time.ticks_us(), self._t0)
+
+    def ticks_us(self):
+        self._sync()
+        return self.now & 0x3FFFFFFF
+
+    def ticks_ms(self):
+        self._sync()
+        return (self.now // 1000) & 0x3FFFFFFF
+
+    def spend(self, us):
+        if self.ctl:
+            self.ctl(0)
+        self.run_irqs()
+
+    def sleep_until(self, t_us):
+        self._sync()
+        while self.now < t_us:
+            wait = min((t_us - self.now) // 1000, 20)
+            if self.ctl:
+                self.ctl(wait)
+            else:
+                time.sleep_ms(wait)
+            self._sync()
+            if self.queue:
+                self.run_irqs()
+                return True
+        return False
+
+
+class Out:
+    """Peripheral state for the terminal UI (one JSON object a line), or nowhere."""
+
+    def __init__(self, path):
+        self.f = open(path, "w") if path else None
+
+    def send(self, obj):
+        if self.f is not None:
+            try:
+                self.f.write(json.dumps(obj))
+                self.f.write("\n")
+                self.f.flush()
+            except OSError:
+                self.f = None  # the UI went away: keep refereeing
+
+
+class SimNeoPixel:
+    def __init__(self, hw, n):
+        self.hw = hw
+        self.n = n
+        self.buf = [(0, 0, 0)] * n
+        self.shown = list(self.buf)
+
+    def __setitem__(self, i, rgb):
+        self.buf[i] = rgb
+
+    def __getitem__(self, i):
+        return self.buf[i]
+
+    def __len__(self):
+        return self.n
+
+    def fill(self, rgb):
+        for i in range(self.n):
+            self.buf[i] = rgb
+
+    def write(self):
+        self.hw.spend(_NEOPIXEL_US_PER_LED * self.n)
+        self.shown = list(self.buf)
+        self.hw.out.send({"leds": ["%02x%02x%02x" % c for c in self.shown]})
+
+
+class SimPWM:
+    def __init__(self, hw):
+        self.hw = hw
+        self._freq = 1000
+        self._duty = 0
+
+    def freq(self, f=None):
+        if f is None:
+            return self._freq
+        self._freq = f
+        self._publish()
+
+    def duty_u16(self, d=None):
+        if d is None:
+            return self._duty
+        self._duty = d
+        self._publish()
+
+    def _publish(self):
+        self.hw.out.send({"tone": self._freq if self._duty else 0, "t": self.hw.world.now // 1000})
+
+
+class SimOLED(framebuf.FrameBuffer):
+    """An SSD1306 128x64 on I2C: the firmware draws into the framebuffer; show() sends the frame."""
+
+    def __init__(self, hw, width=128, height=64):
+        self.hw = hw
+        self.width = width
+        self.height = height
+        self.buffer = bytearray(width * height // 8)
+        super().__init__(self.buffer, width, height, framebuf.MONO_VLSB)
+        self.frames = 0
+
+    def show(self):
+        self.hw.spend(_OLED_FRAME_US)
+        self.frames += 1
+        self.hw.out.send({"oled": self.buffer.hex() if hasattr(self.buffer, "hex") else _hex(self.buffer)})
+
+    def contrast(self, c):
+        pass
+
+    def poweroff(self):
+        pass
+
+    def poweron(self):
+        pass
+
+
+def _hex(b):
+    return "".join("%02x" % x for x in b)
+
+
+class SimADC:
+    def __init__(self, hw, piezo):
+        self.hw = hw
+        self.piezo = piezo
+        self.reads = 0
+
+    def read_u16(self):
+        self.hw.world.spend(_ADC_READ_US)
+        self.reads += 1
+        return self.piezo.sample(self.hw.world.now)
+
+
+class SimSPI:
+    """Counts bytes and charges bus time; the MFRC522 emulator answers behind it."""
+
+    def __init__(self, hw, dev):
+        self.hw = hw
+        self.dev = dev
+        self.bytes = 0
+
+    def write(self, buf):
+        self.bytes += len(buf)
+        self.hw.spend(_SPI_CALL_US + _SPI_US_PER_BYTE * len(buf))
+        self.dev.write(buf)
+
+    def write_readinto(self, out, into):
+        self.bytes += len(out)
+        self.hw.spend(_SPI_CALL_US + _SPI_US_PER_BYTE * len(out))
+        self.dev.write_readinto(out, into)
+
+    def readinto(self, buf, write=0):
+        self.bytes += len(buf)
+        self.hw.spend(_SPI_CALL_US + _SPI_US_PER_BYTE * len(buf))
+        self.dev.readinto(buf, write)
+
+
+class Hardware:
+    def __init__(self, board, world=None, scenario=None, seed=0, out=None, **kw):
+        self.board = board
+        self.problems = []
+        ctl_path = _env("MAUSBOX_SIM_CTL")
+        self._ctl_f = None
+        if world is None:
+            if ctl_path:
+                world = RealWorld(self._poll_ctl)
+                self._open_ctl(ctl_path)
+            else:
+                world = World(0)
+        self.world = world
+        self.realtime = isinstance(world, RealWorld)
+        self.out = Out(out if out is not None else _env("MAUSBOX_SIM_OUT"))
+        self.ticks_us = world.ticks_us
+        self.ticks_ms = world.ticks_ms
+        self.buttons = [SimPin(world, n) for n in board["buttons"]]
+        self.levels = None
+        parts = board.get("parts", {})
+        self.leds = SimNeoPixel(self, len(self.buttons)) if "leds" in parts else None
+        self.buzzer = SimPWM(self) if "buzzer" in parts else None
+        self.display = SimOLED(self) if "oled" in parts else None
+        self.spi = self.rfid_cs = self.rfid_rst = None
+        self.reader = None  # the emulated MFRC522 (the tags are put on its field)
+        if "rfid" in parts:
+            from maus.sim import mfrc522_emu
+
+            self.reader = mfrc522_emu.MFRC522Emu()
+            self.spi = SimSPI(self, self.reader)
+            self.rfid_cs = SimPin(world, parts["rfid"]["cs"])
+            self.rfid_rst = SimPin(world, parts["rfid"]["rst"])
+        self.adc = self.piezo_pin = self.piezo = None
+        if "piezo" in parts:
+            from maus.sim import piezo
+
+            self.piezo = piezo.Piezo(seed)
+            self.adc = SimADC(self, self.piezo)
+        self.jumper = None
+        if "jumper" in parts:
+            # The latency jumper: an output wired to player N's button (the same node).
+            self.jumper = self.buttons[parts["jumper"].get("player", 1) - 1]
+        self._tags = {}  # identity -> tag model on the pad
+        self._rtc = b""
+        self.scenario_end_us = -1
+        if scenario:
+            self.load_scenario(scenario)
+        else:
+            path = _env("MAUSBOX_SIM_SCENARIO")
+            if path:
+                self.load_scenario(path)
+
+    # --- time --------------------------------------------------------------------------------------
+    def spend(self, us):
+        self.world.spend(us)
+
+    def idle(self, ms):
+        self.world.sleep_until(self.world.now + ms * 1000)
+
+    def finished(self):
+        """Scenario mode: every action applied."""
+        return self.scenario_end_us >= 0 and self.world.pending_actions() == 0
+
+    def finished_and_idle(self, unit):
+        """Scenario mode: stop once every action is applied and the unit has nothing left to time
+        (claim windows, end screens), or 10 virtual minutes after the last action at the latest."""
+        if not self.finished():
+            return False
+        if unit.timers or unit.capture.busy() or unit.race:
+            return self.world.now > self.scenario_end_us + 600000000
+        return True
+
+    # --- the outside world ----------------------------------------------------------------------------
+    def _player_pin(self, p):
+        return self.buttons[p - 1]
+
+    def press(self, p):
+        self._player_pin(p).set_level(0)
+
+    def release(self, p):
+        self._player_pin(p).set_level(1)
+
+    def tap(self, ident):
+        if ident in self._tags:
+            return
+        tag = self.reader.make_tag(ident)
+        self._tags[ident] = tag
+        self.reader.put(tag)
+
+    def remove(self, ident):
+        tag = self._tags.pop(ident, None)
+        if tag is not None:
+            self.reader.take(tag)
+
+    def knock(self, amp_ms):
+        amp, ms = amp_ms
+        if self.piezo is not None:
+            self.piezo.knock(self.world.now, amp, ms)
+
+    def noise(self, level):
+        if self.piezo is not None:
+            self.piezo.noise(level)
+
+    def apply(self, act):
+        """One scenario/control action (a dict), applied now."""
+        if "press" in act:
+            self.press(act["press"])
+        elif "release" in act:
+            self.release(act["release"])
+        elif "hold" in act:
+            self.press(act["hold"])
+            self.world.at(self.world.now + act.get("ms", 1000) * 1000, self.release, act["hold"])
+        elif "tap" in act:
+            self.tap(act["tap"])
+        elif "remove" in act:
+            self.remove(act["remove"])
+        elif "knock" in act:
+            self.knock((act["knock"], act.get("ms", 30)))
+        elif "noise" in act:
+            self.noise(act["noise"])
+
+    def load_scenario(self, path):
+        last = 0
+        with open(path) as f:
+            for line in f:
+                line = line.strip()
+                if not line or line.startswith("#") or line.startswith("//"):
+                    continue
+                act = json.loads(line)
+                t = act["at_ms"] * 1000
+                last = max(last, t)
+                self.world.at(t, self.apply, act)
+        self.scenario_end_us = last
+
+    def _open_ctl(self, path):
+        self._ctl_f = open(path, "r")
+        import select
+
+        self._poller = select.poll()
+        self._poller.register(self._ctl_f, select.POLLIN)
+
+    def _poll_ctl(self, wait_ms):
+        if self._ctl_f is None:
+            time.sleep_ms(wait_ms)
+            return
+        if not self._poller.poll(wait_ms):
+            return
+        line = self._ctl_f.readline()
+        if line:
+            try:
+                self.apply(json.loads(line))
+            except (ValueError, KeyError, TypeError):
+                pass
+
+    # --- unit services ----------------------------------------------------------------------------------
+    def unique_id(self):
+        return b"\x5e\x1d\x00\x00\x00\x01"
+
+    def rtc_load(self):
+        try:
+            with open(".rtcmem", "rb") as f:
+                return f.read()
+        except OSError:
+            return b""
+
+    def rtc_save(self, data):
+        with open(".rtcmem", "wb") as f:
+            f.write(data)
+
+    def wdt_start(self, ms):
+        pass
+
+    def wdt_feed(self):
+        pass
+
+    def wall_clock(self):
+        return None
+
+    def reset(self):
+        raise SystemExit(0)

@@ -1,0 +1,172 @@
+"""The virtual unit's plumbing on the host: its flash folder, scenario files, and the firmware process.
+
+The firmware runs as it is deployed: `maus/` copied into the unit's flash folder (ROOT), `board.json`
+(the sim board) and a two-line `main.py`, executed by the MicroPython unix port with ROOT as its
+current directory. Simulated hardware lives in the firmware tree (`maus/hw/sim.py`, `maus/sim/`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from mausbox.paths import BOARDS_DIR, FIRMWARE_PKG, micropython_binary
+
+DEFAULT_HEAP = "192k"  # the firmware plus the simulated chips; the firmware alone must fit an ESP32
+MAIN_PY = "import maus.unit\nmaus.unit.main()\n"
+ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise")
+
+
+class ScenarioError(ValueError):
+    pass
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def prepare_root(root: Path, board: str = "sim", compiled: bool = True) -> Path:
+    """Lay the firmware into ROOT as `mausbox deploy` does on a board: modules compiled to .mpy (for the
+    unix port's x64 native code), data files copied; only what changed is rewritten."""
+    from mausbox.build import compile_file
+
+    root.mkdir(parents=True, exist_ok=True)
+    (root / ".sim").mkdir(exist_ok=True)
+    dest = root / "maus"
+    manifest_path = root / ".sim" / "manifest.json"
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except (OSError, ValueError):
+        manifest = {}
+    wanted = set()
+    for src in sorted(FIRMWARE_PKG.rglob("*")):
+        if "__pycache__" in src.parts or not src.is_file() or src.suffix not in (".py", ".json"):
+            continue
+        rel = src.relative_to(FIRMWARE_PKG)
+        out_rel = rel.with_suffix(".mpy") if compiled and src.suffix == ".py" else rel
+        wanted.add(out_rel)
+        dst = dest / out_rel
+        digest = _sha(src)
+        key = str(out_rel)
+        if dst.exists() and manifest.get(key) == digest:
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if out_rel.suffix == ".mpy":
+            err = compile_file(src, dst, march="x64")
+            if err:
+                raise RuntimeError(err)
+        else:
+            shutil.copyfile(src, dst)
+        manifest[key] = digest
+    for old in list(dest.rglob("*")):  # files removed from the firmware go from the unit too
+        if old.is_file() and old.relative_to(dest) not in wanted:
+            old.unlink()
+            manifest.pop(str(old.relative_to(dest)), None)
+    manifest_path.write_text(json.dumps(manifest, sort_keys=True))
+    board_src = BOARDS_DIR / f"{board}.json"
+    (root / "board.json").write_bytes(board_src.read_bytes())
+    (root / "main.py").write_text(MAIN_PY)
+    return root
+
+
+def _check_ident(value, where: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ScenarioError(f"{where}: a card identity must be a string like \"mg/mouse/07\"")
+    ident = value[8:] if value.startswith("mausbox:") else value
+    parts = ident.split("/")
+    if len(parts) not in (2, 3) or not all(parts) or any(not p.replace("-", "").replace("_", "").isalnum() for p in parts):
+        raise ScenarioError(f"{where}: {value!r} is not a card identity (<game>/<kind>/<id>, e.g. \"mg/mouse/07\")")
+    return ident
+
+
+def parse_scenario(text: str, name: str = "scenario") -> list[dict]:
+    """Validate a scenario (JSON lines); every error names the line. Returns the actions by time."""
+    out = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        where = f"{name}:{n}"
+        if not line or line.startswith("#") or line.startswith("//"):
+            continue
+        try:
+            act = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ScenarioError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
+        if not isinstance(act, dict):
+            raise ScenarioError(f"{where}: each line must be a JSON object")
+        at = act.get("at_ms")
+        if type(at) is not int or at < 0:
+            raise ScenarioError(f"{where}: \"at_ms\" must be a whole number of ms >= 0")
+        kinds = [k for k in ACTIONS if k in act]
+        if len(kinds) != 1:
+            raise ScenarioError(f"{where}: exactly one action needed, one of {', '.join(ACTIONS)}")
+        kind = kinds[0]
+        extra = set(act) - {"at_ms", kind, "ms", "comment"}
+        if extra:
+            raise ScenarioError(f"{where}: unknown field(s) {', '.join(sorted(extra))}")
+        v = act[kind]
+        clean: dict = {"at_ms": at, kind: v}
+        if kind in ("press", "release", "hold"):
+            if type(v) is not int or not 1 <= v <= 6:
+                raise ScenarioError(f"{where}: \"{kind}\" takes a player number 1..6")
+            if kind == "hold":
+                ms = act.get("ms")
+                if type(ms) is not int or ms <= 0:
+                    raise ScenarioError(f"{where}: \"hold\" needs \"ms\", the hold time in ms (> 0)")
+                clean["ms"] = ms
+        elif kind in ("tap", "remove"):
+            clean[kind] = _check_ident(v, where)
+        elif kind == "knock":
+            if type(v) not in (int, float) or not 0 <= v <= 1:
+                raise ScenarioError(f"{where}: \"knock\" takes an amplitude 0..1")
+            ms = act.get("ms", 30)
+            if type(ms) is not int or not 1 <= ms <= 5000:
+                raise ScenarioError(f"{where}: knock \"ms\" must be 1..5000")
+            clean["ms"] = ms
+        elif kind == "noise":
+            if type(v) not in (int, float) or not 0 <= v <= 1:
+                raise ScenarioError(f"{where}: \"noise\" takes a level 0..1")
+        if "ms" in act and kind not in ("hold", "knock"):
+            raise ScenarioError(f"{where}: \"ms\" only goes with hold or knock")
+        out.append(clean)
+    out.sort(key=lambda a: a["at_ms"])  # stable: same-time actions keep file order
+    return out
+
+
+def firmware_env(root: Path, **extra: str) -> dict:
+    env = dict(os.environ)
+    env["MICROPYPATH"] = f"{root}:.frozen"
+    for k in ("MAUSBOX_SIM_SCENARIO", "MAUSBOX_SIM_CTL", "MAUSBOX_SIM_OUT"):
+        env.pop(k, None)
+    env.update(extra)
+    return env
+
+
+def run_scenario(scenario: Path, root: Path, heap: str = DEFAULT_HEAP, echo=None, timeout: float = 600):
+    """Run a scenario headless in virtual time. Returns (exit code, console lines)."""
+    actions = parse_scenario(scenario.read_text(encoding="utf-8"), scenario.name)
+    prepare_root(root)
+    norm = root / ".sim" / "scenario.jsonl"
+    norm.write_text("".join(json.dumps(a) + "\n" for a in actions))
+    exe = micropython_binary()
+    if exe is None:
+        raise FileNotFoundError("MicroPython unix port not found (run `make setup`)")
+    proc = subprocess.Popen([exe, "-X", f"heapsize={heap}", "main.py"], cwd=root, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, env=firmware_env(root, MAUSBOX_SIM_SCENARIO=str(norm)))
+    lines = []
+    assert proc.stdout is not None
+    for raw in proc.stdout:
+        line = raw.decode("utf-8", "replace").rstrip("\n")
+        lines.append(line)
+        if echo:
+            echo(line)
+    rc = proc.wait(timeout=timeout)
+    return rc, lines
+
+
+def logs_in(root: Path) -> list[Path]:
+    d = root / "logs"
+    return sorted(d.glob("*.jsonl")) if d.exists() else []
