@@ -98,7 +98,7 @@ def _pull(args) -> int:
     from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
-    from mausbox.cli import EXIT_LINK, EXIT_OK, EXIT_PROBLEM
+    from mausbox.cli import EXIT_LINK, EXIT_NO_UNIT, EXIT_OK, EXIT_PROBLEM
     from mausbox.logpull import LinkLost, ReplLink, UnitResult, pull_unit
 
     store = _store(args)
@@ -114,7 +114,7 @@ def _pull(args) -> int:
         try:
             link = ReplLink(port, baudrate=args.baud, timeout=args.timeout)
         except LinkLost as e:
-            return UnitResult(port, error=str(e))
+            return UnitResult(port, error=str(e), unreachable=True)
         try:
             return pull_unit(link, store, Path(args.dest) if args.dest else None, mark=not args.no_mark,
                              log=lambda m: say(port, m), port=port)
@@ -147,6 +147,8 @@ def _pull(args) -> int:
                         print("    damaged on the unit: %s" % d)
                 elif o.status != "skipped":
                     print("  %s: %s" % (o.status.upper(), o.detail))
+    if all(r.unreachable for r in results):
+        return EXIT_NO_UNIT
     if all(r.error for r in results):
         return EXIT_LINK
     return EXIT_OK if all(r.ok for r in results) else EXIT_PROBLEM

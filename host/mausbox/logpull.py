@@ -484,7 +484,9 @@ class ReplLink(Link):
                 last = e
                 self._close_quietly()
                 time.sleep(0.2 * (i + 1))
-        raise LinkLost("cannot open %s: %s" % (self.port, last))
+        from mausbox.transport import open_error
+
+        raise LinkLost(str(open_error(self.port, last)) if last else "cannot open %s" % self.port)
 
     def _close_quietly(self) -> None:
         if self.t is not None:
@@ -605,6 +607,7 @@ class UnitResult:
     unit: str | None = None
     outcomes: list[Outcome] = field(default_factory=list)
     error: str = ""
+    unreachable: bool = False  # the port would not even open
 
     @property
     def ok(self) -> bool:
@@ -636,15 +639,7 @@ def pull_unit(link: Link, store, dest_root: Path | None = None, *, mark: bool = 
 
 
 def unit_ports() -> list[str]:
-    """Serial ports that look like ESP32 boards (CP210x, CH340, Espressif USB)."""
-    from serial.tools import list_ports  # type: ignore[import-untyped]
+    """Ports that look like units: ESP32 USB bridges and running virtual units (as `mausbox ports` lists them)."""
+    from mausbox.transport import list_ports
 
-    vids = {0x10C4, 0x1A86, 0x303A}
-    found = sorted(p.device for p in list_ports.comports() if p.vid in vids)
-    try:  # virtual units announce their pty (mausbox sim --serial)
-        from mausbox.sim.serial import running_units
-
-        found += [u.get("link") or u["pty"] for u in running_units()]
-    except (ImportError, OSError, KeyError):
-        pass
-    return found
+    return [p.device for p in list_ports() if p.likely_esp32]

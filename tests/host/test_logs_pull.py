@@ -401,3 +401,11 @@ def test_a_growing_unfinished_log_replaces_its_earlier_copy(tmp_path):
     r2 = Puller(link, tmp_path / "dest", tmp_path / "staging").pull_all()[0]
     assert r2.finished and r2.path == tmp_path / "dest/00001-mg.jsonl" and r2.path.read_bytes() == full
     assert (unit / "logs/00001-mg.jsonl.pulled").exists()
+
+
+def test_cli_pull_from_a_missing_port(tmp_path, capsys):
+    from mausbox.cli import main
+
+    assert main(["logs", "pull", "--port", str(tmp_path / "nope"), "--store", str(tmp_path / "s.sqlite")]) == 3
+    assert "FAILED" in capsys.readouterr().out
+    assert not (tmp_path / "raw").exists()
