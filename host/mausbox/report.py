@@ -1,12 +1,13 @@
 """Statistics, timelines, exports and the class HTML report, all read from the log store.
 
-Reaction data in a log (docs/log-format.md) is read leniently, so every game's way of logging a race counts:
+Reaction data in a log (docs/log-format.md: `press` with `player`, `offset_us`, `false_start`) is read
+leniently, so every game's way of logging a race counts:
 - a record whose type contains "press" with "player" and a µs offset from the reveal ("offset_us", "us",
   "dt_us" or "reaction_us"): a reaction time when the offset is >= 0 and its "kind" (if any) is valid;
-  a false start when the offset is negative or its kind says so;
+  a false start when "false_start" is true, the offset is negative or its kind says so;
 - a record of type "false_start" with "player";
 - a record with "presses": [[player, offset_us, kind], ...] (kind as in maus.arbiter: 0 false start, 1 valid).
-Players are (unit, player id) pairs; a names file on the host gives them names (never sent to a unit).
+Only a player's first timed press after each `reveal` is a reaction time. Players are (unit, player id) pairs; a names file on the host gives them names (never sent to a unit).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def reactions(rec: dict[str, Any]) -> list[tuple[int, int | None]]:
         if off is None:
             return out
         kind = rec.get("kind")
-        if kind in _FALSE or off < 0 or typ == "false_start":
+        if rec.get("false_start") is True or kind in _FALSE or off < 0:
             out.append((rec["player"], None))
         elif kind in _VALID:
             out.append((rec["player"], off))
@@ -121,12 +122,16 @@ def collect(store: Store, names: dict[str, str] | None = None, unit: str | None 
             s.wins += p["winner"]
             if p["score"] is not None:
                 s.scores.append((g.id, g.game or "?", p["score"]))
+        timed: set[int] = set()  # players with a reaction time since the last reveal: later presses don't count
         for rec in store.events(g.id):
+            if rec.get("type") == "reveal":
+                timed.clear()
             for pid, off in reactions(rec):
                 s = ps(g.unit, pid)
                 if off is None:
                     s.false_starts += 1
-                else:
+                elif pid not in timed:
+                    timed.add(pid)
                     s.reactions_ms.append(off / 1000.0)
     return games, sorted(stats.values(), key=lambda s: (s.unit, s.player))
 

@@ -25,10 +25,11 @@ def game_log(rng: random.Random, unit: str, reactions: dict[int, list[int]], fal
         recs.append(("reveal", {"card": "mg/mouse/%02d" % r}))
         for p, rts in reactions.items():
             if r < len(rts):
-                recs.append(("press", {"player": p, "offset_us": rts[r], "kind": "valid"}))
+                recs.append(("press", {"player": p, "offset_us": rts[r], "false_start": False}))
+                recs.append(("press", {"player": p, "offset_us": rts[r] + 900_000, "false_start": False}))  # again
         for p, n in false_starts.items():
             if r < n:
-                recs.append(("press", {"player": p, "offset_us": -rng.randrange(1000, 90000), "kind": "false_start"}))
+                recs.append(("press", {"player": p, "offset_us": -rng.randrange(1000, 90000), "false_start": True}))
     best = max(scores.values())
     recs.append(("game_end", {"scores": {str(k): v for k, v in scores.items()},
                               "winners": [k for k, v in scores.items() if v == best], "breakdown": {},
@@ -53,7 +54,8 @@ def store(tmp_path):
         p.write_bytes(data)
         s.ingest("u1", p)
     bad = game_log(rng, "u2", {1: [300_000]}, {}, {1: 1}, wall=None, game="mim")
-    bad = bad.replace(b'"kind":"valid"', b'"kind":"valiD"')  # a flipped bit: the reader flags that line
+    bad = bad.replace(b'"offset_us":300000', b'"offset_us":300001').replace(
+        b'"offset_us":1200000', b'"offset_us":1200001')  # changed bytes: the reader flags both press lines
     p = s.raw_dir("u2") / "00001-mim.jsonl"
     p.parent.mkdir(parents=True, exist_ok=True)
     p.write_bytes(bad)
@@ -81,6 +83,11 @@ def test_percentiles():
 
 
 def test_reaction_extraction_variants():
+    # the documented press record (docs/log-format.md)
+    assert report.reactions({"type": "press", "player": 2, "offset_us": 412345, "false_start": False}) == [
+        (2, 412345)]
+    assert report.reactions({"type": "press", "player": 2, "offset_us": -5000, "false_start": True}) == [(2, None)]
+    assert report.reactions({"type": "press", "player": 2, "offset_us": 100, "false_start": True}) == [(2, None)]
     assert report.reactions({"type": "press", "player": 2, "us": 1500}) == [(2, 1500)]
     assert report.reactions({"type": "press", "player": 2, "us": -5}) == [(2, None)]
     assert report.reactions({"type": "false_start", "player": 4}) == [(4, None)]
