@@ -17,30 +17,33 @@ _FREE = const(0)
 _PENDING = const(1)  # seen, identity not read yet
 _PRESENT = const(2)  # tap reported
 _CC_MAGIC = const(0xE1)  # capability container: NDEF present
-_AREA = const(60)  # TLV bytes read at most for an identity (pages 4..18)
+_AREA = const(64)  # TLV bytes read at most for an identity (pages 4..19)
 _TYPE2 = const(0x00)  # SAK of a complete NFC Forum Type 2 tag (NTAG21x)
 _NONE = ()
 
 
-def read_area(reader, buf, cc):
-    """Read the capability container into cc (4 bytes) and the TLV area from page 4 into buf.
+def read_area(reader, buf, cc=None):
+    """Read the TLV area from page 4 into buf, as many pages as the first NDEF message needs.
 
-    Reads only as many pages as the first NDEF message needs (page 3 first: CC + 12 bytes).
+    With cc (4 bytes) the capability container is read too (page 3 first: CC + 12 bytes), as the
+    card writer needs it; identification skips it, the TLV parse rejects what is not NDEF.
     Returns the number of bytes in buf, 0 if the tag has no NDEF container, -1 if a READ failed.
     """
-    st = reader.read(3)
+    st = reader.read(3 if cc is not None else 4)
     if st == mfrc522.NAK:
         return 0
     if st != mfrc522.OK:
         return -1
     pg = reader.page
-    for i in range(4):
-        cc[i] = pg[i]
-    if cc[0] != _CC_MAGIC:
-        return 0
-    n = 12
-    for i in range(12):
-        buf[i] = pg[4 + i]
+    n = 16
+    if cc is not None:
+        for i in range(4):
+            cc[i] = pg[i]
+        if cc[0] != _CC_MAGIC:
+            return 0
+        n = 12
+    for i in range(n):
+        buf[i] = pg[16 - n + i]
     cap = len(buf)
     while True:
         loc = ndef.find_message(buf, n)
@@ -54,7 +57,7 @@ def read_area(reader, buf, cc):
         n += 16
 
 
-def read_identity(reader, buf, cc):
+def read_identity(reader, buf, cc=None):
     """The selected tag's identity (canonical), "" if it holds none, None if reading failed."""
     n = read_area(reader, buf, cc)
     if n < 0:
@@ -81,7 +84,6 @@ class Presence:
         self._ident = [None] * _MAX
         self._hex = [None] * _MAX
         self._buf = bytearray(_AREA)
-        self._cc = bytearray(4)
         self._on_card = self._card  # bound once: the scan callback allocates nothing
         self._ev = None
         self._next = 0
@@ -174,7 +176,7 @@ class Presence:
         # Once per arrival: the identity from the tag's NDEF text, else from the enrolment map.
         ident = None
         if sak == _TYPE2:
-            r = read_identity(self.reader, self._buf, self._cc)
+            r = read_identity(self.reader, self._buf)
             if r is None:
                 self._tries[i] += 1
                 if self._tries[i] < self.read_tries:

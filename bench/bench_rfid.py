@@ -1,0 +1,156 @@
+"""RFID: what one card identification and one empty poll cost, on the bus and on the air.
+
+The driver runs against the register-level emulator, which counts every SPI byte and keeps virtual
+time: 0.8 us per SPI byte (10 MHz) and ISO 14443-A frame times at 106 kbit/s (128/fc per bit, a
+parity bit per byte, SOF/EOF, 1172/fc frame delay before each tag answer). Figures:
+- spi_bytes: every byte clocked, wait-loop reads of ComIrqReg included; protocol_bytes without them
+  (on a board the wait loop runs while the RF frame is on the air, its length depends on the CPU).
+- bus_plus_air_us: protocol bytes at 10 MHz plus the RF time of the frames actually sent.
+- est_us: the emulator's clock for the whole operation: the same, plus the chip timer's wait where
+  nothing answers (an empty poll is mostly its 1 ms answer window).
+- rf_lower_bound_us: the frames no reader can avoid (WUPA, anticollision and SELECT at two cascade
+  levels, READs from page 4 for the identity's TLV, HLTA), with nothing else.
+- measured_us: wall time per poll on the MicroPython unix port, driver + emulator in Python (the
+  emulator's per-byte work dominates; an ESP32 talking to a real chip does not pay it).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
+
+from mausbox.mpshim import install  # noqa: E402
+from mausbox.paths import micropython_binary  # noqa: E402
+
+install()
+
+from maus import rfid  # noqa: E402
+from maus.drivers import ndef  # noqa: E402
+from maus.drivers.mfrc522 import MFRC522  # noqa: E402
+from maus.sim.mfrc522_emu import MFRC522Emu, Pin  # noqa: E402
+
+IDENT = "mg/clothing/31"
+FC_MHZ = 13.56
+NS_PER_BYTE = 800
+
+
+def frame_fc(bits: int) -> int:
+    return (1 + bits + bits // 8 + 1) * 128
+
+
+def rf_lower_bound_us(ident: str) -> float:
+    tlv = len(ndef.tlv(ndef.text_record("mausbox:" + ident)))
+    reads = -(-tlv // 16)
+    fdt = 1172
+    fc = frame_fc(7) + fdt + frame_fc(16)  # WUPA, ATQA
+    for _ in range(2):  # cascade levels 1 and 2
+        fc += frame_fc(16) + fdt + frame_fc(40)  # ANTICOLLISION, UID CLn + BCC
+        fc += frame_fc(72) + fdt + frame_fc(24)  # SELECT, SAK + CRC
+    fc += reads * (frame_fc(32) + fdt + frame_fc(144))  # READ, 16 bytes + CRC
+    fc += frame_fc(32)  # HLTA
+    return fc / FC_MHZ
+
+
+class Counter:
+    def __init__(self, emu: MFRC522Emu) -> None:
+        self.emu = emu
+        self.mark()
+
+    def mark(self) -> None:
+        e = self.emu
+        self.b, self.w, self.rf, self.t, self.f = e.spi_bytes, e.wait_reads, e.rf_fc, e.now, e.frames
+
+    def report(self, name: str) -> None:
+        e = self.emu
+        spi = e.spi_bytes - self.b
+        proto = spi - 2 * (e.wait_reads - self.w)
+        rf_us = (e.rf_fc - self.rf) / FC_MHZ
+        print(f"rfid.{name}.frames: {e.frames - self.f} frames")
+        print(f"rfid.{name}.spi_bytes: {spi} bytes")
+        print(f"rfid.{name}.protocol_bytes: {proto} bytes")
+        print(f"rfid.{name}.rf_us: {rf_us:.0f} us")
+        print(f"rfid.{name}.bus_plus_air_us: {proto * NS_PER_BYTE / 1000 + rf_us:.0f} us")
+        print(f"rfid.{name}.est_us: {(e.now - self.t) / 1000:.0f} us")
+
+
+def virtual() -> None:
+    emu = MFRC522Emu()
+    r = MFRC522(emu, Pin(), Pin(emu=emu))
+    p = rfid.Presence(r)
+    c = Counter(emu)
+    assert p.poll(0) == ()
+    c.report("empty_poll")
+    emu.put(emu.make_tag(IDENT))
+    c.mark()
+    ev = p.poll(100)
+    assert ev and ev[0][1] == IDENT, ev
+    c.report("identify")
+    print(f"rfid.identify.rf_lower_bound_us: {rf_lower_bound_us(IDENT):.0f} us")
+    c.mark()
+    assert p.poll(200) == ()
+    c.report("held_poll")
+
+
+MPY_SCRIPT = r"""
+import time
+from maus.sim.mfrc522_emu import MFRC522Emu, Pin
+from maus.drivers.mfrc522 import MFRC522
+from maus import rfid
+
+emu = MFRC522Emu()
+r = MFRC522(emu, Pin(), Pin(emu=emu))
+p = rfid.Presence(r)
+p.interval_ms = 0
+N = 50
+t0 = time.ticks_us()
+for i in range(N):
+    p.poll(i)
+print("rfid.empty_poll.measured_us: %d us" % (time.ticks_diff(time.ticks_us(), t0) // N))
+tag = emu.make_tag("%s")
+t0 = time.ticks_us()
+for i in range(N):
+    emu.put(tag)
+    p = rfid.Presence(r)
+    p.interval_ms = 0
+    p.poll(0)
+    emu.take(tag)
+print("rfid.identify.measured_us: %%d us" %% (time.ticks_diff(time.ticks_us(), t0) // N))
+emu.put(tag)
+p.poll(0)
+t0 = time.ticks_us()
+for i in range(N):
+    p.poll(i)
+print("rfid.held_poll.measured_us: %%d us" %% (time.ticks_diff(time.ticks_us(), t0) // N))
+""".replace('"%s"', '"' + IDENT + '"').replace("%%", "%")
+
+
+def measured() -> int:
+    mpy = micropython_binary()
+    if mpy is None:
+        print("rfid.measured.skipped: 1 flag")
+        return 0
+    import os
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as f:
+        f.write(MPY_SCRIPT)
+    try:
+        env = dict(os.environ, MICROPYPATH=str(ROOT / "firmware"))
+        proc = subprocess.run([mpy, "-X", "heapsize=96k", f.name], capture_output=True, text=True, env=env,
+                              timeout=300)
+    finally:
+        os.unlink(f.name)
+    sys.stdout.write(proc.stdout)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+    return proc.returncode
+
+
+if __name__ == "__main__":
+    virtual()
+    raise SystemExit(measured())
