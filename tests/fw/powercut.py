@@ -267,6 +267,58 @@ def every_cut(blocks, n_events, seed=1, pick=None, tear_every=3):
     return stats, len(journal), len(ref)
 
 
+def recovery_cuts(blocks, n_events, points, seed=1):
+    # Power cuts during boot recovery: for each game cut point n, every write/erase m of the recovery
+    # that follows; then the next boot recovers again. -> (Stats, recovery runs)
+    image, old_name, old_sha = setup(blocks)
+    evs = events(n_events, seed)
+    data, journal = play_journal(image, blocks, evs)
+    ref = _lines(data)
+    acks = _acks(image, blocks, evs)
+    stats = Stats()
+    ff = b"\xff" * BS
+    dev = RAMBlockDev(blocks, BS)
+    img = [bytearray(b) for b in image]
+    done = 0
+    runs = 0
+    for n in points:
+        while done < n:
+            _apply(img, journal[done], ff)
+            done += 1
+        flushed = sum(1 for a in acks if a <= n)
+        snap = [bytearray(b) for b in img]
+        if n < len(journal) and n % 3 == 0:
+            _apply(snap, journal[n], ff, True)  # the game's cut tore a write
+        total = _recovery_ops(dev, snap)
+        for m in range(total):
+            runs += 1
+            dev.restore(snap)
+            vfs.mount(vfs.VfsLfs2(dev), MNT)
+            dev.cut_after = m
+            dev.tear = m % 2 == 0
+            try:
+                gamelog.recover(LogStore(MNT))
+            except Exception as e:  # noqa: BLE001 - recovery must not crash, even losing power itself
+                stats.crashes += 1
+                stats.fail("recovery cut at %d: %r" % (m, e), n)
+            try:
+                vfs.umount(MNT)
+            except OSError:
+                pass
+            check_after_cut(stats, n, dev, ref, flushed, old_name, old_sha)
+    return stats, runs
+
+
+def _recovery_ops(dev, snap):
+    dev.restore(snap)
+    vfs.mount(vfs.VfsLfs2(dev), MNT)
+    try:
+        gamelog.recover(LogStore(MNT))
+    finally:
+        vfs.umount(MNT)
+    return dev.ops
+
+
 def _acks(image, blocks, evs):
     dev = RAMBlockDev(blocks, BS, image)
     vfs.mount(vfs.VfsLfs2(dev), MNT)
@@ -354,6 +406,10 @@ if __name__ == "__main__":
     if mode == "every":
         s, ops, recs = every_cut(int(sys.argv[2]), int(sys.argv[3]))
         print("every: block_size=%d ops=%d records=%d %r" % (BS, ops, recs, s))
+    elif mode == "recovery":
+        n_events = int(sys.argv[3])
+        s, runs = recovery_cuts(int(sys.argv[2]), n_events, range(0, 6 * n_events, int(sys.argv[4])))
+        print("recovery: runs=%d %r" % (runs, s))
     elif mode == "random":
         s = random_cuts(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
         print("random: block_size=%d %r" % (BS, s))
