@@ -314,6 +314,7 @@ class Puller:
         self.verify = verify or verify_log
         self.log = log
         self.listing: Listing | None = None
+        self.gone = ""  # set when the unit cannot be reached again: the remaining logs are not tried
 
     def fetch_listing(self) -> Listing:
         # sha256 of every log on the unit: seconds on a full flash, so a longer bound than other execs
@@ -337,7 +338,10 @@ class Puller:
                 self.link.reconnect()
             else:
                 self.link.abort()
-        except (LinkLost, FrameError, DeviceError, OSError) as e2:
+        except LinkLost as e2:
+            self.gone = str(e2)
+            raise PullError("lost the unit: %s" % e2) from None
+        except (FrameError, DeviceError, OSError) as e2:
             self.log("link: recovery failed: %s" % e2)
 
     def pull_all(self, only_new: bool = True) -> list[Outcome]:
@@ -345,6 +349,9 @@ class Puller:
         out = [Outcome(r, "refused", detail=r) for r in listing.refused]
         newest = max((e.name for e in listing.entries), default=None)
         for e in sorted(listing.entries, key=lambda e: e.name):
+            if self.gone:
+                out.append(Outcome(e.name, "failed", detail="not tried: %s" % self.gone))
+                continue
             if only_new and e.pulled and (self.dest / e.name).exists():
                 out.append(Outcome(e.name, "skipped", self.dest / e.name, "already pulled"))
                 continue

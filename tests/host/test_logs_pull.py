@@ -409,3 +409,27 @@ def test_cli_pull_from_a_missing_port(tmp_path, capsys):
     assert main(["logs", "pull", "--port", str(tmp_path / "nope"), "--store", str(tmp_path / "s.sqlite")]) == 3
     assert "FAILED" in capsys.readouterr().out
     assert not (tmp_path / "raw").exists()
+
+
+def test_a_unit_that_goes_away_ends_the_pull_quickly(tmp_path):
+    rng = random.Random(14)
+    logs = {"%05d-mg.jsonl" % (i + 1): make_log(rng, 200) for i in range(4)}
+    unit = tmp_path / "unit"
+    write_unit(unit, logs)
+
+    class Unplugged(FakeLink):
+        def stream(self, path, offset, end):
+            super().stream(path, offset, end)
+            if path.endswith("00002-mg.jsonl"):
+                self.lost_at = 5000
+
+        def reconnect(self):
+            raise LinkLost("no such port")
+
+    t0 = time.monotonic()
+    res = Puller(Unplugged(unit, random.Random(0)), tmp_path / "dest", tmp_path / "staging").pull_all()
+    assert [r.status for r in res] == ["pulled", "failed", "failed", "failed"]
+    assert "lost the unit" in res[1].detail and "not tried" in res[3].detail
+    assert time.monotonic() - t0 < 5
+    assert sorted(os.listdir(tmp_path / "dest")) == ["00001-mg.jsonl"]
+    assert (tmp_path / "staging" / "00002-mg.jsonl.part").stat().st_size == 4096  # kept for the next pull
