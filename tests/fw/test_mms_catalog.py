@@ -1,0 +1,49 @@
+# The Mucks Mäuschen Still catalog: the default file, the validator, user catalogs (CPython and MicroPython).
+import json
+import sys
+
+import maus
+from maus.game import Player
+from maus.games.mms import DEFAULT, Mms, load_catalog, validate_catalog
+from tablefake import FakeTable
+
+
+def _catalog_data():
+    path = maus.__file__.rsplit("/", 1)[0] + "/catalogs/mms.json"
+    with open(path) as f:
+        return json.load(f)
+
+
+def test_catalog_validation():
+    data = _catalog_data()
+    assert validate_catalog(data) == []
+    c = load_catalog(data)
+    assert c.holes == DEFAULT.holes and c.dice == DEFAULT.dice and c.names == DEFAULT.names
+    bad = json.loads(json.dumps(data))
+    bad["sticks"] = 15
+    bad["dice"][1][2] = "pink"
+    bad["holes"][3]["de"] = "blau und gruen"
+    bad["holes"][4]["id"] = "red"
+    errs = validate_catalog(bad)
+    for part in ("sticks", "pink", "holes[3].de", "red twice", "'orange' is not"):
+        assert any(part in e for e in errs), (part, errs)
+    assert load_catalog(bad) is None
+    for junk in (None, [], {"game": "mg"}, {"game": "mms", "holes": "red", "dice": [[], 3]}):
+        assert validate_catalog(junk)
+    # a custom castle: four colours, two 4-faced dice
+    mine = {"game": "mms", "sticks": 16, "castle_end": 12,
+            "holes": [{"id": c, "en": c, "de": c} for c in ("red", "blue", "green", "white")],
+            "dice": [["red", "blue", "green", "white"], ["white", "white", "red", "blue"]]}
+    c = load_catalog(mine)
+    assert c.dice[1] == bytes((3, 3, 0, 1))
+    # the game plays with the default dice when the catalog is unusable, and says so
+    t = FakeTable()
+    g = Mms(t, [Player(1), Player(2)], {}, {"game": "mms"}, None, 1)
+    t.game = g
+    g.start()
+    assert g.cat is DEFAULT and "invalid" in t.records[0][1]["text"]
+
+
+def test_validator_is_unloaded_after_use():
+    validate_catalog(_catalog_data())
+    assert "maus.games.mms_catalog" not in sys.modules
