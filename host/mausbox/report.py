@@ -149,6 +149,7 @@ def timeline(store: Store, g: Game, names: dict[str, str] | None = None) -> list
         g.records, g.status, ": " + g.reason if g.reason else "")]
     for d in g.damage:
         lines.append("  DAMAGE %s" % d)
+    timed: set[int] = set()
     for rec in store.events(g.id):
         typ = rec.get("type", "?")
         who = ""
@@ -167,12 +168,23 @@ def timeline(store: Store, g: Game, names: dict[str, str] | None = None) -> list
                                            if str(k).isdigit()),
                 ", ".join(label(g.unit, w, names) for w in rest.get("winners", []) if isinstance(w, int)))
         else:
+            if typ == "reveal":
+                timed.clear()
             rt = reactions(rec)
             extra = ""
             if len(rt) == 1 and who:
-                extra = "  FALSE START" if rt[0][1] is None else "  %.1f ms" % (rt[0][1] / 1000.0)
-            text = "%s%s" % (" ".join("%s=%s" % (k, json.dumps(v, ensure_ascii=False)) for k, v in rest.items()),
-                             extra)
+                pid, off = rt[0]
+                for k in _OFFSET_KEYS + ("false_start", "kind"):
+                    rest.pop(k, None)
+                if off is None:
+                    extra = "FALSE START"
+                elif pid in timed:
+                    extra = "again at %.1f ms (not a reaction time)" % (off / 1000.0)
+                else:
+                    timed.add(pid)
+                    extra = "%.1f ms" % (off / 1000.0)
+            text = " ".join([extra] * bool(extra) + ["%s=%s" % (k, json.dumps(v, ensure_ascii=False))
+                                                       for k, v in rest.items()])
         lines.append("  %10s  #%-4d %-14s %s%s" % (_fmt_t(rec.get("t", 0)), rec.get("seq", 0), typ, who, text))
     return lines
 
