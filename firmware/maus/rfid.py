@@ -71,6 +71,7 @@ class Presence:
     miss_limit = 3  # consecutive polls without a card before it counts as removed
     read_tries = 3  # polls that may fail to read a new card's identity before it is reported unread
     interval_ms = 50  # least time between two scans
+    reinit_ms = 2000  # a reader that failed its self-test is set up again this often
 
     def __init__(self, reader, enrolment=None):
         self.reader = reader
@@ -104,14 +105,22 @@ class Presence:
         if self.paused or (not self._due and ticks_diff(now_ms, self._next) < 0):
             return _NONE
         self._due = False
-        self._next = ticks_add(now_ms, self.interval_ms)
         self._ev = None
+        if not self.reader.ok:  # no chip answering (unplugged, wiring): try again later
+            self._next = ticks_add(now_ms, self.reinit_ms)
+            self.reader.ok = self._due = self.reader.init()
+            return _NONE
+        self._next = ticks_add(now_ms, self.interval_ms)
         self.polls += 1
         try:
             seen = self._seen
             for i in range(_MAX):
                 seen[i] = 0
-            self.reader.scan(self._on_card)
+            r = self.reader
+            errors = r.errors
+            r.scan(self._on_card)
+            if r.errors != errors and not r.self_test():
+                r.ok = False  # the chip stopped answering: set it up again after reinit_ms
             st = self._state
             for i in range(_MAX):
                 if st[i] != _FREE and not seen[i]:

@@ -196,3 +196,45 @@ def test_poll_allocates_nothing():
     assert p.faults == 0  # a MemoryError inside the poll would have been counted here
     assert pad.r.errors == 0
     assert p.present()[0][0] == "mg/mouse/07"
+
+
+class Plug:
+    """A bus to the emulated chip that can be unplugged: then MISO reads 0."""
+
+    def __init__(self, chip):
+        self.chip = chip
+        self.plugged = False
+        self.transfers = 0
+
+    def write(self, buf):
+        self.transfers += 1
+        if self.plugged:
+            self.chip.write(buf)
+
+    def write_readinto(self, out, into):
+        self.transfers += 1
+        if self.plugged:
+            self.chip.write_readinto(out, into)
+        else:
+            for i in range(len(into)):
+                into[i] = 0
+
+
+def test_missing_reader_is_retried_not_hammered():
+    from maus.drivers.mfrc522 import MFRC522
+    from maus.sim.mfrc522_emu import MFRC522Emu, Pin
+
+    emu = MFRC522Emu()
+    bus = Plug(emu)
+    r = MFRC522(bus, Pin(), Pin(emu=emu))
+    assert not r.ok
+    p = rfid.Presence(r)
+    emu.put(emu.make_tag("mg/mouse/11"))
+    before = bus.transfers
+    for t in range(0, 2000, 100):
+        assert p.poll(t) == ()
+    assert bus.transfers - before < 60  # one set-up attempt, no scans
+    bus.plugged = True
+    assert p.poll(2000) == ()  # set up again: the chip answers now
+    assert r.ok
+    assert p.poll(2100)[0][:2] == ("tap", "mg/mouse/11")

@@ -54,7 +54,7 @@ _FLUSH = const(0x80)
 _TICK_NS = const(9956)  # timer tick with TPrescaler 0x43: (2*67+1)/13.56 MHz
 _PRESCALER = const(0x43)
 _FIFO = const(64)
-_MAX_SPIN = const(20000)  # register reads before a wait gives up (a dead or absent chip)
+_LONGEST_ANSWER_US = const(5600)
 _NO_VIEW = memoryview(b"")
 _VERSIONS = (0x88, 0x90, 0x91, 0x92, 0xB2)  # FM17522, MFRC522 0.0/1.0/2.0, FM17522E
 
@@ -191,7 +191,8 @@ class MFRC522(Scanner):
         self._wr(_ComIrqReg, 0x7F)  # clear every interrupt request bit
         self._wr(_FIFOLevelReg, _FLUSH)
         self._fifo_write(n)
-        self._set_timeout(timeout_us or self.timeout_us)
+        timeout_us = timeout_us or self.timeout_us
+        self._set_timeout(timeout_us)
         framing = (align << 4) | last_bits
         if not transmit:
             self._wr(_CommandReg, _TRANSCEIVE)
@@ -201,7 +202,10 @@ class MFRC522(Scanner):
             self._wr(_BitFramingReg, framing)
             self._wr(_CommandReg, _TRANSMIT)
             done = _IDLE_IRQ
-        spin = _MAX_SPIN
+        # The chip's timer (or the end of the answer) ends every wait; this bound only stops a dead
+        # chip from hanging the loop. A register read takes at least 1 us (16 bits at <= 16 MHz);
+        # the timer stops when an answer starts, and a full FIFO takes 5.5 ms at 106 kbit/s.
+        spin = timeout_us + _LONGEST_ANSWER_US
         while True:
             irq = self._rd(_ComIrqReg)
             if irq & done:
