@@ -85,6 +85,8 @@ def check_pulled(store, unit_root, logs, res):
 
 def test_pull_over_the_pty(tmp_path):
     logs = logs_for(1, [30, 400])
+    # an older log damaged on the unit, holding 0x04 (which ends raw-REPL output) and other binary bytes
+    logs["00000-mg.jsonl"] = logs["00001-mg.jsonl"][:500] + bytes(range(256)) * 40 + b"\x04\n"
     root = tmp_path / "unit"
     write_unit(root, logs)
     store = Store(tmp_path / "store" / "logs.sqlite")
@@ -94,8 +96,10 @@ def test_pull_over_the_pty(tmp_path):
             res = pull_unit(link, store)
             check_pulled(store, root, logs, res)
             assert res.unit == "abc"  # no machine.unique_id on the unix port: the id in the newest log
+            damaged = [o for o in res.outcomes if o.damage]
+            assert [o.name for o in damaged] == ["00000-mg.jsonl"] and not res.ok
             again = pull_unit(link, store)
-            assert [o.status for o in again.outcomes] == ["skipped", "skipped"]
+            assert [o.status for o in again.outcomes] == ["skipped", "skipped", "skipped"]
         finally:
             link.close()
 
