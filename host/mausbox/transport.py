@@ -186,6 +186,7 @@ class UnitLink:
     def enter_raw(self, soft_reset: bool = False) -> None:
         """Stop what runs and enter the raw REPL (the game stops until `close` restarts it)."""
         try:
+            self._interrupt()
             with contextlib.redirect_stdout(io.StringIO()):
                 self.t.enter_raw_repl(soft_reset=soft_reset, timeout_overall=self.timeout)
             self._buf = bytearray()
@@ -195,6 +196,23 @@ class UnitLink:
                             "(`mausbox flash`), or is another program talking to it?") from None
         except (OSError, serial.SerialException) as e:
             raise LinkError(f"lost the link to {self.port}: {e}") from None
+
+    def _interrupt(self) -> None:
+        """Ctrl-C until the unit shows a prompt: a unit still booting, or code that swallowed one
+        KeyboardInterrupt, needs more than mpremote's single Ctrl-C. Bounded by the link timeout."""
+        ser = self.t.serial
+        end = time.monotonic() + self.timeout
+        seen = b""
+        while time.monotonic() < end:
+            ser.write(b"\r\x03")
+            quiet_until = time.monotonic() + 0.4
+            while time.monotonic() < quiet_until:
+                chunk = ser.read(max(1, ser.in_waiting))
+                if chunk:
+                    seen = (seen + chunk)[-64:]
+                    quiet_until = time.monotonic() + 0.15
+            if seen.endswith((b"\n>>> ", b"\n>")):  # a prompt, not a `>` inside printed text
+                return
 
     def ensure_raw(self) -> None:
         if not self.t.in_raw_repl:
@@ -418,8 +436,10 @@ class UnitLink:
         """Write a file on the unit (base64 chunks); with `atomic`, to `path.tmp`, then renamed over `path`."""
         import base64
 
-        target = path + ".tmp" if atomic else path
-        self.exec(f"import binascii\n_f=open({target!r},'wb')\n_w=_f.write\n_a=binascii.a2b_base64")
+        # Relative to "/": MicroPython's VfsPosix (the virtual unit) fails a rename between two absolute paths.
+        rel = path.lstrip("/")
+        target = rel + ".tmp" if atomic else rel
+        self.exec(f"import os,binascii\nos.chdir('/')\n_f=open({target!r},'wb')\n_w=_f.write\n_a=binascii.a2b_base64")
         try:
             for i in range(0, len(data), chunk):
                 self.exec("_w(_a('%s'))" % base64.b64encode(data[i:i + chunk]).decode())
@@ -428,7 +448,7 @@ class UnitLink:
             self.exec("try:\n _f.close()\nexcept Exception:\n pass")
             raise
         if atomic:
-            self.exec(f"import os\nos.rename({target!r},{path!r})")
+            self.exec(f"import os\nos.rename({target!r},{rel!r})")
 
 
 _READ_CODE = """import sys,os,struct,hashlib,binascii

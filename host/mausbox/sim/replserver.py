@@ -15,6 +15,8 @@ import os
 import sys
 import time
 
+import micropython
+
 _root, _mode, _fd = sys.argv[1], sys.argv[2], int(sys.argv[3])
 _ctl = open("/dev/fd/%d" % _fd, "wb")  # before the remount hides /dev
 _inp = sys.stdin.buffer
@@ -47,6 +49,12 @@ def _status(line):
             pass
 
 
+def _unlock():
+    # Code interrupted inside heap_lock() leaves the heap locked; a board's REPL forces it open.
+    while micropython.heap_unlock():
+        pass
+
+
 def _print_exception(exc):
     # As a board prints it, without this script's frame; on stderr, so the bridge can put it after
     # the first \x04 of the raw REPL (output written before E<id> is all on stdout).
@@ -71,8 +79,10 @@ def _run(kind, cid, src, name):
     try:
         exec(compile(str(src, "utf-8"), name, "single" if kind == "s" else "exec"), _g)
     except SystemExit:
+        _unlock()
         forced = True
     except BaseException as e:  # noqa: B036 - the REPL reports everything, as a board does
+        _unlock()
         exc = e
     st = 0
     while st < 4:

@@ -1,0 +1,135 @@
+"""`mausbox config`: the unit's settings, checked against the firmware's schema on both sides."""
+
+from __future__ import annotations
+
+HELP = "show or change a unit's settings: config get [KEY] | set KEY VALUE | reset"
+
+_GET = """from maus.settings import Settings
+_s=Settings()
+print(repr((_s.values,_s.source,_s.message)))
+del _s
+"""
+_SET = """from maus.settings import Settings
+_s=Settings()
+try:
+ print(repr(_s.set(%r,%r)))
+except ValueError as e:
+ print(repr(str(e)))
+del _s
+"""
+_RESET = """from maus.settings import Settings
+Settings().reset()
+"""
+
+
+def add_parser(p):
+    p.add_argument("--port", help="serial port (default: the only unit connected)")
+    p.add_argument("--json", action="store_true", help="print settings as JSON")
+    sub = p.add_subparsers(dest="action", metavar="ACTION")
+    g = sub.add_parser("get", help="show all settings, or one")
+    g.add_argument("key", nargs="?")
+    s = sub.add_parser("set", help="change one setting")
+    s.add_argument("key")
+    s.add_argument("value")
+    r = sub.add_parser("reset", help="every setting back to its default")
+    r.add_argument("--yes", action="store_true", help="do not ask")
+
+
+def describe(key: str) -> str:
+    from maus.settings import SCHEMA
+
+    spec = SCHEMA[key]
+    d = spec[0]
+    if type(d) is bool:
+        return "true|false"
+    if type(d) is int:
+        return f"{spec[1]}..{spec[2]}"
+    return "|".join(spec[1])
+
+
+def parse_value(key: str, text: str):
+    """The typed value for a setting, checked against the schema here, before anything is sent."""
+    from maus.settings import SCHEMA, check
+
+    from mausbox.cli import EXIT_USAGE, UserError
+
+    if key not in SCHEMA:
+        raise UserError(f"no setting {key!r}; the settings are: {', '.join(sorted(SCHEMA))}", EXIT_USAGE)
+    d = SCHEMA[key][0]
+    value: object = text
+    if type(d) is bool:
+        low = text.strip().lower()
+        if low not in ("true", "false", "on", "off", "yes", "no", "1", "0"):
+            raise UserError(f"{key} must be true or false, not {text!r}", EXIT_USAGE)
+        value = low in ("true", "on", "yes", "1")
+    elif type(d) is int:
+        try:
+            value = int(text, 10)
+        except ValueError:
+            raise UserError(f"{key} must be a whole number ({describe(key)}), not {text!r}", EXIT_USAGE) from None
+    why = check(key, value)
+    if why:
+        raise UserError(f"{key} {why}", EXIT_USAGE)
+    return value
+
+
+def show(value) -> str:
+    import json
+
+    return json.dumps(value)
+
+
+def run(args) -> int:
+    import ast
+    import json
+
+    from mausbox.cli import EXIT_PROBLEM, EXIT_USAGE, UserError
+    from mausbox.transport import UnitLink
+
+    if args.action is None:
+        raise UserError("say what to do: config get [KEY], config set KEY VALUE, or config reset", EXIT_USAGE)
+    value = None
+    if args.action == "set":
+        value = parse_value(args.key, args.value)
+    if args.action == "get" and args.key:
+        parse_value_key_only(args.key)
+    if args.action == "reset" and not args.yes:
+        if input("Reset every setting of the unit to its default? [y/N] ").strip().lower() not in ("y", "yes"):
+            print("nothing changed")
+            return EXIT_PROBLEM
+    with UnitLink(args.port) as link:
+        link.enter_raw(soft_reset=True)
+        if args.action == "set":
+            out = ast.literal_eval(link.exec(_SET % (args.key, value)).decode().strip())
+            if isinstance(out, str):
+                raise UserError(f"the unit refused: {out}", EXIT_PROBLEM)
+            print(f"{args.key} = {show(value)}" + ("" if out else " (unchanged)"))
+            return 0
+        if args.action == "reset":
+            link.exec(_RESET)
+            print("settings reset to defaults")
+            return 0
+        values, source, message = ast.literal_eval(link.exec(_GET).decode().strip())
+    if args.key:
+        print(json.dumps({args.key: values[args.key]}) if args.json else show(values[args.key]))
+        return 0
+    if args.json:
+        print(json.dumps({"values": values, "source": source, "message": message}, indent=2))
+        return 0
+    from maus.settings import SCHEMA
+
+    for k in sorted(values):
+        default = SCHEMA[k][0] if k in SCHEMA else None
+        mark = "" if values[k] == default else "   (default " + show(default) + ")"
+        print(f"{k:<22} {show(values[k]):<14} {describe(k) if k in SCHEMA else ''}{mark}")
+    print(f"-- {message}")
+    return 0
+
+
+def parse_value_key_only(key: str) -> None:
+    from maus.settings import SCHEMA
+
+    from mausbox.cli import EXIT_USAGE, UserError
+
+    if key not in SCHEMA:
+        raise UserError(f"no setting {key!r}; the settings are: {', '.join(sorted(SCHEMA))}", EXIT_USAGE)

@@ -1,0 +1,107 @@
+"""`mausbox doctor`: what a unit found at boot (its /status.json) and what to do about each finding."""
+
+from __future__ import annotations
+
+HELP = "check a unit: port, firmware, free flash, RFID reader, piezo, stuck buttons, safe mode"
+
+_READ = """import sys,os
+try:
+ with open('/status.json') as f:s=f.read()
+except OSError:
+ s=None
+try:
+ v=os.statvfs('/')
+ free=v[0]*v[4]
+except OSError:
+ free=None
+print(repr((s,'.'.join(str(x) for x in sys.implementation.version[:3]),sys.platform,free)))
+"""
+LOW_FLASH = 64 * 1024  # below this a game log may not fit
+PIEZO_RANGE = (2000, 60000)  # a baseline outside means the input floats or is shorted
+
+
+def add_parser(p):
+    p.add_argument("--port", help="serial port (default: the only unit connected)")
+    p.add_argument("--json", action="store_true", help="print the findings as JSON")
+
+
+def diagnose(status: dict | None, micropython: str, free_flash: int | None, host_version: str) -> list[dict]:
+    """Findings: each {"check", "ok", "detail", "fix"}. Pure, so every rule is testable without a unit."""
+    out = []
+
+    def add(check, ok, detail, fix=""):
+        out.append({"check": check, "ok": ok, "detail": detail, "fix": "" if ok else fix})
+
+    add("micropython", True, f"MicroPython {micropython}")
+    if status is None:
+        add("firmware", False, "no /status.json: the firmware has not booted on this unit",
+            "run `mausbox deploy`, then `mausbox monitor` to watch it boot")
+        return out
+    v = status.get("version")
+    add("firmware", v == host_version, f"Mausbox {v}" + ("" if v == host_version else f" (this computer has {host_version})"),
+        "run `mausbox deploy` to bring the unit up to date")
+    add("board", bool(status.get("board")), f"board {status.get('board')}",
+        "run `mausbox deploy --board NAME` to install a board file")
+    free = status.get("free_bytes", free_flash)
+    if free is None:
+        free = free_flash
+    add("flash", free is not None and free >= LOW_FLASH,
+        f"{free // 1024} KB free" if free is not None else "free space unknown",
+        "pull the logs (`mausbox logs pull`), then delete old ones on the unit")
+    if status.get("safe_mode"):
+        add("safe mode", False, f"the unit is in safe mode after {status.get('crashes', '?')} crashes in a row",
+            "pull the logs, run `mausbox deploy`, then in `mpremote repl`: "
+            "import maus.unit; maus.unit.clear_safe_mode()")
+        return out
+    add("safe mode", True, "normal start")
+    rv = status.get("rfid_version")
+    known = {0x91: "MFRC522 v1.0", 0x92: "MFRC522 v2.0", 0x88: "FM17522 clone", 0x12: "counterfeit MFRC522"}
+    add("rfid", rv not in (None, 0, 0xFF),
+        f"reader version 0x{rv:02X} ({known.get(rv, 'unknown chip')})" if isinstance(rv, int) and rv not in (0, 0xFF)
+        else "the RFID reader did not answer",
+        "check the reader's SPI wiring (SCK, MOSI, MISO, SDA/CS, RST as in board.json) and that it gets 3.3 V")
+    pb = status.get("piezo_baseline")
+    add("piezo", pb is not None and PIEZO_RANGE[0] <= pb <= PIEZO_RANGE[1],
+        f"baseline {pb}" if pb is not None else "no piezo reading",
+        "check the piezo disc's cable and its bleed resistor (1 MOhm to ground); a baseline near 0 or 65535 "
+        "means a short or an open input")
+    stuck = status.get("stuck") or []
+    add("buttons", not stuck, "no button held at boot" if not stuck else
+        "held at boot: player " + ", ".join(str(p) for p in stuck),
+        "release the button(s); if none is pressed, look for a short or a pinched cable on that input")
+    for p in status.get("problems") or []:
+        if not any(w in p for w in ("rfid", "stuck", "held at boot", "piezo")):
+            add("self-test", False, p, "see docs/host.md (doctor)")
+    return out
+
+
+def run(args) -> int:
+    import ast
+    import json
+
+    import maus
+
+    from mausbox.transport import UnitLink
+
+    with UnitLink(args.port) as link:
+        port = link.port
+        link.enter_raw()  # no soft reset: status.json is what the last boot found
+        raw, mpy, platform, free = ast.literal_eval(link.exec(_READ).decode().strip())
+    status = None
+    if raw is not None:
+        try:
+            status = json.loads(raw)
+        except ValueError:
+            status = None
+    findings = [{"check": "port", "ok": True, "detail": f"{port} ({'virtual unit' if platform == 'linux' else platform})",
+                 "fix": ""}] + diagnose(status, mpy, free, maus.VERSION)
+    bad = [f for f in findings if not f["ok"]]
+    if args.json:
+        print(json.dumps({"ok": not bad, "findings": findings, "status": status}, indent=2))
+    else:
+        for f in findings:
+            print(f"{'ok ' if f['ok'] else '!! '} {f['check']:<10} {f['detail']}")
+            if f["fix"]:
+                print(f"     -> {f['fix']}")
+        print("doctor: all good" if not bad else f"doctor: {len(bad)} thing(s) to fix")
+    return 1 if bad else 0
