@@ -77,7 +77,7 @@ def test_ten_byte_uid():
     emu, r = reader()
     u10 = uid(0x04, 1, 2, 3, 4, 5, 6, 7, 8, 9)
     t = Tag(u10)
-    t.ATQA = 0x0084  # UID size: triple
+    assert t.atqa == 0x0084  # UID size: triple
     emu.add_tag(t)
     rec = Recorder()
     assert r.scan(rec.cb) == 1
@@ -129,11 +129,13 @@ def test_ntag_read_write_verify():
         assert r.read(4) == OK
         done.append(bytes(r.page[0:8]))
         assert r.write(0, b"\x00\x00\x00\x00") == NAK  # UID pages are read-only
-        assert r.read(200) == NAK  # beyond the memory
+        assert r.read(4) == NO_TAG  # after a NAK the tag has left the session
 
     assert r.scan(use) == 1
     assert done == [b"\x03\x02\xd1\x01abcd"]
     assert tag.mem[16:24] == b"\x03\x02\xd1\x01abcd"
+    assert r.scan(lambda u, n, sak: done.append(r.read(200))) == 1
+    assert done[1] == NAK  # beyond the memory
 
 
 def test_read_rolls_over_at_end():
@@ -235,16 +237,20 @@ def test_fault_write_nak_and_lost():
     emu.add_tag(tag)
     res = []
 
-    def use(u, n, sak):
+    def nak(u, n, sak):
         emu.inject(emu_mod.FAULT_WRITE_NAK)
         res.append(r.write(6, b"wxyz"))
+        res.append(r.write(6, b"wxyz"))  # the NAK ended the session
+
+    def lost(u, n, sak):
         emu.inject(emu_mod.FAULT_WRITE_LOST)
         res.append(r.write(6, b"wxyz"))
         r.read(6)
         res.append(bytes(r.page[0:4]))
 
-    r.scan(use)
-    assert res == [NAK, OK, b"\x00\x00\x00\x00"]
+    r.scan(nak)
+    r.scan(lost)
+    assert res == [NAK, NO_TAG, OK, b"\x00\x00\x00\x00"]
 
 
 def _fault_at(kind, skip):

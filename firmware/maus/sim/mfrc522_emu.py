@@ -19,7 +19,7 @@ from maus.sim.rf_field import (  # noqa: F401 - re-exported
     FAULT_TRUNCATE,
     FAULT_WRITE_LOST,
     FAULT_WRITE_NAK,
-        make_tag,
+    make_tag,
 )
 
 # Registers (datasheet table 20).
@@ -78,6 +78,7 @@ _T_AUTO = const(0x80)
 
 VERSION = const(0x92)  # MFRC522 version 2.0
 _FIFO_SIZE = const(64)
+
 
 class MFRC522Emu(RFUnit):
     """The chip: 64 registers, the 64-byte FIFO, the CRC coprocessor, the timer and the RF front end."""
@@ -239,14 +240,9 @@ class MFRC522Emu(RFUnit):
         if reg == TCounterValRegH or reg == TCounterValRegL:
             c = self._timer_count()
             return c >> 8 if reg == TCounterValRegH else c & 0xFF
-        if reg == ControlReg:
-            return (r[ControlReg] & 0xF8) | self._rx_last_bits()
         if reg == VersionReg:
             return VERSION
         return r[reg]
-
-    def _rx_last_bits(self):
-        return self.regs[ControlReg] & 0x07
 
     def _write(self, reg, v):
         self._update()
@@ -305,6 +301,8 @@ class MFRC522Emu(RFUnit):
     # --- commands ---------------------------------------------------------------------------------
     def _command(self, cmd):
         r = self.regs
+        if cmd == CMD_NO_CMD_CHANGE:
+            return  # only the PowerDown/RcvOff bits were meant
         self._crc_on = False
         self._tx_end = self._rx_at = self._rx_end = -1
         r[CommandReg] = (r[CommandReg] & 0xF0) | cmd
@@ -348,7 +346,7 @@ class MFRC522Emu(RFUnit):
             self._idle()
         elif cmd == CMD_IDLE:
             self._timer_at = -1
-        elif cmd != CMD_TRANSCEIVE and cmd != CMD_NO_CMD_CHANGE:
+        elif cmd != CMD_TRANSCEIVE:
             self._idle()
 
     def _crc_done(self):
@@ -363,6 +361,7 @@ class MFRC522Emu(RFUnit):
         s ^= (s << 5) & 0xFFFFFFFF
         self._seed = s
         return s
+
 
 class Pin:
     """An output pin for CS/RST; the RST pin can drive the emulator's NRSTPD input."""

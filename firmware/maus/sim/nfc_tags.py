@@ -31,7 +31,6 @@ def crc_a(buf, n, crc=0x6363, start=0):
 class Tag:
     """An ISO 14443-A PICC: the anticollision state machine common to every type."""
 
-    ATQA = 0x0044
     SAK = 0x00
 
     def __init__(self, uid):
@@ -52,6 +51,7 @@ class Tag:
                 cl[o:o + 4] = uid[src:src + 4]
             cl[o + 4] = cl[o] ^ cl[o + 1] ^ cl[o + 2] ^ cl[o + 3]
         self.cl = cl
+        self.atqa = (0x04, 0x44, 0x84)[self.levels - 1]  # UID size bits 7-6, bit frame anticollision
         self.state = IDLE
         self.star = False  # woken from HALT: errors send it back to HALT
         self.level = 0
@@ -81,9 +81,12 @@ class Tag:
         self.delay_fc = _FDT_FC
 
     def _nibble(self, v):
+        # A 4-bit ACK (0xA) or NAK; after a NAK the tag leaves the session (NTAG21x datasheet 9.3).
         self.resp[0] = v
         self.resp_start = 0
         self.resp_bits = 4
+        if v != 0xA:
+            self._fallback()
 
     def receive(self, f, bits, field):
         # One PCD frame f of `bits` bits. Sets resp_bits (0 = silent).
@@ -94,8 +97,8 @@ class Tag:
                 self.star = self.state == HALT or (self.star and self.state == READY)
                 self.state = READY
                 self.level = 0
-                self.resp[0] = self.ATQA & 0xFF
-                self.resp[1] = self.ATQA >> 8
+                self.resp[0] = self.atqa & 0xFF
+                self.resp[1] = self.atqa >> 8
                 self._answer(2)
             elif self.state == ACTIVE or self.state == READY:
                 self._fallback()
@@ -196,7 +199,7 @@ class NTAG(Tag):
             return
         if cmd == 0xA2 and n == 6:  # WRITE one page
             p = f[1]
-            if p < 2 or p >= self.pages or self._locked(p):
+            if p < 2 or p >= self.user_end or self._locked(p):  # config pages are not emulated
                 self._nibble(0x0)
                 return
             if field.take_fault(_FAULT_WRITE_NAK):
@@ -227,14 +230,10 @@ class NTAG(Tag):
             return self.mem[11] >> (p - 8) & 1
         return 0
 
-    def read_user(self, n):
-        return bytes(self.mem[16:16 + n])
-
 
 class MifareClassic1K(Tag):
     """MIFARE Classic 1K: answers the anticollision by UID; any READ without authentication is refused."""
 
-    ATQA = 0x0004
     SAK = 0x08
 
     def command(self, f, n, field):

@@ -6,7 +6,7 @@ from maus.sim.nfc_tags import NTAG, crc_a
 
 # Fault kinds for inject(): each spoils the next n answers.
 FAULT_COLLISION = const(1)  # the answer collides at an unknown position (CollPosNotValid)
-FAULT_CRC = const(2)  # one bit of the last answer byte flipped
+FAULT_CRC = const(2)  # the last two bits of the answer flipped: parity holds, CRC/BCC do not
 FAULT_TIMEOUT = const(3)  # the answer is lost (the tag still acted on the command)
 FAULT_TRUNCATE = const(4)  # only the first half of the answer arrives
 FAULT_REMOVE = const(5)  # the tags leave the field on the next READ, before answering
@@ -99,8 +99,8 @@ class Field:
             elif f == FAULT_COLLISION:
                 coll = 64  # beyond what CollPos can show: CollPosNotValid
             elif f == FAULT_CRC:
-                lb = align + nrx - 1
-                rx[lb >> 3] ^= 1 << (lb & 7)
+                for lb in range(align + max(0, nrx - 2), align + nrx):  # two bits: parity still holds
+                    rx[lb >> 3] ^= 1 << (lb & 7)
             elif f == FAULT_TRUNCATE:
                 nrx = max(1, nrx // 2 if nrx < 16 else (nrx // 16) * 8)
         if 0 <= coll < nrx and not values_after_coll:
