@@ -92,9 +92,26 @@ class Unit:
         self.reader = None
         self.rfid = None
         self.detector = None
+        self.enrolment = None
+        if hw.spi is not None:
+            self._start_rfid()
         self.status = {"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": False}
         self._healthy_at = hw.ticks_ms()
         self._gc_at = 0
+
+    def _start_rfid(self):
+        from maus import cards, rfid
+        from maus.drivers.mfrc522 import MFRC522
+
+        try:
+            self.reader = MFRC522(self.hw.spi, self.hw.rfid_cs, self.hw.rfid_rst)
+        except Exception as e:  # noqa: BLE001 - a missing reader is reported by the self-test
+            self.hw.problems.append("rfid: %s" % e)
+            return
+        self.enrolment = cards.Enrolment()
+        if self.enrolment.error:
+            self.hw.problems.append(self.enrolment.error)
+        self.rfid = rfid.Presence(self.reader, self.enrolment)
 
     # --- settings -------------------------------------------------------------------------------------
     def _apply_timing(self):
@@ -135,9 +152,13 @@ class Unit:
 
     def race_open(self, reveal_t_us):
         self.race = True
+        if self.rfid is not None:
+            self.rfid.pause()
 
     def race_close(self):
         self.race = False
+        if self.rfid is not None:
+            self.rfid.resume()
 
     def detector_arm(self, armed):
         if self.detector is not None:
@@ -496,7 +517,7 @@ class Unit:
         if self.rfid is not None:
             for ev in self.rfid.poll(now):
                 if ev[0] == "tap":
-                    self._on_tap(ev[1], ev[2], hw.ticks_us())
+                    self._on_tap(ev[1] or None, ev[2], hw.ticks_us())
                 else:
                     self._on_remove(ev[1], ev[2])
         self.fb.update(now)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mausbox.paths import BOARDS_DIR, FIRMWARE_PKG, micropython_binary
 
-DEFAULT_HEAP = "192k"  # the firmware plus the simulated chips; the firmware alone must fit an ESP32
+DEFAULT_HEAP = "320k"  # the firmware (2x its ESP32 size on a 64-bit port) plus the simulated chips
 MAIN_PY = "import maus.unit\nmaus.unit.main()\n"
 ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise")
 
@@ -67,6 +67,11 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True) -> Path:
             old.unlink()
             manifest.pop(str(old.relative_to(dest)), None)
     manifest_path.write_text(json.dumps(manifest, sort_keys=True))
+    # Starting the virtual unit is a power-on: RTC memory (the crash counter) does not survive it.
+    # A soft reboot over the serial REPL keeps it, as on a board.
+    rtc = root / ".rtcmem"
+    if rtc.exists():
+        rtc.unlink()
     board_src = BOARDS_DIR / f"{board}.json"
     (root / "board.json").write_bytes(board_src.read_bytes())
     (root / "main.py").write_text(MAIN_PY)

@@ -78,9 +78,9 @@ class Out:
     def send(self, obj):
         if self.f is not None:
             try:
-                self.f.write(json.dumps(obj))
-                self.f.write("\n")
-                self.f.flush()
+                # One write per message: the unix port's files are unbuffered, and flush() would
+                # fsync(), which a FIFO refuses.
+                self.f.write(json.dumps(obj) + "\n")
             except OSError:
                 self.f = None  # the UI went away: keep refereeing
 
@@ -264,11 +264,11 @@ class Hardware:
 
     def finished_and_idle(self, unit):
         """Scenario mode: stop once every action is applied and the unit has nothing left to time
-        (claim windows, end screens), or 10 virtual minutes after the last action at the latest."""
+        (claim windows, end screens), or 60 virtual seconds after the last action at the latest."""
         if not self.finished():
             return False
         if unit.timers or unit.capture.busy() or unit.race:
-            return self.world.now > self.scenario_end_us + 600000000
+            return self.world.now > self.scenario_end_us + 60000000
         return True
 
     # --- the outside world ----------------------------------------------------------------------------
