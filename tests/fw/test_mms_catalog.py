@@ -47,3 +47,19 @@ def test_catalog_validation():
 def test_validator_is_unloaded_after_use():
     validate_catalog(_catalog_data())
     assert "maus.games.mms_catalog" not in sys.modules
+
+
+def test_every_prompt_fits_the_display():
+    from maus.games.mms_text import TEXT
+
+    worst = {"p": 4, "n": 16, "box": 1, "a": "orange", "b": "purple", "left": 16, "castle": 12, "out": 16,
+             "who": "P1 P2 P3 P4", "c": 12, "o": 16, "text": "x"}
+    assert sorted(TEXT["en"]) == sorted(TEXT["de"])
+    for lang in ("en", "de"):
+        for key, fmt in TEXT[lang].items():
+            lines = fmt.format(**worst).split("\n")
+            assert len(lines) <= 6, (lang, key)
+            for line in lines:
+                assert len(line) <= 16, (lang, key, line)
+                for ch in line:
+                    assert " " <= ch <= "~", (lang, key, line)

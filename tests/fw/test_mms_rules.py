@@ -249,6 +249,11 @@ def test_twelfth_stick_ends_fewest_sticks_win_draws_share():
     assert g.castle == 12 and s["reason"] == "castle_full"
     assert s["scores"] == {"1": 1, "2": 3} and s["winners"] == [1]
     assert t.said[-1] == ("win_full", {"castle": 12, "who": "P1", "n": 1})
+    g, t = new(2, lang="de")
+    click(g, 1)
+    for _ in range(12):
+        place(g, t)
+    assert t.said[-1] == ("win_full", {"castle": 12, "who": "S1 S2", "n": 2})
 
 
 def test_electronic_dice_follow_the_seed_and_the_catalog():

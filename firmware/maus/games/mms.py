@@ -232,7 +232,8 @@ class Mms(Game):
         if self.castle >= self.cat.castle_end:
             least = min(self.sticks[q] for q in self.ids)
             win = [q for q in self.ids if self.sticks[q] == least]
-            self._say("win_full", castle=self.castle, who=" ".join("P%d" % q for q in win), n=least)
+            tag = TEXT[self.lang]["tag"]
+            self._say("win_full", castle=self.castle, who=" ".join(tag.format(p=q) for q in win), n=least)
             self._end("castle_full", win)
             return
         self.table.sound("ok")
