@@ -1,0 +1,206 @@
+# M is for Mouse (rulebook: shared/rules/m-is-for-mouse.txt), variants A, B and C.
+#
+# The Game the shell runs is MIsForMouse; it hands every event to the engine of its variant:
+# mim_turns (A: turns round the table), mim_race (B: a game leader reveals, C: all at once). Cards and
+# the pair finder are in mim_pairs, the validator in mim_catalog, prompts in mim_text. Decisions where
+# the rulebook is silent: docs/games/mim.md.
+from micropython import const
+
+from maus.game import Game
+from maus.games.mim_pairs import Catalog, Pairs, load
+from maus.games.mim_text import TEXT
+
+_OTHER = const(-1)  # parse(): a card of another game
+_UNKNOWN = const(-2)  # parse(): no identity or a bad one
+
+load_catalog = load  # the shell compacts the JSON catalog with this
+
+_FOLD = (("\u00e4", "ae"), ("\u00f6", "oe"), ("\u00fc", "ue"), ("\u00c4", "Ae"), ("\u00d6", "Oe"),
+         ("\u00dc", "Ue"), ("\u00df", "ss"))
+
+
+def ascii(s):
+    """German text for the OLED font: umlauts become ae, oe, ue; ss for sharp s."""
+    for a, b in _FOLD:
+        if a in s:
+            s = s.replace(a, b)
+    return s
+
+
+def parse(ident, ncards=23):
+    """ "mim/card/05" -> card index 4; _OTHER for another game's card, _UNKNOWN for anything else."""
+    if not isinstance(ident, str):
+        return _UNKNOWN
+    parts = ident.split("/")
+    if len(parts) == 3 and parts[0] == "mim" and parts[1] == "card":
+        try:
+            n = int(parts[2])
+        except ValueError:
+            return _UNKNOWN
+        return n - 1 if 1 <= n <= ncards else _UNKNOWN
+    if len(parts) >= 2 and parts[0] in ("mg", "mms", "game"):
+        return _OTHER
+    return _UNKNOWN
+
+
+class Engine:
+    """What every variant shares: the table's voice, card checks, and the choice between pairs."""
+
+    def __init__(self, g):
+        self.g = g
+        self.table = g.table
+        self.cat = g.catalog
+        self.settings = g.settings
+        self.lang = g.settings.get("lang", "de")
+        self.ids = [p.id for p in g.players]
+        self.colour = ["off"] * 7
+        for p in g.players:
+            self.colour[p.id] = p.colour
+        self.finder = Pairs(self.cat.cards)
+        self.opts = bytearray(8)  # the pairs two tapped cards allow (4 at most), as Pairs.out
+        self.opt_cards = bytearray(2)  # the two cards of those pairs (slot 0, slot 1)
+        self.n_opts = 0
+        self.opt_i = 0
+        self.reason = ""
+
+    def say(self, key, **kw):
+        self.table.say(key, **kw)
+
+    def bad(self, key, **kw):
+        self.table.sound("error")
+        self.table.say(key, **kw)
+
+    def card(self, ident):
+        """Card index of an identity from the pad, or -1 after signalling a foreign or unknown card."""
+        c = parse(ident, self.cat.n)
+        if c >= 0:
+            return c
+        if ident != "game/mim":  # our own game card again: harmless (the shell handles it anyway)
+            self.bad("wrong_game" if c == _OTHER else "unknown_card")
+        return -1
+
+    def ident(self, c):
+        return "mim/card/%02d" % (c + 1)
+
+    # --- pairs -----------------------------------------------------------------------------------
+    def offer(self, a, ua, b, ub):
+        """The pairs of card a (chips ua) with card b (chips ub); kept as options 0..n-1."""
+        f = self.finder
+        n = f.between(a, ua, b, ub)
+        for i in range(2 * n):
+            self.opts[i] = f.out[i]
+        self.opt_cards[0] = a
+        self.opt_cards[1] = b
+        self.n_opts = n
+        self.opt_i = 0
+        return n
+
+    def opt_letter(self, k):
+        pos = self.opts[2 * k]
+        return self.cat.element(self.opt_cards[pos >> 2], pos & 3)
+
+    def pair_text(self, letter):
+        return self.cat.pair_text(letter, self.lang)
+
+    def show_choice(self):
+        self.say("choose", pair=ascii(self.pair_text(self.opt_letter(self.opt_i))), i=self.opt_i + 1,
+                 n=self.n_opts)
+
+    def next_choice(self):
+        self.opt_i = (self.opt_i + 1) % self.n_opts
+        self.table.sound("tick")
+        self.show_choice()
+
+    def verdict(self, player, ok, reason, letter=-1):
+        f = {"player": player, "ok": ok, "reason": reason}
+        if letter >= 0:
+            f["pair"] = self.pair_text(letter)
+        self.table.log("verdict", f)
+
+    def end(self, reason):
+        self.reason = reason
+        self.g.done = True
+        for name in ("claim", "decide", "quiet", "hint", "last", "next"):
+            self.table.cancel(name)
+        self.table.sound("win")
+        self.table.led(0, None)
+        for p in self.winners():
+            self.table.led(p, self.colour[p], "blink")
+        self.table.finish()
+
+    def winners(self):
+        return []
+
+    # events the variants may not need
+    def on_remove(self, ident, uid):
+        pass
+
+    def on_release(self, player, t_us):
+        pass
+
+    def on_timer(self, name):
+        pass
+
+
+class MIsForMouse(Game):
+    GAME = "mim"
+    TITLE = "M is for Mouse"
+    VARIANTS = ("A", "B", "C")
+    TEXT = TEXT
+
+    def __init__(self, table, players, settings, catalog, variant=None, seed=0):
+        super().__init__(table, players, settings, catalog, variant, seed)
+        if not isinstance(catalog, Catalog):
+            self.catalog = catalog = load(catalog if catalog is not None else _default())
+        if variant == "A":
+            from maus.games.mim_turns import Turns
+
+            self.e = Turns(self)
+        elif variant == "B" or variant == "C":
+            from maus.games.mim_race import Race
+
+            self.e = Race(self, variant)
+        else:
+            raise ValueError("M is for Mouse has variants A, B and C, not %r" % (variant,))
+
+    def start(self):
+        self.e.start()
+
+    def summary(self):
+        return self.e.summary()
+
+    def status(self):
+        return self.e.status()
+
+    def on_tap(self, ident, uid, t_us):
+        self.table.log("tap", {"identity": ident, "uid": uid})
+        if not self.done:
+            self.e.on_tap(ident, t_us)
+
+    def on_remove(self, ident, uid):
+        pass
+
+    def on_press(self, player, t_us):
+        if not self.done and player in self.e.ids:
+            self.e.on_press(player, t_us)
+
+    def on_release(self, player, t_us):
+        pass
+
+    def on_gesture(self, player, kind):
+        if not self.done and player in self.e.ids:
+            self.e.on_gesture(player, kind)
+
+    def on_timer(self, name):
+        if not self.done:
+            self.e.on_timer(name)
+
+
+def _default():
+    import json
+
+    from maus.games.mim_pairs import default_path
+
+    with open(default_path()) as f:
+        return json.load(f)
+

@@ -1,0 +1,143 @@
+# M is for Mouse: card data in compact form and the pair finder.
+#
+# A card is 4 bytes of letter indexes: two objects (by the index of their German initial) and two
+# letters. An element is (slot, e): e 0/1 = object 0/1, e 2/3 = letter 0/1. `used` holds one byte
+# per slot: bit e set = a chip lies on element e. A pair is a free object on one card and its free
+# initial letter on another; Pairs.out lists each as two bytes slot << 2 | e (object, then letter).
+import sys
+
+from micropython import const
+
+CARDS = const(23)  # rulebook component counts
+LETTERS = "ABCDEFGHIJKLMNOPRSTUVWZ"  # no objects for Q, X, Y
+_NL = const(23)
+_FREE = const(255)
+_MAX_SLOTS = const(23)  # variant B may lay every card
+_CHECK = "maus.games.mim_catalog"
+
+
+class Catalog:
+    """Compact card data: `cards` bytes (4 per card), names by letter index."""
+
+    __slots__ = ("cards", "de", "en", "n")
+
+    def __init__(self, cards, de, en):
+        self.cards = cards  # bytes: card i at 4*i: object, object, letter, letter (letter indexes)
+        self.de = de  # tuple: German object name by letter index
+        self.en = en  # tuple: English gloss by letter index
+        self.n = len(cards) // 4
+
+    def element(self, card, e):
+        """Letter index shown by element e of card (0-based card index)."""
+        return self.cards[4 * card + e]
+
+    def pair_text(self, letter, lang):
+        """ "K für Koffer" / "K for Koffer (suitcase)"."""
+        if lang == "de":
+            return "%s f\u00fcr %s" % (LETTERS[letter], self.de[letter])
+        return "%s for %s (%s)" % (LETTERS[letter], self.de[letter], self.en[letter])
+
+
+class Pairs:
+    """Finds every legal pair of a table without allocating (buffers are made here, once)."""
+
+    def __init__(self, cards):
+        self.cards = cards
+        self._lp = bytearray(2 * _NL)  # per letter: up to two free letter elements (slot << 2 | e)
+        self.out = bytearray(8 * _NL)  # every letter: 2 objects x 2 letters at most
+        self.n = 0
+        self._s2 = bytearray(2)
+        self._u2 = bytearray(2)
+
+    def find(self, slots, n, used):
+        """Pairs among slots[0:n] (card indexes) with chips `used`; returns their number."""
+        c = self.cards
+        lp = self._lp
+        out = self.out
+        for i in range(2 * _NL):
+            lp[i] = _FREE
+        for s in range(n):
+            b = 4 * slots[s]
+            u = used[s]
+            for e in range(2, 4):
+                if not u & (1 << e):
+                    i = 2 * c[b + e]
+                    if lp[i] == _FREE:
+                        lp[i] = s << 2 | e
+                    elif lp[i + 1] == _FREE:
+                        lp[i + 1] = s << 2 | e
+        k = 0
+        for s in range(n):
+            b = 4 * slots[s]
+            u = used[s]
+            for e in range(2):
+                if not u & (1 << e):
+                    i = 2 * c[b + e]
+                    for j in range(i, i + 2):
+                        pos = lp[j]
+                        if pos != _FREE and pos >> 2 != s:
+                            out[2 * k] = s << 2 | e
+                            out[2 * k + 1] = pos
+                            k += 1
+        self.n = k
+        return k
+
+    def between(self, a, ua, b, ub):
+        """Pairs formed by card a (slot 0, chips ua) and card b (slot 1, chips ub)."""
+        s = self._s2
+        u = self._u2
+        s[0] = a
+        s[1] = b
+        u[0] = ua
+        u[1] = ub
+        return self.find(s, 2, u)
+
+    def letter(self, slots, k):
+        """Letter index of pair k of the last find."""
+        pos = self.out[2 * k]
+        return self.cards[4 * slots[pos >> 2] + (pos & 3)]
+
+
+def validate(data):
+    """The validator's errors; its module is unloaded again unless someone else holds it."""
+    loaded = _CHECK in sys.modules
+    mod = __import__(_CHECK, None, None, ("validate_catalog",))
+    errors = mod.validate_catalog(data)
+    if not loaded:
+        del sys.modules[_CHECK]
+        pkg = sys.modules.get("maus.games")
+        if pkg is not None and hasattr(pkg, "mim_catalog"):
+            delattr(pkg, "mim_catalog")
+    return errors
+
+
+def load(data):
+    """A catalog dict (catalogs/mim.json) -> Catalog. Raises ValueError naming the first problem."""
+    if isinstance(data, Catalog):
+        return data
+    errors = validate(data)
+    if errors:
+        raise ValueError("mim catalog: " + errors[0])
+    objects = data["objects"]
+    de = tuple(objects[ch][0] for ch in LETTERS)
+    en = tuple(objects[ch][1] for ch in LETTERS)
+    cards = bytearray(4 * CARDS)
+    for c in data["cards"]:
+        b = 4 * (c["id"] - 1)
+        for e in range(2):
+            cards[b + e] = de.index(c["objects"][e])
+            cards[b + 2 + e] = LETTERS.index(c["letters"][e])
+    return Catalog(bytes(cards), de, en)
+
+
+def default_path():
+    """Where catalogs/mim.json sits in the package (flash: /maus/catalogs/mim.json)."""
+    here = __file__.replace("\\", "/")
+    return here[: here.rfind("/games/")] + "/catalogs/mim.json"
+
+
+def load_file(path=None):
+    import json
+
+    with open(path or default_path()) as f:
+        return load(json.load(f))
