@@ -101,7 +101,7 @@ class Presence:
         self._due = True
 
     def poll(self, now_ms):
-        """Scan the pad if due; returns a list of events (TAP|REMOVE, identity or None, uid hex)."""
+        """Scan the pad if due. Events: a list of (TAP or REMOVE, identity or None, uid hex), or ()."""
         if self.paused or (not self._due and ticks_diff(now_ms, self._next) < 0):
             return _NONE
         self._due = False

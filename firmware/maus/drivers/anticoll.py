@@ -5,12 +5,7 @@
 # and selected by their known UID. Nothing here allocates.
 from micropython import const
 
-from maus.drivers.iso14443a import PCD
-
-# iso14443a status codes
-_OK = const(0)
-_ERROR = const(2)
-_COLLISION = const(3)
+from maus.drivers.iso14443a import COLLISION, ERROR, OK, PCD
 
 _WUPA = const(0x52)
 _CT = const(0x88)  # cascade tag
@@ -32,7 +27,7 @@ class Scanner(PCD):
         while found < _MAX_CARDS and steps < 40 * _MAX_CARDS:
             steps += 1
             st = self._anticoll(level, known)
-            if st == _COLLISION:
+            if st == COLLISION:
                 bit = self.coll_bit
                 if depth < _MAX_CARDS:  # remember the 0 branch for later
                     o = depth * 6
@@ -44,12 +39,12 @@ class Scanner(PCD):
                 cl[bit >> 3] |= 1 << (bit & 7)  # follow the 1 branch now
                 known = bit + 1
                 continue
-            if st == _OK:
+            if st == OK:
                 o = found * 5
                 for i in range(5):
                     self._vals[o + i] = cl[i]
                 found += 1
-            elif st == _ERROR:
+            elif st == ERROR:
                 self.errors += 1
             if depth == 0:
                 break
@@ -73,7 +68,7 @@ class Scanner(PCD):
             return 0
 
     def _scan(self, on_card):
-        if self._request(_WUPA) != _OK:
+        if self._request(_WUPA) != OK:
             return 0
         q = self._queue
         qn = 1
@@ -90,7 +85,7 @@ class Scanner(PCD):
                 path[i] = q[o + 1 + i]
             if not fresh:
                 # Tags left behind went back to HALT or IDLE: wake them and select the path again.
-                if self._request(_WUPA) != _OK or not self._replay(levels - 1):
+                if self._request(_WUPA) != OK or not self._replay(levels - 1):
                     continue
             fresh = False
             sel = levels - 1  # the level whose CLn is on the path but not yet selected

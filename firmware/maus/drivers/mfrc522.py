@@ -58,6 +58,7 @@ _LONGEST_ANSWER_US = const(5600)
 _NO_VIEW = memoryview(b"")
 _VERSIONS = (0x88, 0x90, 0x91, 0x92, 0xB2)  # FM17522, MFRC522 0.0/1.0/2.0, FM17522E
 
+
 class MFRC522(Scanner):
     timeout_us = 1000  # REQA/anticollision/SELECT/READ answer window
     gain = 4  # RFCfgReg RxGain: 0..7 = 18, 23, 18, 23, 33, 38, 43, 48 dB
