@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 
 import pytest
 
 from mausbox.build import mpy_compatible, parse_mpy_info
 from mausbox.cli import UserError, main
 from mausbox.deploy import MAIN_PY, confirm_boot, deploy, firmware_files, make_plan
-from mausbox.paths import micropython_binary
+from mausbox.paths import FIRMWARE_PKG, micropython_binary
 from mausbox.sim.serial import SerialUnit
 from mausbox.transport import UnitLink
 
@@ -52,9 +53,15 @@ def test_plan_sends_only_changes_and_removes_stale_files():
 
 
 @needs_mpy
-def test_full_then_incremental_deploy_over_the_virtual_unit(tmp_path):
+def test_full_then_incremental_deploy_over_the_virtual_unit(tmp_path, monkeypatch):
+    # a snapshot of the firmware: other work on the tree must not change it between the two deploys
+    snap = tmp_path / "fw" / "maus"
+    shutil.copytree(FIRMWARE_PKG, snap, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr("mausbox.deploy.FIRMWARE_PKG", snap)
+    tmp_path = tmp_path / "unit"
+    tmp_path.mkdir()
     (tmp_path / "settings.json").write_text("{}")
-    with SerialUnit(tmp_path, heapsize=SIM_HEAP) as unit:
+    with SerialUnit(tmp_path, heapsize=SIM_HEAP, extra_path=[]) as unit:
         with UnitLink(unit.pty_path) as link:
             full = deploy(link, say=lambda *a: None, confirm_s=30)
         assert full.ready and full.board == "sim" and full.compiled == "mpy v6.3 for x64"
