@@ -31,6 +31,8 @@ CRASH_LIMIT = 3
 HEALTHY_MS = 30000  # running this long clears the crash counter
 WDT_MS = 8000
 RFID_POLL_MS = 50
+WATCH_SLICE_US = 20000  # armed piezo: sample this long between main-loop passes
+CALIB_FILE = "calib.json"
 LOOP_US = 300  # a main-loop pass on the ESP32 (charged as virtual time on the sim)
 
 
@@ -95,6 +97,8 @@ class Unit:
         self.enrolment = None
         if hw.spi is not None:
             self._start_rfid()
+        if hw.adc is not None:
+            self._start_detector()
         self.status = {"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": False}
         self._healthy_at = hw.ticks_ms()
         self._gc_at = 0
@@ -112,6 +116,20 @@ class Unit:
         if self.enrolment.error:
             self.hw.problems.append(self.enrolment.error)
         self.rfid = rfid.Presence(self.reader, self.enrolment)
+
+    def _start_detector(self):
+        from maus import piezo
+
+        self.detector = piezo.Detector(sensitivity=self.settings.get("sensitivity"))
+        try:
+            with open(CALIB_FILE) as f:
+                c = json.load(f)
+            self.detector.calibrated(int(c["base"]), int(c["floor"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass  # not calibrated yet: the detector's defaults
+        self.detector.disarm()
+        cap = self.capture
+        self._stop_watch = lambda: cap.pending or cap.busy()  # made once: watch() polls it often
 
     # --- settings -------------------------------------------------------------------------------------
     def _apply_timing(self):
@@ -161,8 +179,29 @@ class Unit:
             self.rfid.resume()
 
     def detector_arm(self, armed):
-        if self.detector is not None:
-            self.detector.set_armed(armed, self.hw.ticks_us())
+        d = self.detector
+        if d is None:
+            return
+        if armed:
+            d.set_sensitivity(self.settings.get("sensitivity"))
+            d.arm(self.hw.ticks_us())
+        else:
+            d.disarm()
+
+    def _watch(self):
+        # While armed nothing else runs: sample the piezo as fast as the loop allows, in slices so
+        # button events and timers are still served.
+        from maus import piezo
+
+        d = self.detector
+        r = d.watch(self.hw.adc.read_u16, self.hw.ticks_us, self._stop_watch, WATCH_SLICE_US)
+        if r == piezo.ALARM:
+            self._alarm()
+
+    def _alarm(self):
+        lvl = self.detector.take()
+        if lvl is not None and self.mode == "play":
+            self.game.on_alarm(lvl)
 
     def finish(self):
         self._end_game()
@@ -186,6 +225,11 @@ class Unit:
         p = i + 1
         now = self.hw.ticks_ms()
         if kind == cap_mod.EV_PRESS:
+            d = self.detector
+            if d is not None and d.armed:
+                d.blank(t_us)  # the press's own thump is not an alarm
+                if d.pending:
+                    self._alarm()
             self._on_press(p, t_us)
             self.gest.press(i, now)
         elif kind == cap_mod.EV_RELEASE:
@@ -483,7 +527,51 @@ class Unit:
 
     # --- hooks for the RFID pad, the detector and self-tests (wired in by attach_* below) -------------------
     def calibrate(self):
+        """Guided piezo calibration: a few quiet seconds, then gentle taps; saves calib.json."""
+        from maus import piezo
+
+        if self.detector is None:
+            self._say("latency_none")
+            return None
+        hw = self.hw
+        cal = piezo.Calibration()
+        cal.start(hw.ticks_us())
         self._say("calibrate")
+        self.fb.update(hw.ticks_ms())
+        phase = cal.phase
+        n = 0
+        while phase < cal.DONE:
+            phase = cal.feed(hw.adc.read_u16(), hw.ticks_us())
+            n += 1
+            if phase == cal.TAP and n > 0:
+                n = -1 << 30  # once: ask for taps
+                self._say("calibrate_tap")
+                self.fb.update(hw.ticks_ms())
+                self.fb.sound("prompt")
+            if n & 1023 == 0:
+                hw.wdt_feed()
+                self._meter(cal.meter())
+        if phase == cal.DONE:
+            base, floor = cal.result()
+            self.detector.calibrated(base, floor)
+            try:
+                write_atomic(CALIB_FILE, json.dumps({"base": base, "floor": floor}))
+            except OSError:
+                pass
+            self._say("calibrate_done", base=base, floor=floor)
+            self.fb.sound("ok")
+        else:
+            self._say("calibrate_fail")
+            self.fb.sound("error")
+        self.fb.update(hw.ticks_ms())
+        return phase == cal.DONE
+
+    def _meter(self, level):
+        # The live vibration meter on the LEDs: level 0..16 (8 = at the threshold) lights players' LEDs from the left.
+        lit = level * self.n // 16
+        for i in range(1, self.n + 1):
+            self.fb.led(i, "green" if i <= lit else "off")
+        self.fb.update(self.hw.ticks_ms())
 
     def latency_test(self, n=200):
         from maus import selftest
@@ -522,6 +610,9 @@ class Unit:
                     self._on_remove(ev[1], ev[2])
         self.fb.update(now)
         hw.wdt_feed()
+        if self.detector is not None and self.detector.armed:
+            self._watch()
+            return
         if ticks_diff(now, self._healthy_at) >= HEALTHY_MS and self._healthy_at is not None:
             self._healthy_at = now + (1 << 28)
             _crash_count(hw, 0)

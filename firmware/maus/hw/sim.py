@@ -18,7 +18,7 @@ from maus.sim.world import SimPin, World
 
 _OLED_FRAME_US = const(23000)  # a full 128x64 frame over 400 kHz I2C
 _NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
-_ADC_READ_US = const(20)  # ADC1 read_u16 on the ESP32, one-shot
+_ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
 _SPI_US_PER_BYTE = const(1)  # 10 MHz SPI, plus call overhead
 _SPI_CALL_US = const(8)
 
