@@ -125,9 +125,7 @@ def test_unknown_garbage_and_classic_cards():
     pad.emu.add_tag(blank)
     assert pad.poll() == [("tap", None, "04112233445566")]
     garbage = NTAG(uid(0x04, 9, 9, 9, 9, 9, 9))
-    for i in range(16, 16 + 48):
-        garbage.mem[i] = (i * 37 + 11) & 0xFF
-    garbage.mem[16] = 0x03  # looks like an NDEF TLV, is not
+    garbage.garbage(7)  # looks like an NDEF TLV, is not
     pad.emu.add_tag(garbage)
     assert pad.poll() == [("tap", None, "04090909090909")]
     pad.emu.add_tag(MifareClassic1K(uid(0xDE, 0xAD, 0xBE, 0xEF)))
@@ -238,3 +236,14 @@ def test_missing_reader_is_retried_not_hammered():
     assert p.poll(2000) == ()  # set up again: the chip answers now
     assert r.ok
     assert p.poll(2100)[0][:2] == ("tap", "mg/mouse/11")
+
+
+def test_garbage_ndef_never_an_identity():
+    for seed in range(1, 40):
+        pad = Pad()
+        tag = NTAG(uid(0x04, seed, 1, 2, 3, 4, 5))
+        tag.garbage(seed)
+        pad.emu.add_tag(tag)
+        ev = pad.poll()
+        assert len(ev) == 1 and ev[0][1] is None, (seed, ev)
+        assert pad.p.faults == 0

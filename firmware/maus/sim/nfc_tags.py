@@ -222,6 +222,18 @@ class NTAG(Tag):
             return
         self._fallback()
 
+    def garbage(self, seed=1):
+        """Fault injection: fill the user memory with pseudo-random bytes behind an NDEF TLV type,
+        so a reader finds something that looks like NDEF and is not."""
+        s = seed or 1
+        m = self.mem
+        for i in range(16, self.user_end * 4):
+            s ^= (s << 13) & 0xFFFFFFFF
+            s ^= s >> 17
+            s ^= (s << 5) & 0xFFFFFFFF
+            m[i] = s & 0xFF
+        m[16] = 0x03
+
     def _locked(self, p):
         # Static lock bits (page 2 bytes 2-3): bit k of byte 2 locks page k (3..7), byte 3 pages 8..15.
         if 3 <= p <= 7:
