@@ -107,7 +107,7 @@ class Race(Engine):
         if ph == _LEADER:
             self.bad("leader")
         elif ph == _LAY:
-            if c in self.slots[: self.n]:
+            if self._slot(c) >= 0:
                 self.bad("again")
                 return
             self.slots[self.n] = c
@@ -324,11 +324,14 @@ class Race(Engine):
         else:
             self._prompt()
 
-    def _claim_tap(self, c, t_us):
-        slot = -1
+    def _slot(self, c):
         for i in range(self.n):
             if self.slots[i] == c:
-                slot = i
+                return i
+        return -1
+
+    def _claim_tap(self, c, t_us):
+        slot = self._slot(c)
         if slot < 0:
             self.bad("not_on_table")
             return

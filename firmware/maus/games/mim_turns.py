@@ -90,7 +90,7 @@ class Turns(Engine):
             return
         ph = self.phase
         if ph == _LAY:
-            if c in self.mid[: self.nmid]:
+            if self._slot(c) >= 0:
                 self.bad("again")
                 return
             self.mid[self.nmid] = c
