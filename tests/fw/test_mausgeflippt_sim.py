@@ -8,7 +8,7 @@ from maus.games.mausgeflippt import Mausgeflippt
 from maus.ticks import ticks_add
 from tablefake import FakeTable
 
-CAT = mausgeflippt_cards.load_file()
+CAT = None  # loaded by the first Sim (a bench may hand in its own)
 
 
 class LeanTable(FakeTable):
@@ -35,6 +35,9 @@ def worn(m, c):
 
 class Sim:
     def __init__(self, seed):
+        global CAT
+        if CAT is None:
+            CAT = mausgeflippt_cards.load_file()
         r = self.r = Rand(seed)
         n = r.randint(2, 6)
         self.ids = list(range(1, n + 1))

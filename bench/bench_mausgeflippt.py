@@ -1,0 +1,107 @@
+"""Mausgeflippt on the MicroPython unix port (96 KB heap): the heap the game holds once loaded from .mpy
+as deployed (and from source, as the tests load it), the compact catalog, the most heap in use during
+random games (with the test table simulator, also from .mpy), and the cost of one reveal (race, claims, verdicts) on the host.
+
+Prints `name: value unit` lines. Objects on the 64-bit unix port are up to twice their ESP32 size.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "host"))
+
+from mausbox.build import compile_file  # noqa: E402
+from mausbox.paths import micropython_binary  # noqa: E402
+
+FW = ROOT / "firmware"
+MODULES = ["maus/__init__.py", "maus/ticks.py", "maus/arbiter.py", "maus/game.py", "maus/games/__init__.py",
+           "maus/games/mausgeflippt.py", "maus/games/mausgeflippt_claims.py", "maus/games/mausgeflippt_state.py",
+           "maus/games/mausgeflippt_text.py", "maus/games/mausgeflippt_cards.py",
+           "maus/games/mausgeflippt_catalog.py"]
+GAMES = 30
+
+SCRIPT = """
+import gc, sys, time
+gc.collect()
+base = gc.mem_alloc()
+import maus.games.mausgeflippt
+from maus.games import mausgeflippt_cards
+gc.collect()
+code = gc.mem_alloc() - base
+cat = mausgeflippt_cards.load_file()
+gc.collect()
+print("RES", code, gc.mem_alloc() - base - code)
+if sys.argv[-1] == "play":
+    import test_mausgeflippt_sim as S
+    S.CAT = cat
+    reveals = 0
+    t0 = time.ticks_us()
+    for seed in range(1, %d + 1):
+        sim = S.Sim(seed)
+        while not sim.g.done:
+            sim.one_reveal()
+            reveals += 1
+    dt = time.ticks_diff(time.ticks_us(), t0)
+    peak = 0
+    for seed in range(1, 6):  # live heap after every reveal
+        sim = S.Sim(seed)
+        while not sim.g.done:
+            sim.one_reveal()
+            gc.collect()
+            peak = max(peak, gc.mem_alloc())
+    print("PLAY", reveals, dt, peak - base)
+""" % GAMES
+
+
+def run(path: str, script: Path, *args: str) -> str:
+    exe = micropython_binary()
+    proc = subprocess.run([str(exe), "-X", "heapsize=96k", str(script), *args], capture_output=True, text=True,
+                          env={"MICROPYPATH": path}, timeout=600)
+    if proc.returncode != 0:
+        raise SystemExit(proc.stdout + proc.stderr)
+    return proc.stdout
+
+
+def main() -> int:
+    if micropython_binary() is None:
+        print("mausgeflippt.skipped: 1 flag (no MicroPython unix port)")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        for rel in MODULES:
+            out = (t / rel).with_suffix(".mpy")
+            out.parent.mkdir(parents=True, exist_ok=True)
+            err = compile_file(FW / rel, out, march="x64")
+            if err:
+                raise SystemExit(err)
+        for name in ("fwtest.py", "tablefake.py", "test_mausgeflippt_sim.py"):  # the random-play table
+            err = compile_file(ROOT / "tests" / "fw" / name, (t / name).with_suffix(".mpy"), march="x64")
+            if err:
+                raise SystemExit(err)
+        (t / "maus/catalogs").mkdir()
+        shutil.copy(FW / "maus/catalogs/mg.json", t / "maus/catalogs/mg.json")
+        script = t / "bench.py"
+        script.write_text(SCRIPT)
+        mpy = run(str(t), script, "play").split()
+        src = run(str(FW), script, "load").split()
+    res = mpy.index("RES")
+    play = mpy.index("PLAY")
+    reveals, dt, peak = int(mpy[play + 1]), int(mpy[play + 2]), int(mpy[play + 3])
+    print(f"mausgeflippt.heap_game_mpy: {mpy[res + 1]} bytes")
+    print(f"mausgeflippt.heap_game_source: {src[src.index('RES') + 1]} bytes")
+    print(f"mausgeflippt.heap_catalog_compact: {mpy[res + 2]} bytes")
+    print(f"mausgeflippt.heap_live_peak_in_random_games: {peak} bytes (game, catalog and the simulated table)")
+    print(f"mausgeflippt.random_games: {GAMES} games")
+    print(f"mausgeflippt.reveals_per_game: {reveals / GAMES:.1f} reveals")
+    print(f"mausgeflippt.reveal_cost_unix: {dt / reveals:.0f} us")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
