@@ -1,11 +1,11 @@
 # Helpers for the test_mim_* files (this file has no tests of its own).
 from maus.game import Player
 from maus.games import mim_pairs
-from maus.games.mim import MIsForMouse
+from maus.games.mim import MIsForMouse, load_file
 from maus.ticks import ticks_add
 from tablefake import FakeTable
 
-CAT = mim_pairs.load_file()
+CAT = load_file()
 L = mim_pairs.LETTERS
 T0 = 1000000  # reveal time (us) used by most tests
 

@@ -5,14 +5,14 @@ import sys
 
 from fwtest import Rand, raises
 from maus.games import mim_catalog, mim_pairs
-from maus.games.mim import ascii, parse
+from maus.games.mim import ascii, load_catalog, parse
 from test_mim_kit import CAT, found, oracle
 
 LETTERS = mim_pairs.LETTERS
 
 
 def _data():
-    with open(mim_pairs.default_path()) as f:
+    with open(mim_catalog.default_path()) as f:
         return json.load(f)
 
 
@@ -90,7 +90,7 @@ def test_validator_catches_every_broken_rule():
     errs = _bad(obj3)
     assert "Maus is on 3 cards, must be on 2" in errs and "Elefant is on 1 cards, must be on 2" in errs
     assert mim_catalog.validate_catalog([]) == ["catalog: not a JSON object"]
-    assert raises(ValueError, mim_pairs.load, {"game": "mim"})
+    assert raises(ValueError, load_catalog, {"game": "mim"})
 
 
 def test_validator_never_crashes_on_garbage():
@@ -174,7 +174,7 @@ def test_validator_is_unloaded_after_a_load():
     name = "maus.games.mim_catalog"
     was = sys.modules.pop(name, None)
     try:
-        mim_pairs.load(_data())
+        load_catalog(_data())
         assert name not in sys.modules
     finally:
         if was is not None:

@@ -1,19 +1,57 @@
 # M is for Mouse (rulebook: shared/rules/m-is-for-mouse.txt), variants A, B and C.
 #
 # The Game the shell runs is MIsForMouse; it hands every event to the engine of its variant:
-# mim_turns (A: turns round the table), mim_race (B: a game leader reveals, C: all at once). Cards and
+# mim_turns (A: turns round the table), mim_leader (B: a game leader reveals) and mim_chips (C: all at
+# once), the last two on the claims of mim_race. Cards and
 # the pair finder are in mim_pairs, the validator in mim_catalog, prompts in mim_text. Decisions where
 # the rulebook is silent: docs/games/mim.md.
+import sys
+
 from micropython import const
 
 from maus.game import Game
-from maus.games.mim_pairs import Catalog, Pairs, load
+from maus.games.mim_pairs import Catalog, Pairs
 from maus.games.mim_text import TEXT
 
 _OTHER = const(-1)  # parse(): a card of another game
 _UNKNOWN = const(-2)  # parse(): no identity or a bad one
 
-load_catalog = load  # the shell compacts the JSON catalog with this
+_CHECK = "maus.games.mim_catalog"
+
+
+def _catalog_module():
+    return __import__(_CHECK, None, None, ("build",))
+
+
+def _unload(was_loaded):
+    # the validator is needed once per game: free its ~5 KB again unless someone else holds it
+    if not was_loaded:
+        sys.modules.pop(_CHECK, None)
+        pkg = sys.modules.get("maus.games")
+        if pkg is not None and hasattr(pkg, "mim_catalog"):
+            delattr(pkg, "mim_catalog")
+
+
+def load_catalog(data):
+    """A catalog dict -> the compact Catalog (the shell calls this). Raises ValueError if it is bad."""
+    if isinstance(data, Catalog):
+        return data
+    was = _CHECK in sys.modules
+    try:
+        return _catalog_module().build(data)
+    finally:
+        _unload(was)
+
+
+def load_file(path=None):
+    """The catalog at path (default: catalogs/mim.json next to the games package)."""
+    import json
+
+    if not path:
+        here = __file__.replace("\\", "/")
+        path = here[: here.rfind("/games/")] + "/catalogs/mim.json"
+    with open(path) as f:
+        return load_catalog(json.load(f))
 
 _FOLD = (("\u00e4", "ae"), ("\u00f6", "oe"), ("\u00fc", "ue"), ("\u00c4", "Ae"), ("\u00d6", "Oe"),
          ("\u00dc", "Ue"), ("\u00df", "ss"))
@@ -150,16 +188,22 @@ class MIsForMouse(Game):
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         super().__init__(table, players, settings, catalog, variant, seed)
-        if not isinstance(catalog, Catalog):
-            self.catalog = catalog = load(catalog if catalog is not None else _default())
+        if catalog is None:
+            self.catalog = catalog = load_file()
+        elif not isinstance(catalog, Catalog):
+            self.catalog = catalog = load_catalog(catalog)
         if variant == "A":
             from maus.games.mim_turns import Turns
 
             self.e = Turns(self)
-        elif variant == "B" or variant == "C":
-            from maus.games.mim_race import Race
+        elif variant == "B":
+            from maus.games.mim_leader import Leader
 
-            self.e = Race(self, variant)
+            self.e = Leader(self)
+        elif variant == "C":
+            from maus.games.mim_chips import Chips
+
+            self.e = Chips(self)
         else:
             raise ValueError("M is for Mouse has variants A, B and C, not %r" % (variant,))
 
@@ -194,13 +238,3 @@ class MIsForMouse(Game):
     def on_timer(self, name):
         if not self.done:
             self.e.on_timer(name)
-
-
-def _default():
-    import json
-
-    from maus.games.mim_pairs import default_path
-
-    with open(default_path()) as f:
-        return json.load(f)
-

@@ -1,12 +1,12 @@
-# M is for Mouse card data: the validator (format and rulebook counts). The game loads catalogs through
-# mim_pairs.load, which runs this once and unloads it again.
+# M is for Mouse card data: the validator (format and rulebook counts) and the builder of the compact
+# Catalog. The game loads catalogs through mim.load_catalog, which imports this module and unloads it.
 #
 # catalogs/mim.json (docs/games/mim.md): "objects" maps each of the 23 letters (A-Z without Q, X, Y) to
 # [German name, English gloss], the German name starting with that letter; 23 "cards"
 # {"id", "objects": [name, name], "letters": [L, L]}, ids 1..23 as on the tags ("mim/card/05").
 from micropython import const
 
-from maus.games.mim_pairs import CARDS, LETTERS
+from maus.games.mim_pairs import CARDS, LETTERS, Catalog
 
 GAME = "mim"
 _LETTERS = tuple(LETTERS)
@@ -101,3 +101,26 @@ def validate_catalog(data):
             if n_let.get(ch, 0) != 2:
                 err("letter %s is on %d cards, must be on 2" % (ch, n_let.get(ch, 0)))
     return errors
+
+
+def build(data):
+    """A catalog dict (catalogs/mim.json) -> Catalog. Raises ValueError naming the first problem."""
+    errors = validate_catalog(data)
+    if errors:
+        raise ValueError("mim catalog: " + errors[0])
+    objects = data["objects"]
+    de = tuple(objects[ch][0] for ch in LETTERS)
+    en = tuple(objects[ch][1] for ch in LETTERS)
+    cards = bytearray(4 * CARDS)
+    for c in data["cards"]:
+        b = 4 * (c["id"] - 1)
+        for e in range(2):
+            cards[b + e] = de.index(c["objects"][e])
+            cards[b + 2 + e] = LETTERS.index(c["letters"][e])
+    return Catalog(bytes(cards), de, en)
+
+
+def default_path():
+    """Where catalogs/mim.json sits in the package (flash: /maus/catalogs/mim.json)."""
+    here = __file__.replace("\\", "/")
+    return here[: here.rfind("/games/")] + "/catalogs/mim.json"

@@ -4,16 +4,12 @@
 # letters. An element is (slot, e): e 0/1 = object 0/1, e 2/3 = letter 0/1. `used` holds one byte
 # per slot: bit e set = a chip lies on element e. A pair is a free object on one card and its free
 # initial letter on another; Pairs.out lists each as two bytes slot << 2 | e (object, then letter).
-import sys
-
 from micropython import const
 
 CARDS = const(23)  # rulebook component counts
 LETTERS = "ABCDEFGHIJKLMNOPRSTUVWZ"  # no objects for Q, X, Y
 _NL = const(23)
 _FREE = const(255)
-_MAX_SLOTS = const(23)  # variant B may lay every card
-_CHECK = "maus.games.mim_catalog"
 
 
 class Catalog:
@@ -96,48 +92,3 @@ class Pairs:
         """Letter index of pair k of the last find."""
         pos = self.out[2 * k]
         return self.cards[4 * slots[pos >> 2] + (pos & 3)]
-
-
-def validate(data):
-    """The validator's errors; its module is unloaded again unless someone else holds it."""
-    loaded = _CHECK in sys.modules
-    mod = __import__(_CHECK, None, None, ("validate_catalog",))
-    errors = mod.validate_catalog(data)
-    if not loaded:
-        del sys.modules[_CHECK]
-        pkg = sys.modules.get("maus.games")
-        if pkg is not None and hasattr(pkg, "mim_catalog"):
-            delattr(pkg, "mim_catalog")
-    return errors
-
-
-def load(data):
-    """A catalog dict (catalogs/mim.json) -> Catalog. Raises ValueError naming the first problem."""
-    if isinstance(data, Catalog):
-        return data
-    errors = validate(data)
-    if errors:
-        raise ValueError("mim catalog: " + errors[0])
-    objects = data["objects"]
-    de = tuple(objects[ch][0] for ch in LETTERS)
-    en = tuple(objects[ch][1] for ch in LETTERS)
-    cards = bytearray(4 * CARDS)
-    for c in data["cards"]:
-        b = 4 * (c["id"] - 1)
-        for e in range(2):
-            cards[b + e] = de.index(c["objects"][e])
-            cards[b + 2 + e] = LETTERS.index(c["letters"][e])
-    return Catalog(bytes(cards), de, en)
-
-
-def default_path():
-    """Where catalogs/mim.json sits in the package (flash: /maus/catalogs/mim.json)."""
-    here = __file__.replace("\\", "/")
-    return here[: here.rfind("/games/")] + "/catalogs/mim.json"
-
-
-def load_file(path=None):
-    import json
-
-    with open(path or default_path()) as f:
-        return load(json.load(f))

@@ -1,0 +1,143 @@
+# M is for Mouse, variant C: all at once. 30 chips are split evenly (the rest goes back in the box). Each
+# round 8 cards are read face down; a press gives the start signal. A valid pair whose letter is free
+# costs the claimer a chip, placed on that letter. The unit ends the round when no pair is left; the
+# first player without chips wins.
+from micropython import const
+
+from maus.games.mim import ascii
+from maus.games.mim_pairs import LETTERS
+from maus.games.mim_race import CHOOSE, CLAIM, LAY, OVER, READY, SHOW_MS, TABLE, Race
+
+_ROUND = const(8)  # cards a round
+_CHIPS = const(30)
+
+
+class Chips(Race):
+    def __init__(self, g):
+        super().__init__(g)
+        self.chips = [0] * 7  # in hand
+        self.placed = [0] * 7
+        self.round = 0
+        each = _CHIPS // len(self.ids)
+        for p in self.ids:
+            self.chips[p] = each
+        self.box = _CHIPS - each * len(self.ids)
+
+    def start(self):
+        self.table.log("note", {"text": "chips", "each": self.chips[self.ids[0]], "box": self.box})
+        self._new_round(False)
+
+    def prompt(self):
+        ph = self.phase
+        if ph == LAY:
+            self.say("lay8", n=self.n)
+        elif ph == READY:
+            self.say("ready")
+        elif ph == TABLE:
+            self.say("go")
+        elif ph == CLAIM:
+            self.say("claimer", p=self.claimer)
+        elif ph == CHOOSE:
+            self.show_choice()
+
+    def _new_round(self, wait):
+        self.round += 1
+        self.n = 0
+        self.phase = LAY
+        self.table.log("prompt", {"what": "round cards", "round": self.round})
+        if wait:
+            self.table.timer("next", SHOW_MS)
+        else:
+            self.prompt()
+
+    def card_tap(self, c, t_us):
+        ph = self.phase
+        if ph == LAY:
+            if self._slot(c) >= 0:
+                self.bad("again")
+                return
+            self.slots[self.n] = c
+            self.used[self.n] = 0
+            self.n += 1
+            self.table.sound("ok")
+            if self.n < _ROUND:
+                self.prompt()
+                return
+            self.table.log("note", {"text": "round cards", "round": self.round,
+                                    "cards": [self.ident(x) for x in self.slots[: self.n]]})
+            if self.pairs_left() == 0:
+                self._round_end()
+                return
+            self.phase = READY
+            self.prompt()
+        elif ph == READY:
+            self.prompt()
+        elif ph == TABLE:
+            self.bad("press_first")
+
+    def idle_press(self, p, t_us):
+        if self.phase == READY:  # the start signal
+            self.table.log("reveal", {"card": None, "round": self.round, "by": p})
+            self.table.sound("start")
+            self.open(t_us)
+            self.prompt()
+
+    def idle_gesture(self, p, kind):
+        if self.phase == LAY and kind == "long":
+            self.say("status", text="\n".join(self.status()))
+
+    def _round_end(self):
+        t = self.table
+        t.log("note", {"text": "no pair left", "round": self.round})
+        self.drop_queue()
+        self.arb.close()
+        t.race_close()
+        for name in ("quiet", "hint", "claim", "decide"):
+            t.cancel(name)
+        self.say("c_round")
+        self._new_round(True)
+
+    def won(self, p, k, letter):
+        t = self.table
+        pos = self.opts[2 * k + 1]  # the letter's element
+        slot = self.cs[pos >> 2]
+        self.used[slot] |= 1 << (pos & 3)
+        self.chips[p] -= 1
+        self.placed[p] += 1
+        t.log("score", {"player": p, "delta": 1, "why": "chip"})
+        t.log("chip", {"player": p, "card": self.ident(self.slots[slot]), "on": LETTERS[letter]})
+        self.say("c_ok", pair=ascii(self.pair_text(letter)), p=p, l=LETTERS[letter], left=self.chips[p])
+        if self.chips[p] == 0:
+            self.phase = OVER
+            self.say("c_won", p=p)
+            self.end("no chips left")
+        elif self.pairs_left() == 0:
+            self._round_end()
+        elif self.queue:
+            self.serve()
+        else:
+            self.claimer = 0
+            self._leds()
+            self.open(self.tap_t)  # the cards changed: a new race from this moment
+            t.timer("next", SHOW_MS)
+
+    def penalty(self, p, slow):
+        self.say("c_slow" if slow else "c_wrong", p=p)
+
+    # --- results ---------------------------------------------------------------------------------
+    def winners(self):
+        return [p for p in self.ids if self.chips[p] == 0]
+
+    def status(self):
+        f = "S%d: %d Chips" if self.lang == "de" else "P%d: %d chips"
+        return [f % (p, self.chips[p]) for p in self.ids][:6]
+
+    def summary(self):
+        scores = {}
+        br = {}
+        for p in self.ids:
+            k = str(p)
+            scores[k] = self.placed[p]
+            br[k] = {"chips_left": self.chips[p], "chips_placed": self.placed[p], "claims_ok": self.ok[p],
+                     "claims_wrong": self.wrong[p]}
+        return {"scores": scores, "winners": self.winners(), "breakdown": br, "reason": self.reason}

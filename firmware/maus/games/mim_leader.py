@@ -1,0 +1,116 @@
+# M is for Mouse, variant B: a game leader taps each card before laying it (the reveal). The first press
+# claims; a valid pair wins all face-up cards but the newest. A wrong claim (or none within the claim
+# window) wins nothing and bars the claimer until the card after next. Most cards at the end wins.
+from maus.games.mim import ascii
+from maus.games.mim_race import CLAIM, LEADER, OVER, SHOW_MS, TABLE, Race
+
+
+class Leader(Race):
+    choose = False
+
+    def __init__(self, g):
+        super().__init__(g)
+        self.seen = bytearray(self.total)  # laid this game
+        self.leader = 0
+        self.cards = [0] * 7  # won
+
+    def start(self):
+        self.table.log("prompt", {"what": "leader"})
+        self.prompt()
+
+    def prompt(self):
+        ph = self.phase
+        if ph == LEADER:
+            self.say("leader")
+        elif ph == TABLE:
+            if self.laid == 0:
+                self.say("lead_first", p=self.leader)
+            else:
+                self.say("lead_next", p=self.leader, left=self.total - self.laid)
+        elif ph == CLAIM:
+            self.say("claimer", p=self.claimer)
+
+    def idle_gesture(self, p, kind):
+        if self.phase == LEADER and kind == "long":
+            self.leader = p
+            self.table.log("note", {"text": "leader", "player": p})
+            self.table.sound("ok")
+            self.phase = TABLE
+            self.prompt()
+
+    def card_tap(self, c, t_us):
+        if self.phase == LEADER:
+            self.bad("leader")
+        elif self.phase != TABLE or self.deciding:
+            pass  # a race is being decided: a stray read is only logged
+        elif self.seen[c]:
+            self.bad("played")
+        else:
+            self._reveal(c, t_us)
+
+    def _reveal(self, c, t_us):
+        t = self.table
+        for name in ("hint", "last", "quiet", "next"):
+            t.cancel(name)
+        self.seen[c] = 1
+        self.slots[self.n] = c
+        self.used[self.n] = 0
+        self.n += 1
+        self.laid += 1
+        t.log("reveal", {"card": self.ident(c), "by": self.leader, "n": self.laid})
+        if self.laid == self.total and self.pairs_left() == 0:
+            self.last()
+            return
+        self.open(t_us)
+
+    def armed(self):
+        super().armed()
+        if self.laid == self.total:
+            self.table.timer("last", 2 * self.claim_ms)  # unclaimed pairs after the last card
+
+    def last(self):
+        self.phase = OVER
+        self.say("b_end")
+        self.end("stack used up")
+
+    def won(self, p, k, letter):
+        t = self.table
+        got = self.n - 1
+        self.cards[p] += got
+        t.log("score", {"player": p, "delta": got, "why": "cards"})
+        self.say("b_ok", pair=ascii(self.pair_text(letter)), p=p, n=got)
+        self.slots[0] = self.slots[self.n - 1]  # the newest card stays
+        self.used[0] = 0
+        self.n = 1
+        self.drop_queue()
+        self.arb.close()
+        self.claimer = 0
+        self.phase = TABLE
+        self._leds()
+        if self.laid == self.total:
+            self.last()
+        else:
+            t.timer("next", SHOW_MS)
+
+    def penalty(self, p, slow):
+        self.lock[p] = self.laid + 2  # these cards and the next one
+        self.say("b_slow" if slow else "b_wrong", p=p)
+
+    # --- results ---------------------------------------------------------------------------------
+    def winners(self):
+        best = max(self.cards[p] for p in self.ids)
+        return [p for p in self.ids if self.cards[p] == best]
+
+    def status(self):
+        f = "S%d: %d Karten" if self.lang == "de" else "P%d: %d cards"
+        return [f % (p, self.cards[p]) for p in self.ids][:6]
+
+    def summary(self):
+        scores = {}
+        br = {}
+        for p in self.ids:
+            k = str(p)
+            scores[k] = self.cards[p]
+            br[k] = {"cards": self.cards[p], "claims_ok": self.ok[p], "claims_wrong": self.wrong[p],
+                     "leader": p == self.leader}
+        return {"scores": scores, "winners": self.winners(), "breakdown": br, "reason": self.reason}
