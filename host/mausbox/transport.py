@@ -167,8 +167,9 @@ class UnitLink:
     def __init__(self, port: str | None = None, baud: int = BAUD, timeout: float = 10):
         self.port = resolve_port(port)
         self.timeout = timeout
+        self._port_timeout = min(timeout, 5)
         try:
-            self.t = _SerialTransport(self.port, baud, timeout=min(timeout, 5))
+            self.t = _SerialTransport(self.port, baud, timeout=self._port_timeout)
         except (OSError, serial.SerialException) as e:
             raise open_error(self.port, e) from None
         self.bytes_sent = 0
@@ -200,14 +201,13 @@ class UnitLink:
     def _interrupt(self) -> None:
         """Ctrl-C until the unit shows a prompt: a unit still booting, or code that swallowed one
         KeyboardInterrupt, needs more than mpremote's single Ctrl-C. Bounded by the link timeout."""
-        ser = self.t.serial
         end = time.monotonic() + self.timeout
         seen = b""
         while time.monotonic() < end:
-            ser.write(b"\r\x03")
+            self._write(b"\r\x03")
             quiet_until = time.monotonic() + 0.4
             while time.monotonic() < quiet_until:
-                chunk = ser.read(max(1, ser.in_waiting))
+                chunk = self._read_some(0.02)
                 if chunk:
                     seen = (seen + chunk)[-64:]
                     quiet_until = time.monotonic() + 0.15
@@ -262,16 +262,26 @@ class UnitLink:
 
     # -- exec ----------------------------------------------------------------------------------------
 
+    def _read_some(self, wait: float) -> bytes:
+        """What has arrived, or the first bytes within `wait` seconds (b"" if none)."""
+        ser = self.t.serial
+        try:
+            n = ser.in_waiting
+            if n:
+                return ser.read(min(n, 65536))
+            ser.timeout = wait
+            try:
+                return ser.read(1)
+            finally:
+                ser.timeout = self._port_timeout
+        except (OSError, serial.SerialException) as e:
+            raise LinkError(f"lost the link to {self.port}: {e}") from None
+
     def _fill(self, timeout: float) -> bool:
         """Read what has arrived into the buffer, waiting up to `timeout` for the first byte."""
-        ser = self.t.serial
         end = time.monotonic() + timeout
         while True:
-            try:
-                n = ser.in_waiting
-                chunk = ser.read(min(max(n, 1), 65536)) if n else ser.read(1)
-            except (OSError, serial.SerialException) as e:
-                raise LinkError(f"lost the link to {self.port}: {e}") from None
+            chunk = self._read_some(min(0.1, max(0.0, end - time.monotonic())))
             if chunk:
                 self._buf += chunk
                 return True
