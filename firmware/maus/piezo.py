@@ -11,6 +11,7 @@
 #
 # feed() is integer-only and allocation-free; every intermediate stays below 2**30 (a small int on
 # the ESP32). Times are ticks_us values wrapping at 2**30; compare with (a - b) & _MASK < _HALF.
+import micropython
 from micropython import const
 
 _MASK = const(0x3FFFFFFF)
@@ -33,6 +34,7 @@ _FLOOR_MIN = const(8)
 _FLOOR_MAX = const(4095)
 _THR_MIN = const(96)  # never below ADC quantisation noise
 _THR_MAX = const(24000)  # stays reachable from a mid-scale bias
+_DECIM = const(8)  # the floor learns from every 8th sample
 _UP = const(8)  # leaky count: +8 per over-threshold sample, -1 per other sample,
 _CONFIRM = const(12)  # alarm at 12: two loud samples at most 4 samples apart
 
@@ -96,6 +98,13 @@ class _Gate:
         self._state = _OFF
         self._n = 0
 
+    def set_armed(self, armed, t_us):
+        """Table.detector(armed) on the unit: arm at t_us, or disarm."""
+        if armed:
+            self.arm(t_us)
+        else:
+            self.disarm()
+
     @property
     def armed(self):
         return self._state != _OFF
@@ -132,18 +141,18 @@ class _Gate:
         self.pending = False
         return self.alarm_level
 
+    @micropython.native
     def watch(self, read_u16, ticks_us, should_stop, max_us):
         """The armed loop: sample until an alarm (ALARM), should_stop() says a button event is pending
         (STOP) or max_us passed (TIMEOUT). After STOP the runtime calls blank() for each press and
         then take(): an alarm raised just before a press may have been cancelled by it."""
-        feed = self.feed
         every = self.check_every
         t = ticks_us()
         end = (t + max_us) & _MASK
         i = every
         while True:
             t = ticks_us()
-            if feed(read_u16(), t):
+            if self.feed(read_u16(), t):  # a method call allocates nothing; a bound method would
                 return STOP if should_stop() else ALARM
             i -= 1
             if i == 0:
@@ -162,7 +171,10 @@ class Detector(_Gate):
     def __init__(self, sensitivity=5, rate_hz=RATE_HZ, base=BASE_DEFAULT, floor=FLOOR_DEFAULT):
         self.rate_hz = rate_hz
         self._bs = _shift_for(self.baseline_us, rate_hz)
-        self._fs = _shift_for(self.floor_us, rate_hz)
+        self._fs = _shift_for(self.floor_us, rate_hz // _DECIM)
+        self._fmin = _FLOOR_MIN << self._fs
+        self._fmax = _FLOOR_MAX << self._fs
+        self._cd = _DECIM
         self.base = BASE_DEFAULT
         self._tb = 0  # base threshold at this sensitivity
         self._k = 0  # noise-floor multiplier at this sensitivity, in 1/16
@@ -223,6 +235,7 @@ class Detector(_Gate):
         return 16 if m > 16 else m
 
     # --- the hot path ------------------------------------------------------------------------
+    @micropython.native
     def feed(self, v, t):
         """One ADC sample (0..65535) taken at ticks_us t. True when it raises the alarm."""
         bs = self._bs
@@ -255,19 +268,23 @@ class Detector(_Gate):
             elif (t - self._loud_t) & _MASK >= self.release_ms * 1000 and (t - self._loud_t) & _MASK < _HALF:
                 self._state = _IDLE
             return False
-        # learn the floor (clipped at the threshold, so a knock barely moves it)
-        fs = self._fs
-        f = self._f
-        f += (thr if d > thr else d) - (f >> fs)
-        if f < _FLOOR_MIN << fs:
-            f = _FLOOR_MIN << fs
-        elif f > _FLOOR_MAX << fs:
-            f = _FLOOR_MAX << fs
-        self._f = f
-        f = (f >> fs) * self._k >> 4
-        if f < self._tb:
-            f = self._tb
-        self.thr = _THR_MIN if f < _THR_MIN else _THR_MAX if f > _THR_MAX else f
+        # every _DECIM-th sample: learn the floor (clipped at the threshold: a knock barely moves it)
+        c = self._cd - 1
+        if c == 0:
+            c = _DECIM
+            fs = self._fs
+            f = self._f
+            f += (thr if d > thr else d) - (f >> fs)
+            if f < self._fmin:
+                f = self._fmin
+            elif f > self._fmax:
+                f = self._fmax
+            self._f = f
+            f = (f >> fs) * self._k >> 4
+            if f < self._tb:
+                f = self._tb
+            self.thr = _THR_MIN if f < _THR_MIN else _THR_MAX if f > _THR_MAX else f
+        self._cd = c
         n = self._n
         if d > thr:
             if n == 0:
@@ -349,7 +366,9 @@ class Calibration:
     FAILED = 3
 
     def __init__(self, rate_hz=RATE_HZ):
-        self._d = Detector(rate_hz=rate_hz)  # its high-pass and floor tracker
+        self._d = Detector(rate_hz=rate_hz)  # its high-pass and the meter
+        self._qs = _shift_for(self.quiet_ms * 250, rate_hz)  # floor EMA over ~1/4 of the quiet phase
+        self._q = 0
         self.phase = self.QUIET
         self.error = None
         self.floor = 0
@@ -362,7 +381,7 @@ class Calibration:
 
     def start(self, t_us):
         self._d.reset()
-        self._d._f = _FLOOR_MIN << self._d._fs
+        self._q = 0  # quiet mean |deviation| x 2**_qs
         self.phase = self.QUIET
         self.error = None
         self.quiet_peak = 0
@@ -397,12 +416,13 @@ class Calibration:
         if ph == self.QUIET:
             if el < self.settle_ms:
                 return ph
-            fs = d._fs
-            d._f += x - (d._f >> fs)
+            qs = self._qs
+            q = self._q
+            self._q = q + x - (q >> qs) if q else x << qs
             if x > self.quiet_peak:
                 self.quiet_peak = x
             if el >= self.quiet_ms:
-                self.floor = max(_FLOOR_MIN, d._f >> fs)
+                self.floor = max(_FLOOR_MIN, self._q >> qs)
                 self.phase = self.TAP
                 self._t0 = t
             return self.phase

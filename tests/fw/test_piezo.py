@@ -173,6 +173,12 @@ def test_disarmed_never_alarms_but_tracks():
     p.knock(300000, 0.5)
     assert _feed(d, p, 0, 600) == []
     assert not d.armed and d.meter() > 8
+    d.set_armed(True, 600000)
+    assert d.armed
+    p.knock(1000000, 0.5)
+    assert len(_feed(d, p, 600000, 600)) == 1
+    d.set_armed(False, 0)
+    assert not d.armed
 
 
 def test_meter_scale():
