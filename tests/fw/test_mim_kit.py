@@ -102,3 +102,24 @@ def hold(g, t, p, at=T0):
 
 def said(t):
     return [k for k, kw in t.said]
+
+
+def stray(g, r):
+    k = r.randint(0, 9)
+    if k == 0:
+        g.on_tap("mg/mouse/07", "x", 0)
+    elif k == 1:
+        g.on_tap(None, "y", 0)
+    elif k == 2:
+        g.on_tap("mim/card/%02d" % r.randint(1, 23), "z", 0)
+
+
+def press_now(g, t, p, r):
+    g.on_press(p, (t.t * 1000 + r.randint(0, 3000)) & 0x3FFFFFFF)
+
+
+def trim(t):
+    """Forget what the fake table recorded (long random games would fill a 96 KB heap)."""
+    t.records = []
+    t.said = []
+    t.sounds = []
