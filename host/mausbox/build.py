@@ -56,17 +56,34 @@ def mpy_compatible(info: tuple[int, int, str]) -> bool:
 
 
 def compile_bytes(src: Path, march: str | None) -> bytes:
-    """The .mpy for one source file, for the unit's arch (None: arch-independent bytecode only)."""
+    """The .mpy for one source file, for the unit's arch (None: arch-independent bytecode only).
+    Results are cached by source hash, so a deploy recompiles only what changed."""
+    import hashlib
     import tempfile
 
+    from mausbox.paths import data_home
+
+    key = hashlib.sha256(src.read_bytes() + str(src.resolve()).encode()).hexdigest()[:32]  # the path is in the .mpy
+    cache = data_home() / "mpy-cache" / f"{march or 'bytecode'}-{MPY_CROSS_VERSION[0]}.{MPY_CROSS_VERSION[1]}-{key}.mpy"
+    if cache.is_file():
+        return cache.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.mpy"
-        err = compile_file(src, out, march or DEFAULT_MARCH) if march else _compile_plain(src, out)
+        err = compile_file(src, out, march) if march else _compile_plain(src, out)
         if err:
             raise RuntimeError(err.strip())
-        return out.read_bytes()
+        data = out.read_bytes()
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp_path = cache.with_suffix(".tmp")
+        tmp_path.write_bytes(data)
+        tmp_path.replace(cache)
+    except OSError:
+        pass  # a read-only home: compile every time
+    return data
 
 
 def _compile_plain(src: Path, out: Path) -> str | None:
-    proc = subprocess.run([*mpy_cross_cmd(), "-o", str(out), str(src)], capture_output=True, text=True)
+    proc = subprocess.run([*mpy_cross_cmd(), "-s", src.name, "-o", str(out), str(src)], capture_output=True,
+                          text=True)
     return None if proc.returncode == 0 else (proc.stderr or proc.stdout or f"{src}: mpy-cross failed")
