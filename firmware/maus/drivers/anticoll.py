@@ -5,14 +5,18 @@
 # and selected by their known UID. Nothing here allocates.
 from micropython import const
 
-from maus.drivers.iso14443a import COLLISION, ERROR, OK, PCD
+from maus.drivers.iso14443a import COLLISION, ERROR, NO_TAG, OK, PCD
 
 _WUPA = const(0x52)
 _CT = const(0x88)  # cascade tag
 _MAX_CARDS = const(4)
+_SETTLE = const(3)  # scans after a broken exchange that start with HLTA (Presence's miss_limit)
 
 
 class Scanner(PCD):
+    _settle = 0  # scans that start with HLTA: tags may be left READY or ACTIVE
+    _answered = False  # the last WUPA was answered
+
     def _walk(self, level):
         # Find every UID CLn answering at this level by a binary tree walk with ANTICOLLISION
         # frames only (tags stay READY). Fills self._vals; returns how many were found.
@@ -68,8 +72,20 @@ class Scanner(PCD):
             return 0
 
     def _scan(self, on_card):
-        if self._request(_WUPA) != OK:
+        if self._settle:
+            # A recent scan stopped half way or lost an answer: tags it left READY or ACTIVE
+            # would take this WUPA for an error and fall back to IDLE/HALT in silence (NTAG21x
+            # 8.4). Any frame does that; HLTA does it without waiting for an answer.
+            self._settle -= 1
+            self._halt()
+        e0 = self.errors
+        st = self._request(_WUPA)
+        if st != OK:
+            if st != NO_TAG or self._answered:
+                self._settle = _SETTLE
+            self._answered = False
             return 0
+        self._answered = True
         q = self._queue
         qn = 1
         q[0] = 0  # the empty path: start at cascade level 1
@@ -86,6 +102,7 @@ class Scanner(PCD):
             if not fresh:
                 # Tags left behind went back to HALT or IDLE: wake them and select the path again.
                 if self._request(_WUPA) != OK or not self._replay(levels - 1):
+                    self._settle = _SETTLE
                     continue
             fresh = False
             sel = levels - 1  # the level whose CLn is on the path but not yet selected
@@ -138,6 +155,8 @@ class Scanner(PCD):
                     self.errors += 1
                 self._halt()
                 break
+        if self.errors != e0:
+            self._settle = _SETTLE
         return found
 
     def _replay(self, levels):

@@ -93,8 +93,9 @@ class Tag:
         self.resp_bits = 0
         if bits == 7:
             cmd = f[0] & 0x7F
-            if cmd == 0x26 and self.state == IDLE or cmd == 0x52 and self.state != ACTIVE:
-                self.star = self.state == HALT or (self.star and self.state == READY)
+            # READY or ACTIVE: REQA/WUPA is "any other data", back to IDLE/HALT in silence (NTAG21x 8.4)
+            if cmd == 0x26 and self.state == IDLE or cmd == 0x52 and (self.state == IDLE or self.state == HALT):
+                self.star = self.state == HALT
                 self.state = READY
                 self.level = 0
                 self.resp[0] = self.atqa & 0xFF

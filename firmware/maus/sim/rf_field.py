@@ -91,9 +91,8 @@ class Field:
                 coll = i
                 break
         self.delay_fc = delay
-        if nrx and self.fault and self.fault < FAULT_REMOVE:
-            f = self.fault
-            self.take_fault(f)
+        f = self.fault
+        if nrx and f and f < FAULT_REMOVE and self.take_fault(f):  # inject(kind, 0) clears it
             if f == FAULT_TIMEOUT:
                 nrx = 0
             elif f == FAULT_COLLISION:
