@@ -75,7 +75,8 @@ def run(args) -> int:
             link.exec(_SET % (sim_epoch(now, utc), rtc_tuple(now, utc)))
         parts = ast.literal_eval(link.exec(_SHOW).decode().strip())
     host = time.gmtime() if utc else time.localtime()
-    drift = round(time.mktime(tuple(parts) + (0, 0, -1)) - time.mktime(tuple(host[:6]) + (0, 0, -1)))
+    drift = round(time.mktime(time.struct_time(tuple(parts) + (0, 0, -1)))
+                  - time.mktime(time.struct_time(tuple(host[:6]) + (0, 0, -1))))
     shown = "%04d-%02d-%02d %02d:%02d:%02d" % tuple(parts)
     if args.json:
         print(json.dumps({"unit_time": shown, "off_by_s": drift}))

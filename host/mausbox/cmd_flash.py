@@ -28,7 +28,7 @@ def add_parser(p):
 def image_chip(data: bytes) -> tuple[str, int]:
     """(chip name, bootloader offset) an image was built for, from its header's chip id (byte 12).
     ValueError with the reason for anything that is not an ESP32-family image."""
-    from esptool.targets import CHIP_DEFS
+    from esptool.targets import CHIP_DEFS  # type: ignore[import-untyped]
 
     if len(data) < 24 or data[0] != ESP_MAGIC:
         raise ValueError("not an ESP firmware image (no 0xE9 header): use the .bin from "
@@ -65,7 +65,7 @@ def detect_chip(port: str) -> str:
     import contextlib
     import io
 
-    from esptool.cmds import detect_chip as _detect
+    from esptool.cmds import detect_chip as _detect  # type: ignore[import-untyped]
 
     from mausbox.cli import EXIT_NO_UNIT, UserError
 

@@ -34,7 +34,7 @@ def run(args) -> int:
     import sys
     import time
 
-    import serial
+    import serial  # type: ignore[import-untyped]
 
     from mausbox.cli import EXIT_NO_UNIT
     from mausbox.transport import BAUD, open_error, resolve_port

@@ -27,10 +27,10 @@ import struct
 import time
 from dataclasses import dataclass
 
-import serial
-import serial.tools.list_ports
-from mpremote.transport import TransportError
-from mpremote.transport_serial import SerialTransport
+import serial  # type: ignore[import-untyped]
+import serial.tools.list_ports  # type: ignore[import-untyped]
+from mpremote.transport import TransportError  # type: ignore[import-untyped]
+from mpremote.transport_serial import SerialTransport  # type: ignore[import-untyped]
 
 from mausbox.cli import EXIT_LINK, EXIT_NO_UNIT, EXIT_PROBLEM, UserError
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from mausbox.cli import main
 from mausbox.cmd_flash import esptool_error, image_chip
 

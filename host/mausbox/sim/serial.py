@@ -736,7 +736,7 @@ def registry_dir() -> Path:
 
 def running_units() -> list[dict]:
     """The virtual units whose process is alive and whose pty still exists."""
-    units = []
+    units: list[dict] = []
     d = registry_dir()
     if not d.is_dir():
         return units
