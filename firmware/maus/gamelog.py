@@ -162,18 +162,19 @@ def wall_iso(tm):
 
 # --- boot recovery -------------------------------------------------------------------------------
 
-def _finished(path, size):
-    # Fast path: the last line is a verified game_end/game_abort.
-    n = min(size, _TAIL)
+def _finished(path, size, buf):
+    # Fast path: the last line (read into buf) is a verified game_end/game_abort.
+    n = min(size, len(buf))
+    mv = memoryview(buf)
     with open(path, "rb") as f:
         f.seek(size - n)
-        tail = f.read(n)
-    if not tail.endswith(b"\n"):
+        f.readinto(mv[:n])
+    if buf[n - 1] != 10:  # newline
         return False
-    i = tail.rfind(b"\n", 0, len(tail) - 1)
+    i = buf.rfind(b"\n", 0, n - 1)
     if i < 0 and n < size:
-        return False  # last line longer than the tail: take the slow path
-    rec, err = logread.check_line(tail[i + 1:-1])
+        return False  # last line longer than buf: take the slow path
+    rec, err = logread.check_line(bytes(mv[i + 1:n - 1]))
     return err is None and rec["type"] in logread.ENDS
 
 
@@ -183,7 +184,8 @@ def _scan(path):
         return logread.read_stream(f, keep=False)
 
 
-def _copy(src, dst, n, buf):
+def _copy(src, dst, n, buf, extra):
+    # dst = the first n bytes of src + extra, committed once at close
     mv = memoryview(buf)
     with open(src, "rb") as fi, open(dst, "wb") as fo:
         while n > 0:
@@ -193,18 +195,22 @@ def _copy(src, dst, n, buf):
             k = min(k, n)
             fo.write(mv[:k])
             n -= k
+        fo.write(extra)
 
 
 def recover_one(store, name, buf=None):
     # -> None if the log is fine, else a dict saying what was done.
     path = store.path(name)
     size = os.stat(path)[6]
-    if size and _finished(path, size):
+    buf = buf or bytearray(_TAIL)
+    if size and _finished(path, size, buf):
         return None
     c = _scan(path)
     cut = size - c.good_end
     if c.good == 0:
-        # nothing verifiable (empty: cut right after creation): no record to keep
+        if c.lines > 1 or (c.lines == 1 and c.problems[0].what != logread.TORN):
+            return {"name": name, "cut_bytes": 0, "records": 0, "damaged": True}  # not ours to cut
+        # empty or one torn line: the power went before game_start was committed
         store.delete(name)
         return {"name": name, "cut_bytes": cut, "records": 0, "deleted": True}
     if c.end is not None and not cut:
@@ -219,15 +225,11 @@ def recover_one(store, name, buf=None):
     store.unmark(name)  # the bytes change: any pulled marker is void
     if cut:
         tmp = path + ".tmp"
-        _copy(path, tmp, c.good_end, buf or bytearray(512))
-        if extra:
-            with open(tmp, "ab") as f:
-                f.write(extra)
+        _copy(path, tmp, c.good_end, buf, extra)
         os.rename(tmp, path)  # atomic: old torn file or new repaired one
-    else:
-        if extra:
-            with open(path, "ab") as f:
-                f.write(extra)
+    elif extra:
+        with open(path, "ab") as f:
+            f.write(extra)  # one commit at close: both records or neither
     return {"name": name, "cut_bytes": cut, "records": c.good, "aborted": c.end is None}
 
 
@@ -236,7 +238,7 @@ def recover(store):
     # Never raises OSError: a log that cannot be repaired is reported with "error".
     store.tidy()
     out = []
-    buf = bytearray(512)
+    buf = bytearray(_TAIL)  # one buffer for the whole boot
     store.unrecovered = []
     for name in store.names():
         try:

@@ -186,11 +186,15 @@ def test_recover_unfinished_and_finished_and_empty():
         open_.close()
         empty = st.create("00009-mucks.jsonl")
         empty.close()
+        logfs.write(st.dir + "/00010-mucks.jsonl", b'{"seq":0,"t":0,"type":"game_st')
+        logfs.write(st.dir + "/00011-mucks.jsonl", b"not a record\nnor this\n")
         logfs.write(st.dir + "/00003-x.jsonl.tmp", b"half a copy")
         rep = gamelog.recover(st)
         assert rep == [{"name": open_.name, "cut_bytes": 0, "records": 4, "aborted": True},
-                       {"name": "00009-mucks.jsonl", "cut_bytes": 0, "records": 0, "deleted": True}], rep
-        assert st.names() == [done.name, open_.name]
+                       {"name": "00009-mucks.jsonl", "cut_bytes": 0, "records": 0, "deleted": True},
+                       {"name": "00010-mucks.jsonl", "cut_bytes": 30, "records": 0, "deleted": True},
+                       {"name": "00011-mucks.jsonl", "cut_bytes": 0, "records": 0, "damaged": True}], rep
+        assert st.names() == [done.name, open_.name, "00011-mucks.jsonl"]  # damage is kept for the reader
         assert read(st, done.name).ok and read(st, open_.name).ok
         assert "00003-x.jsonl.tmp" not in __import__("os").listdir(st.dir)
 
@@ -217,7 +221,7 @@ def test_listing_pulled_chunks_and_stream():
     with logfs.Fs() as fs:
         st = LogStore(fs.root)
         a = start(st)
-        play(a, 12)
+        play(a, 8)
         finish(a)
         b = start(st, game="mucks")
         finish(b)
@@ -244,6 +248,7 @@ def test_listing_pulled_chunks_and_stream():
             chunks.append(c)
             off += len(c)
         assert b"".join(chunks) == data
+        chunks = None
         out = io.BytesIO()
         assert st.stream(a.name, 100, out, 256) == len(data) - 100
         assert out.getvalue() == data[100:]
