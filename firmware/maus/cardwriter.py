@@ -82,6 +82,14 @@ class _Writer:
         data = self.data
         if len(data) > self.cc[2] * 8:
             return W_TOO_BIG
+        # Static lock bits (page 2, bytes 2-3: bit p locks page p, 3..15). Checked first: a locked
+        # page would stop the write half way, after page 4 was already cleared.
+        if r.read(2) != mfrc522.OK:
+            return W_IO
+        lock = r.page[2] | r.page[3] << 8
+        for p in range(4, min(16, 4 + len(data) // 4)):
+            if lock >> p & 1:
+                return W_READ_ONLY
         # Page 4 first holds an empty message, then the body is written, then the real header:
         # a tag pulled away halfway never holds half an identity.
         if r.write(4, b"\x03\x00\xfe\x00") != mfrc522.OK:
