@@ -14,8 +14,10 @@ _SETTLE = const(3)  # scans after a broken exchange that start with HLTA (Presen
 
 
 class Scanner(PCD):
-    _settle = 0  # scans that start with HLTA: tags may be left READY or ACTIVE
-    _answered = False  # the last WUPA was answered
+    def __init__(self):
+        PCD.__init__(self)
+        self._settle = 0  # scans that start with HLTA: tags may be left READY or ACTIVE
+        self._answered = False  # the last WUPA was answered
 
     def _walk(self, level):
         # Find every UID CLn answering at this level by a binary tree walk with ANTICOLLISION
