@@ -443,22 +443,23 @@ class UnitLink:
                         f"({head[:12]!r})")
 
     def write_file(self, path: str, data: bytes, atomic: bool = True, chunk: int = 3072) -> None:
-        """Write a file on the unit (base64 chunks); with `atomic`, to `path.tmp`, then renamed over `path`."""
+        """Write a file on the unit in base64 chunks, one exec each (a small file: one exec in all);
+        with `atomic`, to `path.tmp`, then renamed over `path`."""
         import base64
 
         # Relative to "/": MicroPython's VfsPosix (the virtual unit) fails a rename between two absolute paths.
         rel = path.lstrip("/")
         target = rel + ".tmp" if atomic else rel
-        self.exec(f"import os,binascii\nos.chdir('/')\n_f=open({target!r},'wb')\n_w=_f.write\n_a=binascii.a2b_base64")
+        parts = [data[i:i + chunk] for i in range(0, len(data), chunk)] or [b""]
+        opening = f"import os,binascii\nos.chdir('/')\n_f=open({target!r},'wb')\n_w=_f.write\n_a=binascii.a2b_base64\n"
+        closing = "_f.close()\ndel _f,_w,_a\n" + (f"os.rename({target!r},{rel!r})\n" if atomic else "")
         try:
-            for i in range(0, len(data), chunk):
-                self.exec("_w(_a('%s'))" % base64.b64encode(data[i:i + chunk]).decode())
-            self.exec("_f.close()\ndel _f,_w,_a")
+            for i, part in enumerate(parts):
+                code = "_w(_a('%s'))\n" % base64.b64encode(part).decode()
+                self.exec((opening if i == 0 else "") + code + (closing if i == len(parts) - 1 else ""))
         except UnitExecError:
             self.exec("try:\n _f.close()\nexcept Exception:\n pass")
             raise
-        if atomic:
-            self.exec(f"import os\nos.rename({target!r},{rel!r})")
 
 
 _READ_CODE = """import sys,os,struct,hashlib,binascii
