@@ -162,3 +162,32 @@ def test_ports_without_units(tmp_path, monkeypatch, capsys):
     assert "no units" in capsys.readouterr().out
     assert main(["doctor"]) == 3
     assert "no unit found" in capsys.readouterr().err
+
+
+@needs_mpy
+def test_monitor_reconnects_after_the_port_goes_away(tmp_path, capsys):
+    (tmp_path / "main.py").write_text(
+        "import time\nfor i in range(1000):\n    print('EV {\"i\":%d}' % i)\n    time.sleep_ms(20)\n")
+    link = str(tmp_path / "ttyUNIT")
+    first = SerialUnit(tmp_path, link=link)
+    first.start()
+
+    def replug():
+        time.sleep(1.0)
+        first.stop()  # unplugged: the port disappears
+        time.sleep(1.0)
+        with SerialUnit(tmp_path, link=link):  # plugged in again (a new pty behind the same name)
+            time.sleep(2.0)
+
+    t = threading.Thread(target=replug)
+    t.start()
+    try:
+        assert main(["monitor", "--port", link, "--json", "--seconds", "3.8"]) == 0
+    finally:
+        t.join()
+        first.stop()
+    captured = capsys.readouterr()
+    idx = [json.loads(x)["i"] for x in captured.out.strip().splitlines()]
+    assert "reconnected" in captured.err
+    restart = [k for k in range(1, len(idx)) if idx[k] < idx[k - 1]]
+    assert restart  # numbering starts again: events of the new unit arrived after the replug
