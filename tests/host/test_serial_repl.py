@@ -218,3 +218,22 @@ def test_symlink_and_registry(tmp_path, monkeypatch):
         assert [u["pty"] for u in units] == [unit.pty_path]
         assert mpremote(unit, "eval", "1").stdout == b"1\n"
     assert not link.exists() and running_units() == []
+
+
+def test_the_real_firmware_stops_on_ctrl_c_and_restarts_on_soft_reboot(tmp_path):
+    from mausbox.deploy import deploy
+    from mausbox.transport import UnitLink
+
+    # 512 KB: the firmware with the simulated hardware does not boot in 96 KB on the unix port yet
+    with SerialUnit(tmp_path, heapsize="512k") as unit:
+        with UnitLink(unit.pty_path) as link:
+            assert deploy(link, say=lambda *a: None, confirm_s=30).ready
+        with serial.Serial(unit.pty_path, timeout=0.2) as port:
+            time.sleep(1)  # deploy saw the boot line; the game runs
+            port.reset_input_buffer()
+            port.write(b"\x03")
+            out = read_until(port, b">>> ", timeout=15)
+            assert b"KeyboardInterrupt" in out
+            port.write(b"\x04")
+            out = read_until(port, b"MAUSBOX READY ", timeout=30)
+            assert out.startswith(b"\r\nMPY: soft reboot\r\n")
