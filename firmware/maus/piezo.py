@@ -82,6 +82,8 @@ class _Gate:
         self.pending = False  # an alarm was raised and not yet taken
         self.alarm_t = 0  # onset of the last alarm (first loud sample / the edge)
         self.alarm_level = 0  # strength at the alarm in tenths of the threshold (10 = at threshold)
+        self.last_samples = 0  # of the last watch()
+        self.last_us = 0
 
     def feed(self, v, t):
         raise NotImplementedError
@@ -147,20 +149,34 @@ class _Gate:
         (STOP) or max_us passed (TIMEOUT). After STOP the runtime calls blank() for each press and
         then take(): an alarm raised just before a press may have been cancelled by it."""
         every = self.check_every
-        t = ticks_us()
-        end = (t + max_us) & _MASK
+        t0 = ticks_us()
+        t = t0
+        end = (t0 + max_us) & _MASK
         i = every
+        checks = 0
         while True:
             t = ticks_us()
             if self.feed(read_u16(), t):  # a method call allocates nothing; a bound method would
-                return STOP if should_stop() else ALARM
+                r = STOP if should_stop() else ALARM
+                break
             i -= 1
             if i == 0:
                 i = every
+                checks += 1
                 if should_stop():
-                    return STOP
+                    r = STOP
+                    break
                 if (t - end) & _MASK < _HALF:
-                    return TIMEOUT
+                    r = TIMEOUT
+                    break
+        self.last_samples = checks * every + every - i + 1
+        self.last_us = (t - t0) & _MASK
+        return r
+
+    def measured_hz(self):
+        """The sample rate the last watch() reached (0 before any)."""
+        us = self.last_us
+        return self.last_samples * 1000 // (us // 1000) if us >= 1000 else 0
 
 
 class Detector(_Gate):
@@ -169,12 +185,8 @@ class Detector(_Gate):
     floor_us = 400000  # noise-floor time constant
 
     def __init__(self, sensitivity=5, rate_hz=RATE_HZ, base=BASE_DEFAULT, floor=FLOOR_DEFAULT):
-        self.rate_hz = rate_hz
-        self._bs = _shift_for(self.baseline_us, rate_hz)
-        self._fs = _shift_for(self.floor_us, rate_hz // _DECIM)
-        self._fmin = _FLOOR_MIN << self._fs
-        self._fmax = _FLOOR_MAX << self._fs
         self._cd = _DECIM
+        self._set_shifts(rate_hz)
         self.base = BASE_DEFAULT
         self._tb = 0  # base threshold at this sensitivity
         self._k = 0  # noise-floor multiplier at this sensitivity, in 1/16
@@ -186,6 +198,20 @@ class Detector(_Gate):
         self.reset()
 
     # --- settings ----------------------------------------------------------------------------
+    def _set_shifts(self, rate_hz):
+        self.rate_hz = rate_hz
+        self._bs = _shift_for(self.baseline_us, rate_hz)
+        self._fs = _shift_for(self.floor_us, rate_hz // _DECIM)
+        self._fmin = _FLOOR_MIN << self._fs
+        self._fmax = _FLOOR_MAX << self._fs
+
+    def set_rate(self, rate_hz):
+        """The loop's real sample rate (e.g. measured_hz() after a watch()): time constants follow it."""
+        f = self._f >> self._fs
+        self._set_shifts(rate_hz)
+        self._f = self._clamp_floor(f) << self._fs
+        self._b = -1
+
     def set_sensitivity(self, s):
         """1 (least sensitive) .. 9 (most); 5 = the calibrated threshold."""
         s = 1 if s < 1 else 9 if s > 9 else s

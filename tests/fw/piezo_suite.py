@@ -123,7 +123,7 @@ def onset_ms(actions):
 def run_case(case, seed=1, rate_hz=10000, sensitivity=5, det=None, settle_ms=0):
     """Feed one case through a detector armed at the start. Returns (alarms, first_alarm_ms, onset_ms
     of the detector's alarm); times in ms from the case start, None when there was no alarm.
-    A press is delivered settle_ms after its edge: the detector only learns of it then (blank())."""
+    A press is known settle_ms after its edge (default 0: should_stop() sees the edge at once)."""
     name, _, length_ms, actions = case
     p = Piezo(seed)
     presses = build(p, actions, T0)
@@ -159,3 +159,33 @@ def judge(case, result):
     """True when the detector's verdict matches the label (an alarm cancelled by a press counts as none)."""
     alarms = result[0]
     return (alarms > 0) == case[1]
+
+
+def run_stream(cases, seed=1, rate_hz=10000, sensitivity=5, det=None):
+    """Every case back to back in one stream: one Piezo, one detector never reset, time running on
+    across the 2**30 wrap. Each case is an attempt: the detector is armed at its start (and re-armed
+    after an alarm, as the next attempt would). Returns (alarms as (case name, ms into the case), ms)."""
+    p = Piezo(seed)
+    d = det if det is not None else Detector(sensitivity=sensitivity, rate_hz=rate_hz)
+    period = 1000000 // rate_hz
+    t0 = T0
+    alarms = []
+    total = 0
+    for case in cases:
+        name, _, length_ms, actions = case
+        p.noise(0)
+        presses = build(p, actions, t0)
+        d.arm(t0)
+        pi = 0
+        np = len(presses)
+        for i in range(length_ms * 1000 // period):
+            t = (t0 + i * period) % PERIOD
+            while pi < np and (t - presses[pi]) % PERIOD < PERIOD // 2:
+                d.blank(presses[pi])
+                pi += 1
+            if d.feed(p.sample(t), t):
+                alarms.append((name, i * period // 1000))
+                d.arm(t)
+        t0 = (t0 + length_ms * 1000) % PERIOD
+        total += length_ms
+    return alarms, total

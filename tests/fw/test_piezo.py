@@ -391,3 +391,32 @@ def test_bias_free_wiring_still_detects_strong_bumps():
     p.knock(400000, 0.2)
     d.arm(0)
     assert len(_feed(d, p, 0, 800)) == 1
+
+
+def test_rates_from_6_to_50_khz_and_the_measured_rate():
+    cases = S.bumps(Rand(404), 5) + [c for c in S.ambient(Rand(405), 12) if c[2] < 3000][:3]
+    for rate in (6000, 25000):
+        wrong = [c[0] for i, c in enumerate(cases) if not S.judge(c, S.run_case(c, seed=i + 3, rate_hz=rate))]
+        assert not wrong, (rate, wrong)
+    d = Detector(rate_hz=10000)
+    p = Piezo(1)
+    clock = [0]
+
+    def ticks():
+        clock[0] += 40  # a 25 kHz loop
+        return clock[0]
+
+    d.arm(0)
+    assert d.watch(lambda: p.sample(clock[0]), ticks, lambda: False, 100000) == TIMEOUT
+    assert 24000 <= d.measured_hz() <= 26000
+    d.set_rate(d.measured_hz())
+    assert d.rate_hz == d.measured_hz() and d.floor() >= 8
+    p.knock(clock[0] + 300000, 0.1)
+    d.arm(clock[0])
+    assert d.watch(lambda: p.sample(clock[0]), ticks, lambda: False, 1000000) == ALARM
+
+
+def test_stream_of_ambient_noise_across_wraps():
+    cases = [c for c in S.ambient(Rand(505), 12) if c[2] < 4000][:4]
+    alarms, ms = S.run_stream(cases, seed=5)
+    assert alarms == [] and ms > 6000
