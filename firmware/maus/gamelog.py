@@ -198,10 +198,11 @@ def _copy(src, dst, n, buf, extra):
         fo.write(extra)
 
 
-def recover_one(store, name, buf=None):
+def recover_one(store, name, buf=None, size=-1):
     # -> None if the log is fine, else a dict saying what was done.
     path = store.path(name)
-    size = os.stat(path)[6]
+    if size < 0:
+        size = os.stat(path)[6]
     buf = buf or bytearray(_TAIL)
     if size and _finished(path, size, buf):
         return None
@@ -236,13 +237,14 @@ def recover_one(store, name, buf=None):
 def recover(store):
     # At boot: repair every log; returns the reports (dicts) of those that needed it.
     # Never raises OSError: a log that cannot be repaired is reported with "error".
-    store.tidy()
+    ents = store.entries()  # one directory scan: littlefs metadata reads are the cost here
+    store.tidy(ents)
     out = []
     buf = bytearray(_TAIL)  # one buffer for the whole boot
     store.unrecovered = []
-    for name in store.names():
+    for name, size in store.logs(ents):
         try:
-            r = recover_one(store, name, buf=buf)
+            r = recover_one(store, name, buf, size)
         except OSError as e:
             r = {"name": name, "error": e}
             store.unrecovered.append(name)

@@ -77,12 +77,22 @@ class LogStore:
         # A new log file, open for writing (binary).
         return open(self.path(name), "wb")
 
-    def names(self):
-        # Log names, oldest first (the number prefix sorts by age).
+    def entries(self):
+        # [(file name, size or -1)] in the logs directory: one directory scan (sizes from ilistdir).
         try:
-            return sorted(n for n in os.listdir(self.dir) if n.endswith(EXT) and valid_name(n))
+            il = getattr(os, "ilistdir", None)
+            if il is not None:
+                return [(e[0], e[3] if len(e) > 3 else -1) for e in il(self.dir)]
+            return [(n, -1) for n in os.listdir(self.dir)]
         except OSError:
             return []
+
+    def logs(self, entries=None):
+        # [(name, size or -1)] of the logs, oldest first (the number prefix sorts by age).
+        return sorted(e for e in (entries or self.entries()) if e[0].endswith(EXT) and valid_name(e[0]))
+
+    def names(self):
+        return [e[0] for e in self.logs()]
 
     def size(self, name):
         return os.stat(self.path(name))[6]
@@ -111,10 +121,10 @@ class LogStore:
     def listing(self):
         # One call for the host: [(name, size, sha256 hex, pulled)], oldest first.
         out = []
-        for name in self.names():
+        for name, size in self.logs():
             try:
                 sha = self.sha256(name)
-                out.append((name, self.size(name), sha, self.is_pulled(name, sha)))
+                out.append((name, size if size >= 0 else self.size(name), sha, self.is_pulled(name, sha)))
             except OSError:
                 pass  # vanished or unreadable: not listed
         return out
@@ -135,14 +145,11 @@ class LogStore:
         os.remove(p)
         _remove(p + PULLED)
 
-    def tidy(self):
+    def tidy(self, entries=None):
         # Remove orphan markers and temp files left by a power cut.
-        try:
-            entries = os.listdir(self.dir)
-        except OSError:
-            return
-        logs = set(n for n in entries if n.endswith(EXT))
-        for n in entries:
+        names = [e[0] for e in (entries or self.entries())]
+        logs = set(n for n in names if n.endswith(EXT))
+        for n in names:
             if n.endswith(".tmp") or (n.endswith(PULLED) and n[:-len(PULLED)] not in logs):
                 _remove(self.dir + "/" + n)
 
