@@ -152,7 +152,8 @@ def open_error(port: str, e: BaseException) -> UserError:
 class _SerialTransport(SerialTransport):
     """mpremote's transport, opened so that the real cause of a failure is kept."""
 
-    def __init__(self, device: str, baudrate: int = BAUD, timeout: float = 5):  # noqa: super().__init__ hides errors
+    # Not super().__init__: it turns every open failure into "failed to access", losing the cause.
+    def __init__(self, device: str, baudrate: int = BAUD, timeout: float = 5):
         self.in_raw_repl = False
         self.use_raw_paste = True
         self.device_name = device
