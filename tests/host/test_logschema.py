@@ -123,3 +123,12 @@ def test_every_type_is_documented():
     for part in SCHEMA["allOf"]:
         typ = part["if"]["properties"]["type"]["const"]
         assert "`%s`" % typ in doc, typ
+
+
+def test_documented_example_line_verifies():
+    doc = (ROOT / "docs" / "log-format.md").read_text()
+    line = next(x for x in doc.splitlines() if x.startswith('{"seq":7,'))
+    raw = line.removesuffix("\\n").encode()
+    rec, err = logread.check_line(raw)
+    assert err is None and rec["type"] == "press"
+    assert raw + b"\n" == gamelog.encode(7, 5120, "press", {"player": 2, "offset_us": 412345, "false_start": False})
