@@ -327,3 +327,16 @@ def test_fuzz_random_register_answers():
     assert bus.transfers > 100000
     for u, _ in rec.cards:
         assert len(u) in (8, 14, 20)
+
+
+def test_slow_host_needs_fewer_wait_reads():
+    # The same poll with a host that spends 20 us per SPI call (MicroPython on an ESP32).
+    emu, r = reader()
+    emu.add_tag(NTAG(U7))
+    w0 = emu.wait_reads
+    assert r.scan(Recorder().cb) == 1
+    fast = emu.wait_reads - w0
+    emu.ns_per_call = 20000
+    w0 = emu.wait_reads
+    assert r.scan(Recorder().cb) == 1
+    assert emu.wait_reads - w0 < fast // 5
