@@ -5,6 +5,7 @@
 # once), the last two on the claims of mim_race. Cards and
 # the pair finder are in mim_pairs, the validator in mim_catalog, prompts in mim_text. Decisions where
 # the rulebook is silent: docs/games/mim.md.
+import gc
 import sys
 
 from micropython import const
@@ -53,15 +54,14 @@ def load_file(path=None):
     with open(path) as f:
         return load_catalog(json.load(f))
 
-_FOLD = (("\u00e4", "ae"), ("\u00f6", "oe"), ("\u00fc", "ue"), ("\u00c4", "Ae"), ("\u00d6", "Oe"),
-         ("\u00dc", "Ue"), ("\u00df", "ss"))
+_FOLD = "\u00e4ae\u00f6oe\u00fcue\u00c4Ae\u00d6Oe\u00dcUe\u00dfss"  # one string: 3 characters a rule
 
 
 def ascii(s):
     """German text for the OLED font: umlauts become ae, oe, ue; ss for sharp s."""
-    for a, b in _FOLD:
-        if a in s:
-            s = s.replace(a, b)
+    for i in range(0, len(_FOLD), 3):
+        if _FOLD[i] in s:
+            s = s.replace(_FOLD[i], _FOLD[i + 1: i + 3])
     return s
 
 
@@ -192,6 +192,7 @@ class MIsForMouse(Game):
             self.catalog = catalog = load_file()
         elif not isinstance(catalog, Catalog):
             self.catalog = catalog = load_catalog(catalog)
+        gc.collect()  # the catalog's JSON is garbage now: free it before the variant's code is loaded
         if variant == "A":
             from maus.games.mim_turns import Turns
 

@@ -6,10 +6,18 @@ from micropython import const
 
 from maus.games.mim import ascii
 from maus.games.mim_pairs import LETTERS
-from maus.games.mim_race import CHOOSE, CLAIM, LAY, OVER, READY, SHOW_MS, TABLE, Race
+from maus.games.mim_race import Race
 
 _ROUND = const(8)  # cards a round
 _CHIPS = const(30)
+
+_LAY = const(1)  # phases: as in mim_race
+_READY = const(2)
+_TABLE = const(3)
+_CLAIM = const(4)
+_CHOOSE = const(5)
+_OVER = const(6)
+_SHOW_MS = const(1500)
 
 
 class Chips(Race):
@@ -29,30 +37,30 @@ class Chips(Race):
 
     def prompt(self):
         ph = self.phase
-        if ph == LAY:
+        if ph == _LAY:
             self.say("lay8", n=self.n)
-        elif ph == READY:
+        elif ph == _READY:
             self.say("ready")
-        elif ph == TABLE:
+        elif ph == _TABLE:
             self.say("go")
-        elif ph == CLAIM:
+        elif ph == _CLAIM:
             self.say("claimer", p=self.claimer)
-        elif ph == CHOOSE:
+        elif ph == _CHOOSE:
             self.show_choice()
 
     def _new_round(self, wait):
         self.round += 1
         self.n = 0
-        self.phase = LAY
+        self.phase = _LAY
         self.table.log("prompt", {"what": "round cards", "round": self.round})
         if wait:
-            self.table.timer("next", SHOW_MS)
+            self.table.timer("next", _SHOW_MS)
         else:
             self.prompt()
 
     def card_tap(self, c, t_us):
         ph = self.phase
-        if ph == LAY:
+        if ph == _LAY:
             if self._slot(c) >= 0:
                 self.bad("again")
                 return
@@ -68,22 +76,22 @@ class Chips(Race):
             if self.pairs_left() == 0:
                 self._round_end()
                 return
-            self.phase = READY
+            self.phase = _READY
             self.prompt()
-        elif ph == READY:
+        elif ph == _READY:
             self.prompt()
-        elif ph == TABLE:
+        elif ph == _TABLE:
             self.bad("press_first")
 
     def idle_press(self, p, t_us):
-        if self.phase == READY:  # the start signal
+        if self.phase == _READY:  # the start signal
             self.table.log("reveal", {"card": None, "round": self.round, "by": p})
             self.table.sound("start")
             self.open(t_us)
             self.prompt()
 
     def idle_gesture(self, p, kind):
-        if self.phase == LAY and kind == "long":
+        if self.phase == _LAY and kind == "long":
             self.say("status", text="\n".join(self.status()))
 
     def _round_end(self):
@@ -108,7 +116,7 @@ class Chips(Race):
         t.log("chip", {"player": p, "card": self.ident(self.slots[slot]), "on": LETTERS[letter]})
         self.say("c_ok", pair=ascii(self.pair_text(letter)), p=p, l=LETTERS[letter], left=self.chips[p])
         if self.chips[p] == 0:
-            self.phase = OVER
+            self.phase = _OVER
             self.say("c_won", p=p)
             self.end("no chips left")
         elif self.pairs_left() == 0:
@@ -119,7 +127,7 @@ class Chips(Race):
             self.claimer = 0
             self._leds()
             self.open(self.tap_t)  # the cards changed: a new race from this moment
-            t.timer("next", SHOW_MS)
+            t.timer("next", _SHOW_MS)
 
     def penalty(self, p, slow):
         self.say("c_slow" if slow else "c_wrong", p=p)

@@ -1,8 +1,16 @@
 # M is for Mouse, variant B: a game leader taps each card before laying it (the reveal). The first press
 # claims; a valid pair wins all face-up cards but the newest. A wrong claim (or none within the claim
 # window) wins nothing and bars the claimer until the card after next. Most cards at the end wins.
+from micropython import const
+
 from maus.games.mim import ascii
-from maus.games.mim_race import CLAIM, LEADER, OVER, SHOW_MS, TABLE, Race
+from maus.games.mim_race import Race
+
+_LEADER = const(0)  # phases: as in mim_race
+_TABLE = const(3)
+_CLAIM = const(4)
+_OVER = const(6)
+_SHOW_MS = const(1500)
 
 
 class Leader(Race):
@@ -20,28 +28,28 @@ class Leader(Race):
 
     def prompt(self):
         ph = self.phase
-        if ph == LEADER:
+        if ph == _LEADER:
             self.say("leader")
-        elif ph == TABLE:
+        elif ph == _TABLE:
             if self.laid == 0:
                 self.say("lead_first", p=self.leader)
             else:
                 self.say("lead_next", p=self.leader, left=self.total - self.laid)
-        elif ph == CLAIM:
+        elif ph == _CLAIM:
             self.say("claimer", p=self.claimer)
 
     def idle_gesture(self, p, kind):
-        if self.phase == LEADER and kind == "long":
+        if self.phase == _LEADER and kind == "long":
             self.leader = p
             self.table.log("note", {"text": "leader", "player": p})
             self.table.sound("ok")
-            self.phase = TABLE
+            self.phase = _TABLE
             self.prompt()
 
     def card_tap(self, c, t_us):
-        if self.phase == LEADER:
+        if self.phase == _LEADER:
             self.bad("leader")
-        elif self.phase != TABLE or self.deciding:
+        elif self.phase != _TABLE or self.deciding:
             pass  # a race is being decided: a stray read is only logged
         elif self.seen[c]:
             self.bad("played")
@@ -69,7 +77,7 @@ class Leader(Race):
             self.table.timer("last", 2 * self.claim_ms)  # unclaimed pairs after the last card
 
     def last(self):
-        self.phase = OVER
+        self.phase = _OVER
         self.say("b_end")
         self.end("stack used up")
 
@@ -85,12 +93,12 @@ class Leader(Race):
         self.drop_queue()
         self.arb.close()
         self.claimer = 0
-        self.phase = TABLE
+        self.phase = _TABLE
         self._leds()
         if self.laid == self.total:
             self.last()
         else:
-            t.timer("next", SHOW_MS)
+            t.timer("next", _SHOW_MS)
 
     def penalty(self, p, slow):
         self.lock[p] = self.laid + 2  # these cards and the next one

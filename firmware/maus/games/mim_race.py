@@ -9,15 +9,16 @@ from maus.games.mim import Engine
 from maus.games.mim_pairs import LETTERS
 from maus.ticks import ticks_diff
 
-LEADER = const(0)  # B: waiting for the game leader to hold a button
-LAY = const(1)  # C: reading the round's cards
-READY = const(2)  # C: waiting for the start signal
-TABLE = const(3)  # cards face up: presses claim (B: the leader lays the next card)
-CLAIM = const(4)  # the claimer taps the two cards of the pair
-CHOOSE = const(5)  # C: the two cards allow several pairs: the claimer picks one
-OVER = const(6)
+_LEADER = const(0)  # B: waiting for the game leader to hold a button
+_LAY = const(1)  # C: reading the round's cards
+_READY = const(2)  # C: waiting for the start signal
+_TABLE = const(3)  # cards face up: presses claim (B: the leader lays the next card)
+_CLAIM = const(4)  # the claimer taps the two cards of the pair
+_CHOOSE = const(5)  # C: the two cards allow several pairs: the claimer picks one
+_OVER = const(6)
 
-SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
+_SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
+# (the variants repeat the phases they use as their own consts: a const costs no RAM, a name would)
 
 
 class Race(Engine):
@@ -43,7 +44,7 @@ class Race(Engine):
         self.reveal_t = 0
         self.ok = [0] * 7
         self.wrong = [0] * 7
-        self.phase = LEADER
+        self.phase = _LEADER
 
     def _leds(self):
         t = self.table
@@ -65,9 +66,9 @@ class Race(Engine):
         if c < 0:
             return
         ph = self.phase
-        if ph == CLAIM:
+        if ph == _CLAIM:
             self._claim_tap(c, t_us)
-        elif ph == CHOOSE:
+        elif ph == _CHOOSE:
             self.show_choice()
         else:
             self.card_tap(c, t_us)
@@ -75,7 +76,7 @@ class Race(Engine):
     def on_press(self, p, t_us):
         ph = self.phase
         t = self.table
-        if ph == TABLE:
+        if ph == _TABLE:
             if self.laid < self.lock[p]:
                 t.log("press", {"player": p, "offset_us": ticks_diff(t_us, self.reveal_t), "false_start": False,
                                 "locked": True})
@@ -91,7 +92,7 @@ class Race(Engine):
                     for name in ("quiet", "hint", "last"):
                         t.cancel(name)
                     t.timer("decide", self.arb.decide_ms())
-        elif ph == CLAIM or ph == CHOOSE:
+        elif ph == _CLAIM or ph == _CHOOSE:
             off = ticks_diff(t_us, self.reveal_t)
             t.log("press", {"player": p, "offset_us": off, "false_start": False})
             if p == self.claimer or self.laid < self.lock[p]:
@@ -109,7 +110,7 @@ class Race(Engine):
             self.idle_press(p, t_us)
 
     def on_gesture(self, p, kind):
-        if self.phase == CHOOSE and p == self.claimer:
+        if self.phase == _CHOOSE and p == self.claimer:
             if kind == "click":
                 self.next_choice()
             elif kind == "long":
@@ -121,20 +122,20 @@ class Race(Engine):
         ph = self.phase
         t = self.table
         if name == "decide":
-            if ph == TABLE and self.deciding:
+            if ph == _TABLE and self.deciding:
                 self._decide()
         elif name == "quiet":
             t.race_close()
-            if ph == TABLE and not self.deciding:
+            if ph == _TABLE and not self.deciding:
                 self.prompt()
         elif name == "claim":
-            if ph == CLAIM or ph == CHOOSE:
+            if ph == _CLAIM or ph == _CHOOSE:
                 self._wrong("too slow", True)
         elif name == "hint":
-            if ph == TABLE and not self.deciding:
+            if ph == _TABLE and not self.deciding:
                 self._hint()
         elif name == "last":
-            if ph == TABLE and not self.deciding:
+            if ph == _TABLE and not self.deciding:
                 self.last()
         elif name == "next":
             self.prompt()
@@ -171,7 +172,7 @@ class Race(Engine):
         self.arb.reveal(t_us)
         self.deciding = False
         self.claimer = 0
-        self.phase = TABLE
+        self.phase = _TABLE
         t.race_open(t_us)
         t.timer("quiet", self.claim_ms)
         self.armed()
@@ -210,18 +211,18 @@ class Race(Engine):
         t = self.table
         if not self.queue:
             self.claimer = 0
-            self.phase = TABLE
+            self.phase = _TABLE
             self._leds()
             self.arb.reveal(self.reveal_t)  # the same cards: claims are open again
             self.armed()
         else:
             self.claimer = self.queue.pop(0)[1]
             self.tap1 = -1
-            self.phase = CLAIM
+            self.phase = _CLAIM
             self._leds()
             t.timer("claim", self.claim_ms)
         if wait:
-            t.timer("next", SHOW_MS)
+            t.timer("next", _SHOW_MS)
         else:
             self.prompt()
 
@@ -246,7 +247,7 @@ class Race(Engine):
         elif n == 1 or not self.choose:
             self._take(0)
         else:
-            self.phase = CHOOSE
+            self.phase = _CHOOSE
             self.table.sound("prompt")
             self.table.timer("claim", self.claim_ms)
             self.show_choice()

@@ -29,7 +29,6 @@ TEXT = {
         "b_wrong": "P{p}: no pair!\nNo cards; out\nfor next card",
         "b_slow": "P{p}: too slow!\nNo cards; out\nfor next card",
         "b_end": "Stack used up!\nMost cards wins",
-        "no_cards": "Wait for the\nnext card",
         # C: all together
         "lay8": "Lay 8 cards face\ndown, tap each\n({n}/8)",
         "ready": "8 cards read.\nA press starts,\nthen flip them!",
@@ -67,7 +66,6 @@ TEXT = {
         "b_wrong": "S{p}: kein Paar!\nKeine Karten,\nnaechste Karte\naussetzen",
         "b_slow": "S{p}: zu lang!\nKeine Karten,\nnaechste Karte\naussetzen",
         "b_end": "Stapel leer!\nMeiste Karten\ngewinnt",
-        "no_cards": "Warte auf die\nnaechste Karte",
         "lay8": "8 Karten verdeckt\nhinlegen, jede\nauflegen ({n}/8)",
         "ready": "8 Karten da.\nDruecken = Start,\ndann aufdecken!",
         "go": "LOS! Druecken\nbeim Paar",
