@@ -340,3 +340,58 @@ def test_slow_host_needs_fewer_wait_reads():
     w0 = emu.wait_reads
     assert r.scan(Recorder().cb) == 1
     assert emu.wait_reads - w0 < fast // 5
+
+
+def _spi_read(emu, reg):
+    out = bytearray((0x80 | (reg << 1) & 0x7E, 0))
+    into = bytearray(2)
+    emu.write_readinto(out, into)
+    return into[1]
+
+
+def _spi_write(emu, reg, *data):
+    emu.write(bytes(((reg << 1) & 0x7E,) + data))
+
+
+def test_emulator_spi_framing_and_crc_coprocessor():
+    emu = emu_mod.MFRC522Emu()
+    assert _spi_read(emu, emu_mod.VersionReg) == 0x92
+    assert _spi_read(emu, emu_mod.CommandReg) == 0x20  # reset value: RcvOff
+    # A burst write puts every data byte into the FIFO; FIFOLevelReg counts them.
+    _spi_write(emu, emu_mod.FIFODataReg, 0x12, 0x34)
+    assert _spi_read(emu, emu_mod.FIFOLevelReg) == 2
+    # CalcCRC with ModeReg CRCPreset 01 (0x6363): ISO 14443-3 annex B example 12 34 -> 26 CF.
+    _spi_write(emu, emu_mod.ModeReg, 0x3D)
+    _spi_write(emu, emu_mod.CommandReg, emu_mod.CMD_CALC_CRC)
+    assert _spi_read(emu, emu_mod.DivIrqReg) & 0x04  # CRCIRq
+    assert _spi_read(emu, emu_mod.CRCResultRegL) == 0x26
+    assert _spi_read(emu, emu_mod.CRCResultRegH) == 0xCF
+    assert _spi_read(emu, emu_mod.FIFOLevelReg) == 0  # the coprocessor took the bytes
+    # A read burst: each address byte clocks out the previous register's value.
+    _spi_write(emu, emu_mod.CommandReg, emu_mod.CMD_IDLE)
+    _spi_write(emu, emu_mod.FIFODataReg, 7, 8, 9)
+    a = 0x80 | (emu_mod.FIFODataReg << 1)
+    into = bytearray(4)
+    emu.write_readinto(bytes((a, a, a, 0)), into)
+    assert into[1:] == b"\x07\x08\x09"
+    # ComIrqReg: Set1 = 0 clears the marked bits, Set1 = 1 sets them.
+    _spi_write(emu, emu_mod.ComIrqReg, 0x7F)
+    assert _spi_read(emu, emu_mod.ComIrqReg) == 0
+    _spi_write(emu, emu_mod.ComIrqReg, 0x81)
+    assert _spi_read(emu, emu_mod.ComIrqReg) == 0x01
+
+
+def test_emulator_timer_fires_without_answer():
+    emu = emu_mod.MFRC522Emu()
+    _spi_write(emu, emu_mod.TModeReg, 0x80)  # TAuto
+    _spi_write(emu, emu_mod.TPrescalerReg, 0x43)
+    _spi_write(emu, emu_mod.TReloadRegL, 100)  # ~1 ms
+    _spi_write(emu, emu_mod.TxControlReg, 0x83)  # antenna on, no tag
+    _spi_write(emu, emu_mod.FIFODataReg, 0x26)
+    _spi_write(emu, emu_mod.CommandReg, emu_mod.CMD_TRANSCEIVE)
+    _spi_write(emu, emu_mod.BitFramingReg, 0x87)  # StartSend, 7 bits: REQA
+    t0 = emu.now
+    while not _spi_read(emu, emu_mod.ComIrqReg) & 0x01:
+        pass
+    assert 1000000 <= emu.now - t0 < 1100000  # (2*67+1)*(100+1)/13.56 MHz = 1.006 ms after the frame
+    assert _spi_read(emu, emu_mod.FIFOLevelReg) == 0
