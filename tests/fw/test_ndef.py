@@ -31,6 +31,13 @@ def test_three_byte_length_and_long_record():
     assert ndef.read_text(data) == text
 
 
+def test_three_byte_form_for_a_short_length_is_tolerated():
+    rec = ndef.text_record("hi")
+    data = bytes((0x03, 0xFF, 0x00, len(rec))) + rec + b"\xfe"
+    assert ndef.find_message(data) == (4, len(rec))
+    assert ndef.read_text(data) == "hi"
+
+
 def test_null_and_other_tlvs_are_skipped():
     rec = ndef.text_record("hi")
     data = b"\x00\x00" + b"\x01\x03\xa0\x10\x44" + b"\xfd\x01\x99" + ndef.tlv(rec)
@@ -70,8 +77,8 @@ def test_bad_records_are_none():
     assert ndef.read_text(b"\x03\x08\xd1\x01\x04T\x02en\xff") is None
     # payload length beyond the message
     assert ndef.read_text(b"\x03\x05\xd1\x01\x40T\x02") is None
-    # 3-byte TLV length that should have been a 1-byte one
-    assert ndef.find_message(b"\x03\xff\x00\x05abcde") is None
+    # 3-byte TLV length beyond the largest allowed
+    assert ndef.find_message(b"\x03\xff\xff\xffabcde") is None
     # chunked record
     assert ndef.read_text(b"\x03\x08\xb1\x01\x04T\x02enhi") is None
 

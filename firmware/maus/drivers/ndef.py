@@ -47,7 +47,7 @@ def find_message(buf, n=-1, start=0):
                 return None
             ln = buf[i] << 8 | buf[i + 1]
             i += 2
-            if ln < 0xFF or ln > MAX_MESSAGE:
+            if ln > MAX_MESSAGE:  # short lengths in this form are tolerated (some writers use it)
                 return None
         if t == TLV_NDEF:
             return (i, ln)
