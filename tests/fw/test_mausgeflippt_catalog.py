@@ -49,8 +49,10 @@ def test_compact_form_names_items():
     m = d["mice"][6]
     assert [c.item_name(code) for code in c.wears[m["id"] - 1]] == m["wears"]
     assert c.cheese_types[c.mouse_cheese[m["id"] - 1]] == m["cheese"]
-    assert c.item_name(c.clothing[0]) == d["clothing"][0]
-    assert c.cheese_types[c.cheese_cards[8]] == d["cheese_cards"][8]
+    first = d["clothing"][0]
+    assert c.item_name(c.clothing[first["id"] - 1]) == first["item"]
+    last = d["cheese_cards"][8]
+    assert c.cheese_types[c.cheese_cards[last["id"] - 1]] == last["cheese"]
     assert mgcards.load(c) is c
 
 
@@ -58,10 +60,6 @@ def _errors_after(change):
     d = _data()
     change(d)
     return mgcat.validate_catalog(d)
-
-
-def _set(lst, i, v):
-    lst[i] = v
 
 
 def _has(errors, text):
@@ -73,15 +71,17 @@ def _has(errors, text):
 
 def test_validator_names_each_problem():
     _has(_errors_after(lambda d: d["mice"].pop()), "mice: 31 cards, the game has 32")
-    _has(_errors_after(lambda d: d["clothing"].append("red hat")), "clothing: 59 cards")
+    _has(_errors_after(lambda d: d["clothing"].append({"id": 59, "item": "red hat"})), "clothing: 59 cards")
     _has(_errors_after(lambda d: d["mice"][1].update({"id": 1})), "mice: id 1 twice")
-    _has(_errors_after(lambda d: _set(d["cheese_cards"], 2, "feta")), "cheese card 3: cheese 'feta'")
+    _has(_errors_after(lambda d: d["cheese_cards"][1].update({"id": 1})), "cheese_cards: id 1 twice")
+    _has(_errors_after(lambda d: d["cheese_cards"][2].update({"cheese": "feta"})), "cheese card 3: cheese 'feta'")
     _has(_errors_after(lambda d: d["mice"][0].update({"wears": ["red hat"]})), "mouse 1: wears must list 2..4")
     _has(_errors_after(lambda d: d["mice"][0].update({"wears": ["red hat", "red hat"]})), "wears red hat twice")
     _has(_errors_after(lambda d: d["mice"][0].update({"wears": ["red hat", "pink hat"]})), "not '<colour> <type>'")
     _has(_errors_after(lambda d: d["mice"][0].update({"cheese": "feta"})), "mouse 1: cheese 'feta'")
     _has(_errors_after(lambda d: d["mice"][0].update({"id": "1"})), "mice[0]: id must be 1..32")
-    _has(_errors_after(lambda d: _set(d["clothing"], 0, "red  hat")), "clothing 1: item 'red  hat'")
+    _has(_errors_after(lambda d: d["clothing"][0].update({"id": 0})), "clothing[0]: id must be 1..58")
+    _has(_errors_after(lambda d: d["clothing"][0].update({"item": "red  hat"})), "clothing 1: item 'red  hat'")
     _has(_errors_after(lambda d: d.update({"game": "mim"})), 'game: must be "mg"')
     _has(_errors_after(lambda d: d.update({"colours": ["red", "red"]})), "colours: names repeat")
     _has(_errors_after(lambda d: d.update({"types": "hat"})), "types: a list")
@@ -90,9 +90,9 @@ def test_validator_names_each_problem():
 
     def no_card(d):  # nobody can ever play the item mouse 1 wears first
         item = d["mice"][0]["wears"][0]
-        for i, c in enumerate(d["clothing"]):
-            if c == item:
-                d["clothing"][i] = "red hat" if item != "red hat" else "blue hat"
+        for c in d["clothing"]:
+            if c["item"] == item:
+                c["item"] = "red hat" if item != "red hat" else "blue hat"
     _has(_errors_after(no_card), "no clothing card shows")
     assert mgcat.validate_catalog([]) == ["catalog: not a JSON object"]
 

@@ -70,8 +70,8 @@ def load(data):
     mice = sorted(data["mice"], key=lambda m: m["id"])
     wears = tuple(bytes(item_code(w, colours, types) for w in m["wears"]) for m in mice)
     mouse_cheese = bytes(cheeses.index(m["cheese"]) for m in mice)
-    clothing = bytes(item_code(c, colours, types) for c in data["clothing"])
-    cheese_cards = bytes(cheeses.index(c) for c in data["cheese_cards"])
+    clothing = bytes(item_code(c["item"], colours, types) for c in sorted(data["clothing"], key=lambda c: c["id"]))
+    cheese_cards = bytes(cheeses.index(c["cheese"]) for c in sorted(data["cheese_cards"], key=lambda c: c["id"]))
     return Catalog(tuple(colours), tuple(types), tuple(cheeses), wears, mouse_cheese, clothing, cheese_cards)
 
 

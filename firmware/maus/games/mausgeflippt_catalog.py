@@ -2,8 +2,8 @@
 # mausgeflippt_cards.load, which runs this once and unloads it again.
 #
 # catalogs/mg.json (docs/games/mausgeflippt.md): colours, clothing types and cheese types by name; 32 mice
-# {"id", "wears": ["red hat", ...], "cheese"}; 58 clothing cards, each its item ("red hat"); 9 cheese cards,
-# each its cheese. Ids run 1..N as on the tags ("mg/mouse/07" is mouse 7, "mg/clothing/05" the 5th card).
+# {"id", "wears": ["red hat", ...], "cheese"}, 58 clothing cards {"id", "item"}, 9 cheese cards
+# {"id", "cheese"}. Ids run 1..N, as on the cards' tags ("mg/mouse/07" is mouse id 7).
 from micropython import const
 
 from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MAX_WEARS, MICE, MIN_WEARS, item_code
@@ -26,27 +26,23 @@ def _names(data, key, err):
     return v
 
 
-def _list(data, key, count, err):
+def _cards(data, key, count, err):
+    # The list under key, as records sorted by id; ids must be exactly 1..count.
     v = data.get(key)
     if not isinstance(v, list):
         err("%s: missing or not a list" % key)
         return []
     if len(v) != count:
         err("%s: %d cards, the game has %d" % (key, len(v), count))
-    return v
-
-
-def _mice(data, err):
-    # The mice sorted by id; ids must be exactly 1..32.
     byid = {}
-    for i, m in enumerate(_list(data, "mice", MICE, err)):
-        mid = m.get("id") if isinstance(m, dict) else None
-        if not isinstance(mid, int) or isinstance(mid, bool) or not 1 <= mid <= MICE:
-            err("mice[%d]: id must be 1..%d" % (i, MICE))
-        elif mid in byid:
-            err("mice: id %d twice" % mid)
+    for i, c in enumerate(v):
+        cid = c.get("id") if isinstance(c, dict) else None
+        if not isinstance(cid, int) or isinstance(cid, bool) or not 1 <= cid <= count:
+            err("%s[%d]: id must be 1..%d" % (key, i, count))
+        elif cid in byid:
+            err("%s: id %d twice" % (key, cid))
         else:
-            byid[mid] = m
+            byid[cid] = c
     return [byid[k] for k in sorted(byid)]
 
 
@@ -68,14 +64,14 @@ def validate_catalog(data):
     if errors:
         return errors
     cards = set()
-    for i, c in enumerate(_list(data, "clothing", CLOTHING, err)):
-        code = item_code(c, colours, types)
+    for c in _cards(data, "clothing", CLOTHING, err):
+        code = item_code(c.get("item"), colours, types)
         if code is None:
-            err("clothing %d: item %r is not '<colour> <type>' from the lists" % (i + 1, c))
+            err("clothing %d: item %r is not '<colour> <type>' from the lists" % (c["id"], c.get("item")))
         else:
             cards.add(code)
     outfits = set()
-    for m in _mice(data, err):
+    for m in _cards(data, "mice", MICE, err):
         mid = m["id"]
         wears = m.get("wears")
         if not isinstance(wears, list) or not MIN_WEARS <= len(wears) <= MAX_WEARS:
@@ -99,11 +95,11 @@ def validate_catalog(data):
             err("mouse %d: the same outfit as another mouse" % mid)
         outfits.add(key)
     used = set()
-    for i, c in enumerate(_list(data, "cheese_cards", CHEESES, err)):
-        if c in cheeses:
-            used.add(c)
+    for c in _cards(data, "cheese_cards", CHEESES, err):
+        if c.get("cheese") in cheeses:
+            used.add(c["cheese"])
         else:
-            err("cheese card %d: cheese %r is not in cheeses" % (i + 1, c))
+            err("cheese card %d: cheese %r is not in cheeses" % (c["id"], c.get("cheese")))
     for n in cheeses:
         if n not in used:
             err("cheeses: no cheese card shows %s (its mice could never be protected)" % n)
