@@ -1,6 +1,6 @@
 # M is for Mouse, variant C: chips split evenly, 8 cards a round, queued claims, the unit ends each round.
 import maus.games.mim_chips  # noqa: F401  (compiled first, while the heap is in one piece)
-from test_mim_kit import CAT, L, T0, find_two, new_game, oracle, pairs_of, press, said, tap
+from test_mim_kit import CAT, T0, L, find_two, new_game, oracle, pairs_of, press, said, tap
 
 
 def _round(g, t, cards, start=1, at=T0):

@@ -15,6 +15,7 @@ from maus.games import mim_pairs  # noqa: E402
 from maus.games.mim import MIsForMouse  # noqa: E402
 from maus.ticks import ticks_add  # noqa: E402
 from tablefake import FakeTable  # noqa: E402
+
 L = mim_pairs.LETTERS
 T0 = 1000000  # reveal time (us) used by most tests
 

@@ -2,7 +2,7 @@
 # foreign cards) the game never crashes, chips and cards are conserved, every round and every game ends.
 import maus.games.mim_turns  # noqa: F401  (compiled first, while the heap is in one piece)
 from fwtest import Rand
-from test_mim_kit import new_game, press_now, stray, tap, trim
+from test_mim_kit import new_game, stray, tap, trim
 
 
 def test_random_games_of_variant_a():

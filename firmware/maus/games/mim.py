@@ -169,11 +169,23 @@ class Engine:
     def winners(self):
         return []
 
-    # events the variants may not need
-    def on_remove(self, ident, uid):
+    # what a variant provides (the Game hands its events on)
+    def start(self):
         pass
 
-    def on_release(self, player, t_us):
+    def summary(self):
+        return {}
+
+    def status(self):
+        return []
+
+    def on_tap(self, ident, t_us):
+        pass
+
+    def on_press(self, player, t_us):
+        pass
+
+    def on_gesture(self, player, kind):
         pass
 
     def on_timer(self, name):
@@ -183,7 +195,7 @@ class Engine:
 class MIsForMouse(Game):
     GAME = "mim"
     TITLE = "M is for Mouse"
-    VARIANTS = ("A", "B", "C")
+    VARIANTS = ("A", "B", "C")  # type: ignore[assignment]  # Game's default (None,) fixes its type
     TEXT = TEXT
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
@@ -196,7 +208,7 @@ class MIsForMouse(Game):
         if variant == "A":
             from maus.games.mim_turns import Turns
 
-            self.e = Turns(self)
+            self.e = Turns(self)  # type: Engine
         elif variant == "B":
             from maus.games.mim_leader import Leader
 
@@ -222,15 +234,9 @@ class MIsForMouse(Game):
         if not self.done:
             self.e.on_tap(ident, t_us)
 
-    def on_remove(self, ident, uid):
-        pass
-
     def on_press(self, player, t_us):
         if not self.done and player in self.e.ids:
             self.e.on_press(player, t_us)
-
-    def on_release(self, player, t_us):
-        pass
 
     def on_gesture(self, player, kind):
         if not self.done and player in self.e.ids:

@@ -74,8 +74,8 @@ def validate_catalog(data):
     if len(cards) != CARDS:
         err("cards: %d cards, the game has %d" % (len(cards), CARDS))
     seen = set()
-    n_obj = {}
-    n_let = {}
+    n_obj = {}  # type: dict[str, int]
+    n_let = {}  # type: dict[str, int]
     for i, c in enumerate(cards):
         cid = c.get("id") if isinstance(c, dict) else None
         if not isinstance(cid, int) or isinstance(cid, bool) or not 1 <= cid <= CARDS:

@@ -98,7 +98,7 @@ class Race(Engine):
             if p == self.claimer or self.laid < self.lock[p]:
                 return
             q = self.queue
-            for o, x in q:
+            for _o, x in q:
                 if x == p:
                     return
             i = len(q)
