@@ -109,3 +109,13 @@ def test_wrong_kind_of_card_for_the_step():
     race(g, t, (1, 1000))
     g.on_tap("mg/cheese/2", "c", 0)
     assert t.said[-1][0] == "want_clothing" and g.phase == 3
+
+
+def test_taps_are_logged_with_a_lowercase_hex_uid():
+    g, t = new_game()
+    g.on_tap("mg/mouse/01", "04A1B2C3D4E5F6", 0)
+    assert t.last("tap") == {"identity": "mg/mouse/01", "uid": "04a1b2c3d4e5f6"}
+    g.on_tap(None, b"\x04\xab", 0)
+    assert t.last("tap") == {"identity": None, "uid": "04ab"}
+    g.on_tap(None, None, 0)
+    assert t.last("tap")["uid"] == ""

@@ -71,7 +71,7 @@ def test_unclaimed_mouse_goes_under_and_the_same_player_reveals_again():
     assert g.phase == 2
     t.advance(2)
     assert t.race is None and g.phase == 1 and g.revealer == 2 and g.under == m
-    assert t.last("timeout") == {"timer": "unclaimed", "outcome": "under_stack", "protected": True}
+    assert t.last("timeout") == {"what": "unclaimed", "outcome": "under_stack", "protected": True}
     assert g.s.penalty_points(2) == 0 and g.s.mice_left == 31
 
 

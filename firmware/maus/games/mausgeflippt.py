@@ -75,7 +75,7 @@ class Mausgeflippt(Claims):
 
     # --- events ----------------------------------------------------------------------------------
     def on_tap(self, ident, uid, t_us):
-        self.table.log("tap", {"identity": ident, "uid": uid})
+        self.table.log("tap", {"identity": ident, "uid": _hex(uid)})
         ph = self.phase
         if ph == _OVER or ph == _RACE:
             return  # the pad is not polled in a race: a stray read is only logged
@@ -134,7 +134,7 @@ class Mausgeflippt(Claims):
         elif name == "unclaimed" and ph == _RACE:
             self.arb.decide()
             self.table.race_close()
-            self.table.log("timeout", {"timer": "unclaimed", "outcome": "under_stack", "protected": self.protected})
+            self.table.log("timeout", {"what": "unclaimed", "outcome": "under_stack", "protected": self.protected})
             self._say("unclaimed")
             self._round_end()
         elif name == "claim" and ph == _COLLECT:
@@ -235,3 +235,12 @@ def _parse(ident):
     if not 1 <= n <= _COUNTS[k]:
         return -2, 0
     return k, n
+
+
+def _hex(uid):
+    # the tag UID for the log: lowercase hex
+    if uid is None:
+        return ""
+    if isinstance(uid, (bytes, bytearray)):
+        return "".join("%02x" % b for b in uid)
+    return str(uid).lower()

@@ -9,13 +9,13 @@ from maus.games.mausgeflippt_cards import load
 from maus.games.mausgeflippt_state import TableState
 from maus.games.mausgeflippt_text import TEXT
 
-_CLAIM = const(3)  # phases, as in mausgeflippt.py
+_SETUP = const(0)  # phases, as in mausgeflippt.py
+_CLAIM = const(3)
 _COLLECT = const(4)
 _HAND = const(7)
 _YOUNG_HAND = const(4)
 _MAX_DOWN = const(3)  # face-down penalties that block "Mausgeflippt!"
-_SETUP = const(0)
-_P = const(7)
+_P = const(7)  # per-player lists are indexed by player id 1..6
 
 
 class Claims(Game):
@@ -51,7 +51,7 @@ class Claims(Game):
     # --- output ----------------------------------------------------------------------------------
     def _say(self, key, **kw):
         self.table.say(key, **kw)
-        self.table.log("prompt", {"key": key})
+        self.table.log("prompt", {"what": key})
 
     def _bad(self, key, **kw):
         self.table.sound("error")
@@ -126,14 +126,14 @@ class Claims(Game):
             return
         self.table.cancel("claim")
         if timed_out:
-            self.table.log("timeout", {"timer": "claim", "player": self.claimant, "outcome": "collection_judged"})
+            self.table.log("timeout", {"what": "claim", "player": self.claimant, "outcome": "collection_judged"})
         self._judge_collection()
         self._next_claim()
 
     def _no_claim(self):
         # the claim window ran out with nothing played: the press alone was the try
         p = self.claimant
-        self.table.log("timeout", {"timer": "claim", "player": p,
+        self.table.log("timeout", {"what": "claim", "player": p,
                                    "outcome": "cheese" if self.protected else "no_claim"})
         if self.protected:
             self._verdict(p, False, "protected")
