@@ -280,6 +280,13 @@ def test_electronic_dice_follow_the_seed_and_the_catalog():
     assert t.said[-1][1]["a"] in DEFAULT.names["de"]
 
 
+def test_status_screen():
+    g, t = new(3)
+    click(g, 1)
+    place(g, t)
+    assert g.status() == ["Castle 1 out 0", "P1: 4 sticks", "P2: 5 sticks", "P3: 5 sticks"]
+
+
 def test_real_dice():
     g, t = new(2, dice="real")
     click(g, 1)
