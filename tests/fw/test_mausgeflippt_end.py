@@ -84,11 +84,14 @@ def test_events_after_the_end_are_ignored():
     assert g.phase == 6 and t.types()[n:] == ["tap"]
 
 
-def test_prompt_repeats_after_hint_time():
-    g, t = new_game(settings={"hint_after_s": 10})
+def test_a_prompt_nobody_answers_is_repeated_and_logged():
+    g, t = new_game(settings={"prompt_timeout_s": 10})
     n = len(t.said)
     t.advance(10001)
-    assert t.said[n:] == [("reveal_any", {})] and g.phase == 1
+    assert t.said[n:] == [("reveal_any", {"p": 0})] and g.phase == 1
+    assert t.last("timeout") == {"what": "reveal_any", "outcome": "repeated"} and t.sounds[-1] == "prompt"
+    t.advance(10000)
+    assert len(t.said) == n + 2
 
 
 def test_every_text_fits_the_display():

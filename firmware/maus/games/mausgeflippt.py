@@ -32,22 +32,25 @@ class Mausgeflippt(Claims):
     TITLE = "Mausgeflippt"
     TEXT = TEXT
 
-    def _prompt(self):
-        # the standing prompt of this phase, repeated every hint_after_s
+    def _prompt(self, repeat=False):
+        # the standing prompt of this phase; nothing happens for prompt_timeout_s: said again
         ph = self.phase
+        p = self.revealer
         if ph == _SETUP:
-            self._say("first_cheese")
+            key = "first_cheese"
         elif ph == _CHEESE:
-            self._say("next_cheese")
+            key = "next_cheese"
         elif ph == _REVEAL:
+            key = "reveal" if p else "reveal_any"
             self.table.led(0, None)
-            if self.revealer:
-                self.table.led(self.revealer, self.colour[self.revealer])
-                self._say("reveal", p=self.revealer)
-            else:
-                self._say("reveal_any")
+            if p:
+                self.table.led(p, self.colour[p])
         else:
             return
+        if repeat:
+            self.table.log("timeout", {"what": key, "outcome": "repeated"})
+            self.table.sound("prompt")
+        self._say(key, p=p)
         self.table.timer("prompt", self.nudge_ms)
 
     # --- lifecycle -------------------------------------------------------------------------------
@@ -63,7 +66,7 @@ class Mausgeflippt(Claims):
     def _finish(self, reason):
         self.phase = _OVER
         self.reason = reason
-        for name in ("prompt", "claim", "decide", "unclaimed"):
+        for name in ("show", "prompt", "claim", "decide", "unclaimed"):
             self.table.cancel(name)
         self.done = True
         self._say("end_mouse" if reason == "last_mouse" else "end_cheese")
@@ -127,8 +130,10 @@ class Mausgeflippt(Claims):
 
     def on_timer(self, name):
         ph = self.phase
-        if name == "prompt":
+        if name == "show":
             self._prompt()
+        elif name == "prompt":
+            self._prompt(True)
         elif name == "decide" and ph == _RACE:
             self._decide()
         elif name == "unclaimed" and ph == _RACE:
@@ -215,7 +220,7 @@ class Mausgeflippt(Claims):
             self.phase = _CHEESE
         else:
             self.phase = _REVEAL
-        self.table.timer("prompt", _SHOW_MS)
+        self.table.timer("show", _SHOW_MS)
 
 
 def _parse(ident):

@@ -26,7 +26,7 @@ class Claims(Game):
         self.lang = g("lang", "en") if g("lang", "en") in TEXT else "en"
         self.claim_ms = g("claim_window_ms", 5000)
         self.protect_ms = g("protection_timeout_ms", 3000)
-        self.nudge_ms = g("hint_after_s", 20) * 1000
+        self.nudge_ms = g("prompt_timeout_s", 60) * 1000
         self.arb = Arbiter(g("tie_window_us", 2000), g("lockout", True))
         self.colour = ["white"] * _P
         for pl in players:
