@@ -137,12 +137,16 @@ class Capture:
                     self._state[i] = _SETTLING
                     st = _SETTLING
             if st == _SETTLING:
-                if ticks_diff(now, self._t[i]) >= self.settle_us:
+                # Low at a check after the settle time: a press, timed by its first edge, even if the
+                # contact was still bouncing at the first check. High until the debounce window ends:
+                # a glitch.
+                age = ticks_diff(now, self._t[i])
+                if age >= self.settle_us:
                     if is_low:
                         self._state[i] = _DOWN
                         self._since[i] = self._t[i]
                         self._emit(EV_PRESS, i, self._t[i])
-                    else:
+                    elif age >= self.debounce_us:
                         self._emit(EV_GLITCH, i, self._t[i])
                         self._state[i] = _ARMED
                         self._arm(i)

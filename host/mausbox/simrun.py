@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mausbox.paths import BOARDS_DIR, FIRMWARE_PKG, micropython_binary
 
-DEFAULT_HEAP = "320k"  # the firmware (2x its ESP32 size on a 64-bit port) plus the simulated chips
+DEFAULT_HEAP = "512k"  # the firmware loaded as .mpy (bytecode in RAM, 64-bit objects) plus the simulated chips
 MAIN_PY = "import maus.unit\nmaus.unit.main()\n"
 ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise")
 

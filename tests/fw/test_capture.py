@@ -60,11 +60,20 @@ def test_first_edge_kept_under_bounce():
 
 def test_glitch_rejected_then_real_press_counts():
     w, pins, cap, ev = _rig()
-    _edges(w, pins[0], 10000, [(0, 0), (800, 1)])  # 0.8 ms spike
-    _press(w, pins[0], 40000)
+    _edges(w, pins[0], 10000, [(0, 0), (800, 1)])  # 0.8 ms spike, then open for the debounce window
+    _press(w, pins[0], 60000)
     _run(w, cap, 200000)
     assert [(k, i, t) for k, i, t in ev if k == EV_GLITCH] == [(EV_GLITCH, 0, 10000)]
-    assert _presses(ev) == [(0, 40000)]
+    assert _presses(ev) == [(0, 60000)]
+
+
+def test_still_bouncing_at_the_settle_check_keeps_first_edge():
+    w, pins, cap, ev = _rig()
+    # up at 2.9-3.4 ms: the first check after the 3 ms settle time sees the contact open
+    _press(w, pins[0], 10000, bounce=[(2900, 1), (3400, 0), (3600, 1), (3700, 0)])
+    _run(w, cap, 200000)
+    assert _presses(ev) == [(0, 10000)]
+    assert not [k for k, i, t in ev if k == EV_GLITCH]
 
 
 def test_flood_does_not_starve_other_players():

@@ -1,0 +1,71 @@
+"""The scenario runner itself: malformed files are refused with the line named, logs replay byte for byte."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import ROOT
+from mausbox import simrun
+from scenariokit import SCENARIOS, play
+
+BAD = [
+    ('{"at_ms": 10, "press": 1}\n{"at_ms": 20, "press": 9}\n', "2", "player number"),
+    ('{"at_ms": 10, "press": 1\n', "1", "not valid JSON"),
+    ('{"at_ms": -5, "press": 1}\n', "1", "at_ms"),
+    ('{"at_ms": 5, "press": 1, "tap": "mg/mouse/07"}\n', "1", "exactly one action"),
+    ('{"at_ms": 5, "hold": 1}\n', "1", "hold"),
+    ('{"at_ms": 5, "tap": "not a card"}\n', "1", "identity"),
+    ('{"at_ms": 5, "knock": 3}\n', "1", "0..1"),
+    ('[1, 2]\n', "1", "JSON object"),
+    ('{"at_ms": 5, "press": 1, "colour": "red"}\n', "1", "unknown field"),
+]
+
+
+@pytest.mark.parametrize("text,line,word", BAD)
+def test_malformed_scenario_names_the_line(text, line, word):
+    with pytest.raises(simrun.ScenarioError) as e:
+        simrun.parse_scenario(text, "s.jsonl")
+    assert str(e.value).startswith(f"s.jsonl:{line}:") and word in str(e.value)
+
+
+def test_cli_exit_code_and_message(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"at_ms": 0, "press": 1}\n{"at_ms": "soon", "press": 2}\n')
+    proc = subprocess.run([sys.executable, "-m", "mausbox", "sim", "--scenario", str(bad), "--root",
+                           str(tmp_path / "u")], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2
+    assert "bad.jsonl:2:" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_comments_blank_lines_and_time_order():
+    acts = simrun.parse_scenario('# a comment\n\n{"at_ms": 50, "release": 1}\n{"at_ms": 10, "press": 1}\n')
+    assert [a["at_ms"] for a in acts] == [10, 50]
+
+
+def test_same_scenario_same_log_bytes(tmp_path):
+    scenario = sorted(SCENARIOS.glob("mms-*.jsonl"))[0]
+    a, _ = play(scenario, tmp_path / "a")
+    b, _ = play(scenario, tmp_path / "b")
+    assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
+
+
+def test_menu_by_buttons_and_abort_on_scenario_end(tmp_path):
+    # Player 1 clicks once (to M is for Mouse), holds to choose it, holds again for variant A; two
+    # players join, a double press starts; the scenario then ends mid-game and the log says so.
+    s = tmp_path / "s.jsonl"
+    lines = [
+        {"at_ms": 300, "press": 1}, {"at_ms": 380, "release": 1},  # click: next item (M is for Mouse)
+        {"at_ms": 1500, "hold": 1, "ms": 1500},  # choose it
+        {"at_ms": 4000, "hold": 1, "ms": 1500},  # variant A
+        {"at_ms": 7000, "press": 1}, {"at_ms": 7080, "release": 1},
+        {"at_ms": 7300, "press": 2}, {"at_ms": 7380, "release": 2},
+        {"at_ms": 8000, "press": 2}, {"at_ms": 8060, "release": 2},
+        {"at_ms": 8200, "press": 2}, {"at_ms": 8260, "release": 2},
+    ]
+    s.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    logs, out = play(s, tmp_path / "u")
+    recs = [json.loads(x) for x in logs[-1].read_text().splitlines()]
+    assert recs[0]["type"] == "game_start" and recs[0]["game"] == "mim" and recs[0]["variant"] == "A"
+    assert [p["id"] for p in recs[0]["players"]] == [1, 2]
+    assert recs[-1]["type"] == "game_abort" and recs[-1]["reason"] == "scenario ended"
