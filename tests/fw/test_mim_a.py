@@ -150,3 +150,12 @@ def test_events_after_the_end_are_ignored():
     tap(g, 5)
     hold(g, t, 1)
     assert len(t.records) == n + 1  # only the tap is logged
+
+
+def test_taps_are_logged_with_a_lowercase_uid():
+    g, t = new_game("A", 2)
+    g.on_tap("mim/card/01", "04A1B2C3", 0)
+    assert t.records[-1] == ("tap", {"identity": "mim/card/01", "uid": "04a1b2c3"})
+    g.on_tap(None, b"\x04\xab", 0)
+    assert ("tap", {"identity": None, "uid": "04ab"}) in t.records
+    assert t.said[-1][0] == "unknown_card"

@@ -230,7 +230,7 @@ class MIsForMouse(Game):
         return self.e.status()
 
     def on_tap(self, ident, uid, t_us):
-        self.table.log("tap", {"identity": ident, "uid": uid})
+        self.table.log("tap", {"identity": ident, "uid": _uid(uid)})
         if not self.done:
             self.e.on_tap(ident, t_us)
 
@@ -245,3 +245,12 @@ class MIsForMouse(Game):
     def on_timer(self, name):
         if not self.done:
             self.e.on_timer(name)
+
+
+def _uid(uid):
+    # the tag UID for the log: lowercase hex
+    if uid is None:
+        return ""
+    if isinstance(uid, (bytes, bytearray)):
+        return "".join("%02x" % b for b in uid)
+    return str(uid).lower()
