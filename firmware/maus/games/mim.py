@@ -2,9 +2,8 @@
 #
 # The Game the shell runs is MIsForMouse; it hands every event to the engine of its variant:
 # mim_turns (A: turns round the table), mim_leader (B: a game leader reveals) and mim_chips (C: all at
-# once), the last two on the claims of mim_race. Cards and
-# the pair finder are in mim_pairs, the validator in mim_catalog, prompts in mim_text. Decisions where
-# the rulebook is silent: docs/games/mim.md.
+# once), the last two built on the claims of mim_race. Cards and the pair finder are in mim_pairs, the
+# validator in mim_catalog, prompts in mim_text. Decisions where the rulebook is silent: docs/games/mim.md.
 import gc
 import sys
 
@@ -53,6 +52,7 @@ def load_file(path=None):
         path = here[: here.rfind("/games/")] + "/catalogs/mim.json"
     with open(path) as f:
         return load_catalog(json.load(f))
+
 
 _FOLD = "\u00e4ae\u00f6oe\u00fcue\u00c4Ae\u00d6Oe\u00dcUe\u00dfss"  # one string: 3 characters a rule
 
