@@ -79,7 +79,7 @@ class Arbiter:
         if best is None:
             return []
         out = [(p, off) for p, off, kind in self.presses if kind == VALID and off - best <= self.tie_us]
-        out.sort(key=lambda x: x[1])
+        out.sort(key=lambda x: x[1] * 8 + x[0])  # by time, then player: MicroPython's sort is not stable
         return out
 
     def close(self):

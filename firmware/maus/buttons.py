@@ -58,13 +58,21 @@ class Gestures:
         """ms until poll() may have something to emit, or -1 when nothing is pending."""
         best = -1
         for i in range(self.n):
-            d = -1
             if self._down[i] and not self._long[i] and not self._second[i]:
                 d = self.long_ms - ticks_diff(now_ms, self._down_at[i])
             elif self._wait[i]:
                 d = self.double_ms + 1 - ticks_diff(now_ms, self._up_at[i])
-            if d >= 0 or (d < 0 and (self._down[i] or self._wait[i])):
-                d = max(d, 0)
-                if best < 0 or d < best:
-                    best = d
+            else:
+                continue  # idle, or held after its gesture was sent: nothing to time
+            if d < 0:
+                d = 0
+            if best < 0 or d < best:
+                best = d
         return best
+
+    def reset(self):
+        """Forget every press in progress (a new screen: gestures begun before it do not count)."""
+        for i in range(self.n):
+            self._wait[i] = False
+            self._long[i] = True  # a button still held sends no long press now
+            self._second[i] = False

@@ -424,7 +424,13 @@ class Unit:
         key = self.choice
         mod, cls = load_game(key)
         short = cls.GAME
-        catalog = load_catalog(mod, short)
+        try:
+            catalog = load_catalog(mod, short)
+        except (ValueError, KeyError, TypeError) as e:  # a user's catalog that does not fit the game
+            self._say("bad_catalog", why=str(e)[:60])
+            self.fb.sound("error")
+            print("CATALOG", short, e)
+            return
         players = sorted(self.joined, key=lambda pl: pl.id)
         for pl in players:
             pl.young = pl.young and GAMES[key][5]
@@ -442,6 +448,7 @@ class Unit:
         self.players = players
         self.mode = "play"
         self.pending_abort = False
+        self.gest.reset()
         self.fb.led(0, "off")
         for pl in players:
             self.fb.led(pl.id, pl.colour)
@@ -457,6 +464,7 @@ class Unit:
             self.log = None
         self.mode = "end"
         self.race = False
+        self.gest.reset()  # the press that ended the game must not start the next one
         scores = s.get("scores", {})
         lines = []
         for pid in sorted(scores, key=lambda k: int(k)):
@@ -604,10 +612,11 @@ class Unit:
             return
         if self.rfid is not None:
             for ev in self.rfid.poll(now):
+                uid = ev[2].lower() if ev[2] else ev[2]
                 if ev[0] == "tap":
-                    self._on_tap(ev[1] or None, ev[2], hw.ticks_us())
+                    self._on_tap(ev[1] or None, uid, hw.ticks_us())
                 else:
-                    self._on_remove(ev[1], ev[2])
+                    self._on_remove(ev[1], uid)
         self.fb.update(now)
         hw.wdt_feed()
         if self.detector is not None and self.detector.armed:

@@ -67,3 +67,11 @@ def test_wraparound_mid_race():
 def test_decide_wait_covers_tie_and_settle():
     a = Arbiter(tie_us=2000, settle_ms=3)
     assert a.decide_ms() == 6
+
+
+def test_equal_times_ordered_by_player_on_every_port():
+    a = Arbiter(tie_us=2000)
+    a.reveal(0)
+    for p in (5, 2, 6, 1):
+        a.press(p, 7000)
+    assert [p for p, off in a.decide()] == [1, 2, 5, 6]

@@ -68,3 +68,21 @@ def test_wrap_of_ms_clock():
     assert out == []
     g.poll(ticks_add(t0, 1000))
     assert out == [(0, "long")]
+
+
+def test_next_due_idle_while_second_press_held():
+    g, out = _g()
+    g.press(0, 0)
+    g.release(0, 50)
+    g.press(0, 150)  # double sent; still held
+    assert out == [(0, "double")]
+    assert g.next_due(400) == -1
+
+
+def test_reset_drops_pending_click():
+    g, out = _g()
+    g.press(0, 0)
+    g.release(0, 50)
+    g.reset()
+    g.poll(1000)
+    assert out == []

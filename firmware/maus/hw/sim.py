@@ -244,6 +244,7 @@ class Hardware:
             # The latency jumper: an output wired to player N's button (the same node).
             self.jumper = self.buttons[parts["jumper"].get("player", 1) - 1]
         self._tags = {}  # identity -> tag model on the pad
+        self._scen = None
         self._rtc = b""
         self.scenario_end_us = -1
         if scenario:
@@ -262,7 +263,7 @@ class Hardware:
 
     def finished(self):
         """Scenario mode: every action applied."""
-        return self.scenario_end_us >= 0 and self.world.pending_actions() == 0
+        return self.scenario_end_us >= 0 and self._scen is None and self.world.pending_actions() == 0
 
     def finished_and_idle(self, unit):
         """Scenario mode: stop once every action is applied and the unit has nothing left to time
@@ -323,17 +324,32 @@ class Hardware:
             self.noise(act["noise"])
 
     def load_scenario(self, path):
-        last = 0
-        with open(path) as f:
-            for line in f:
-                line = line.strip()
-                if not line or line.startswith("#") or line.startswith("//"):
-                    continue
-                act = json.loads(line)
-                t = act["at_ms"] * 1000
-                last = max(last, t)
-                self.world.at(t, self.apply, act)
-        self.scenario_end_us = last
+        # Streamed: only the next action is in memory (the host has checked and sorted the file), so a
+        # long scenario costs the firmware's heap nothing.
+        self._scen = open(path)
+        self.scenario_end_us = 0
+        self._next_scenario()
+
+    def _next_scenario(self):
+        while self._scen is not None:
+            line = self._scen.readline()
+            if not line:
+                self._scen.close()
+                self._scen = None
+                return
+            line = line.strip()
+            if not line or line[0] == "#":
+                continue
+            act = json.loads(line)
+            t = act["at_ms"] * 1000
+            if t > self.scenario_end_us:
+                self.scenario_end_us = t
+            self.world.at(t, self._scenario_step, act)
+            return
+
+    def _scenario_step(self, act):
+        self.apply(act)
+        self._next_scenario()
 
     def _open_ctl(self, path):
         self._ctl_f = open(path, "r")
