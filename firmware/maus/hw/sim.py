@@ -228,8 +228,9 @@ class Hardware:
             from maus.sim import mfrc522_emu
 
             self.reader = mfrc522_emu.MFRC522Emu()
-            # MicroPython's cost per driver call on an ESP32: also keeps the busy-wait reads few.
-            self.reader.ns_per_call = 20000
+            # MicroPython on an ESP32 spends ~50 us per register access (method call, CS toggles,
+            # write_readinto); modelling it keeps the busy-wait reads as few as on the board.
+            self.reader.ns_per_call = 50000
             self.spi = SimSPI(self, self.reader)
             self.rfid_cs = SimPin(world, parts["rfid"]["cs"])
             self.rfid_rst = SimPin(world, parts["rfid"]["rst"])
