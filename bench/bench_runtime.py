@@ -64,15 +64,22 @@ def main() -> int:
         virtual_s = acts[-1]["at_ms"] / 1000
         root = Path(tmp) / "unit"
         simrun.prepare_root(root)  # compile once, outside the timing
+        import resource
+
+        c0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
         rc, lines = simrun.run_scenario(scen, root)
         wall = time.perf_counter() - t0
+        c1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (c1.ru_utime - c0.ru_utime) + (c1.ru_stime - c0.ru_stime)
         if rc != 0:
             print("\n".join(lines[-20:]), file=sys.stderr)
             return 1
         print(f"sim.scenario_virtual_time: {virtual_s:.0f} s")
         print(f"sim.scenario_wall_time: {wall:.2f} s")
+        print(f"sim.scenario_cpu_time: {cpu:.2f} s")
         print(f"sim.speedup: {virtual_s / wall:.0f} x")
+        print(f"sim.speedup_per_cpu_second: {virtual_s / cpu:.0f} x")
         # peak live heap of the unit (firmware + simulated chips; 64-bit objects), same scenario
         norm = root / ".sim" / "scenario.jsonl"
         out = run_mpy(str(ROOT / "bench" / "mpy" / "unitheap.py"), heap=simrun.DEFAULT_HEAP,
