@@ -75,6 +75,31 @@ class Capture:
         self._pins[i].irq(handler=None)
         self.pending = True
 
+    def poll(self, max_us):
+        """`poll` capture for race windows: sample every button's level in a tight loop for up to max_us
+        (or until a press edge is seen), timing first edges by the loop, whatever the IRQ scheduler does.
+        Shares the IRQ path's state, so whichever sees an edge first owns it. Returns True on an edge."""
+        ticks = self._ticks
+        levels = self._levels
+        state = self._state
+        n = self.n
+        t0 = ticks()
+        while True:
+            t = ticks()
+            low = levels()
+            if low:
+                for i in range(n):
+                    if low & (1 << i) and state[i] == _ARMED:
+                        self._t[i] = t
+                        self._snap[i] = low
+                        state[i] = _SETTLING
+                        self._pins[i].irq(handler=None)
+                        self.pending = True
+                if self.pending:
+                    return True
+            if ticks_diff(t, t0) >= max_us:
+                return False
+
     # --- main-loop context ----------------------------------------------------------------------------
     def _arm(self, i):
         pin = self._pins[i]

@@ -77,6 +77,7 @@ class Unit:
         n = len(hw.buttons)
         self.n = n
         self.capture = Capture(hw.buttons, hw.ticks_us, hw.levels, emit=self._cap_event)
+        self.poll_capture = hw.board.get("capture") == "poll"
         self.gest = Gestures(n, self._gesture)
         self._apply_timing()
         self.timers = {}
@@ -608,7 +609,11 @@ class Unit:
                 self._fire_timer(due)
         if self.race:
             hw.wdt_feed()
-            hw.idle(1)
+            if self.poll_capture:
+                self.capture.poll(2000)
+                hw.spend(0)
+            else:
+                hw.idle(1)
             return
         if self.rfid is not None:
             for ev in self.rfid.poll(now):

@@ -177,3 +177,27 @@ def test_irq_falls_back_to_soft():
     w, pins, cap, ev = _rig()
     assert cap._hard is False  # SimPin, like the ESP32, refuses hard=True
     assert pins[0].handler is not None
+
+
+def test_poll_capture_times_first_edges_in_a_race():
+    w, pins, cap, ev = _rig()
+    for p in pins:
+        p.irq(handler=None)  # as if the scheduler never delivered: poll mode must still see them
+    _press(w, pins[2], 10000)
+    _press(w, pins[0], 10350)
+    # a sampling loop whose every pass costs 25 us of virtual time
+    tick = [0]
+
+    def ticks():
+        tick[0] += 1
+        w.spend(25)
+        return w.ticks_us()
+
+    cap._ticks = ticks
+    while w.now < 12000:
+        cap.poll(5000)
+        cap.service()
+    cap._ticks = w.ticks_us
+    _run(w, cap, 200000)
+    got = dict(_presses(ev))
+    assert 10000 <= got[2] <= 10050 and 10350 <= got[0] <= 10400
