@@ -11,6 +11,9 @@
 #
 # feed() is integer-only and allocation-free; every intermediate stays below 2**30 (a small int on
 # the ESP32). Times are ticks_us values wrapping at 2**30; compare with (a - b) & _MASK < _HALF.
+import sys
+from array import array
+
 import micropython
 from micropython import const
 
@@ -156,10 +159,10 @@ class _Gate:
         checks = 0
         while True:
             t = ticks_us()
+            i -= 1
             if self.feed(read_u16(), t):  # a method call allocates nothing; a bound method would
                 r = STOP if should_stop() else ALARM
                 break
-            i -= 1
             if i == 0:
                 i = every
                 checks += 1
@@ -169,7 +172,7 @@ class _Gate:
                 if (t - end) & _MASK < _HALF:
                     r = TIMEOUT
                     break
-        self.last_samples = checks * every + every - i + 1
+        self.last_samples = checks * every + every - i
         self.last_us = (t - t0) & _MASK
         return r
 
@@ -179,6 +182,81 @@ class _Gate:
         return self.last_samples * 1000 // (us // 1000) if us >= 1000 else 0
 
 
+# The viper fast path of Detector.watch() (MicroPython only): while nothing is going on (armed, idle,
+# not blanking, no loud sample pending) it samples, high-passes, tracks the peak and learns the floor
+# exactly as feed() does, in machine ints, and hands the first loud sample back to feed() untouched.
+_VIPER = sys.implementation.name == "micropython"
+# state words: baseline, bs, thr, peak, floor, fs, countdown, k, tb, fmin, fmax, v, t, samples, check
+_SB, _SBS, _STHR, _SPEAK, _SF, _SFS, _SCD, _SK, _STB, _SFMIN, _SFMAX, _SV, _ST, _SN, _SI = range(15)
+
+
+@micropython.viper
+def _scan(st, read_u16, ticks_us, should_stop, every: int, end: int) -> int:
+    # -> 0: a loud sample (st[_SV], st[_ST]) for feed(); STOP; TIMEOUT.
+    s = ptr32(st)  # type: ignore[name-defined]  # noqa: F821 - a viper builtin
+    b = s[0]
+    bs = s[1]
+    thr = s[2]
+    peak = s[3]
+    f = s[4]
+    fs = s[5]
+    cd = s[6]
+    n = s[13]
+    i = s[14]  # samples until the next should_stop()/timeout check, shared with watch()
+    r = 0
+    while True:
+        t = int(ticks_us())
+        v = int(read_u16())
+        n += 1
+        b2 = b + v - (b >> bs)
+        d = v - (b2 >> bs)
+        if d < 0:
+            d = 0 - d
+        if d > thr:  # feed() judges it, from the baseline before it
+            s[11] = v
+            s[12] = t
+            n -= 1
+            break
+        i -= 1
+        b = b2
+        if d > peak:
+            peak = d
+        cd -= 1
+        if cd == 0:
+            cd = 8
+            f += d - (f >> fs)
+            if f < s[9]:
+                f = s[9]
+            elif f > s[10]:
+                f = s[10]
+            x = (f >> fs) * s[7] >> 4
+            if x < s[8]:
+                x = s[8]
+            if x < 96:
+                x = 96
+            elif x > 24000:
+                x = 24000
+            thr = x
+        if i == 0:
+            i = every
+            if should_stop():
+                r = 2
+                s[12] = t
+                break
+            if ((t - end) & 0x3FFFFFFF) < 0x20000000:
+                r = 3
+                s[12] = t
+                break
+    s[0] = b
+    s[2] = thr
+    s[3] = peak
+    s[4] = f
+    s[6] = cd
+    s[13] = n
+    s[14] = i
+    return r
+
+
 class Detector(_Gate):
     release_ms = 30  # calm below threshold/2 this long before re-arming
     baseline_us = 3200  # high-pass time constant (cut-off ~50 Hz)
@@ -186,6 +264,7 @@ class Detector(_Gate):
 
     def __init__(self, sensitivity=5, rate_hz=RATE_HZ, base=BASE_DEFAULT, floor=FLOOR_DEFAULT):
         self._cd = _DECIM
+        self._st = array("i", bytes(60))  # _scan()'s state, 15 words
         self._set_shifts(rate_hz)
         self.base = BASE_DEFAULT
         self._tb = 0  # base threshold at this sensitivity
@@ -261,6 +340,61 @@ class Detector(_Gate):
         return 16 if m > 16 else m
 
     # --- the hot path ------------------------------------------------------------------------
+    def watch(self, read_u16, ticks_us, should_stop, max_us):
+        if not _VIPER:
+            return _Gate.watch(self, read_u16, ticks_us, should_stop, max_us)
+        st = self._st
+        st[_SN] = 0
+        t0 = ticks_us()
+        t = t0
+        end = (t0 + max_us) & _MASK
+        every = self.check_every
+        i = every
+        while True:
+            if self._state == _IDLE and self._n == 0 and not self._blanking and self._b >= 0:
+                st[_SB] = self._b
+                st[_SBS] = self._bs
+                st[_STHR] = self.thr
+                st[_SPEAK] = self.peak
+                st[_SF] = self._f
+                st[_SFS] = self._fs
+                st[_SCD] = self._cd
+                st[_SK] = self._k
+                st[_STB] = self._tb
+                st[_SFMIN] = self._fmin
+                st[_SFMAX] = self._fmax
+                st[_SI] = i
+                r = _scan(st, read_u16, ticks_us, should_stop, every, end)
+                i = st[_SI]
+                self._b = st[_SB]
+                self.thr = st[_STHR]
+                self.peak = st[_SPEAK]
+                self._f = st[_SF]
+                self._cd = st[_SCD]
+                t = st[_ST]
+                if r:
+                    break
+                v = st[_SV]
+            else:
+                t = ticks_us()
+                v = read_u16()
+            st[_SN] += 1
+            i -= 1
+            if self.feed(v, t):
+                r = STOP if should_stop() else ALARM
+                break
+            if i == 0:
+                i = every
+                if should_stop():
+                    r = STOP
+                    break
+                if (t - end) & _MASK < _HALF:
+                    r = TIMEOUT
+                    break
+        self.last_samples = st[_SN]
+        self.last_us = (t - t0) & _MASK
+        return r
+
     @micropython.native
     def feed(self, v, t):
         """One ADC sample (0..65535) taken at ticks_us t. True when it raises the alarm."""

@@ -420,3 +420,47 @@ def test_stream_of_ambient_noise_across_wraps():
     cases = [c for c in S.ambient(Rand(505), 12) if c[2] < 4000][:4]
     alarms, ms = S.run_stream(cases, seed=5)
     assert alarms == [] and ms > 6000
+
+
+def test_fast_watch_matches_feed_sample_for_sample():
+    # On MicroPython Detector.watch() runs a viper fast path; it must decide exactly as feed() does.
+    from maus.piezo import _Gate
+
+    def session(fast):
+        d = Detector()
+        p = Piezo(77)
+        p.noise(0.3)
+        clock = [PERIOD - 200000]
+
+        def ticks():
+            clock[0] = (clock[0] + _US) % PERIOD
+            return clock[0]
+
+        def read():
+            return p.sample(clock[0])
+
+        presses = [(clock[0] + 900000) % PERIOD]
+
+        def stop():
+            return bool(presses) and (clock[0] - presses[0]) % PERIOD < PERIOD // 2
+
+        for k in range(6):
+            p.knock((clock[0] + 150000 + 40000 * k) % PERIOD, 0.02 * (k + 1))
+        p.thump((clock[0] + 898000) % PERIOD, 0.1)
+        d.arm(clock[0])
+        out = []
+        for _ in range(14):
+            if fast:
+                r = d.watch(read, ticks, stop, 100000)
+            else:
+                r = _Gate.watch(d, read, ticks, stop, 100000)
+            if r == STOP:
+                d.blank(presses.pop(0))
+            out.append((r, clock[0], d.thr, d.floor(), d.peak, d.last_samples, d.take()))
+            if r == ALARM:
+                d.arm(clock[0])
+        return out
+
+    fast = session(True)
+    assert fast == session(False)
+    assert [x[0] for x in fast].count(ALARM) >= 2 and STOP in [x[0] for x in fast]
