@@ -4,7 +4,6 @@ import sys
 import time
 
 import micropython
-
 from maus.arbiter import Arbiter
 from maus.capture import EV_PRESS, Capture
 from maus.sim.world import SimPin, World
@@ -36,7 +35,7 @@ def handler_cost(n=20000):
     gc.collect()
     a0 = gc.mem_alloc()
     t0 = time.ticks_us()
-    for i in range(n):
+    for _ in range(n):
         st[0] = 0  # armed again, so every call takes the full path
         h(pins[0])
     t1 = time.ticks_us()

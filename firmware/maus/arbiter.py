@@ -67,7 +67,7 @@ class Arbiter:
     def first(self):
         """Offset of the earliest valid press so far, or None."""
         best = None
-        for p, off, kind in self.presses:
+        for _p, off, kind in self.presses:
             if kind == VALID and (best is None or off < best):
                 best = off
         return best

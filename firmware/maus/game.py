@@ -24,7 +24,7 @@ class Player:
 class Game:
     GAME = ""  # short name used in identities and logs: "mg", "mim", "mms"
     TITLE = ""  # shown on the display
-    VARIANTS = (None,)  # variants the game supports; None when it has just one
+    VARIANTS = (None,)  # type: tuple  # variants the game supports; None when it has just one
     TEXT = {"en": {}, "de": {}}  # prompt texts by language, key -> format string with {name} fields
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):

@@ -14,7 +14,6 @@ import sys
 import mausbox
 
 
-
 def command_modules() -> dict[str, str]:
     import pkgutil
 

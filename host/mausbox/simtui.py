@@ -196,6 +196,9 @@ def main(root: Path, heap: str, serial: bool = False, link: str | None = None, b
         os.set_blocking(proc.stdout.fileno(), False)  # type: ignore[union-attr]
     try:
         if headless or not sys.stdout.isatty():
+            if not headless:
+                print("not a terminal: the virtual unit runs headless (control FIFO "
+                      f"{fifo.ctl_path}); Ctrl-C stops it", flush=True)
             while True:
                 fifo.pump()
                 if proc is not None and proc.poll() is not None:
@@ -332,7 +335,7 @@ def _draw(scr, pal, root, fifo, pad, console, query, hits, noise, show_help, uni
         put(14 + i, x, f"{ident}  {label}"[:60])
     if query is not None:
         put(21, x, f"card> {query}_", pal["y"])
-        for i, (ident, label) in enumerate(hits[:8]):
+        for i, (_ident, label) in enumerate(hits[:8]):
             put(22 + i, x, f"{'→' if i == 0 else ' '} {label}"[:60])
     y = 36
     put(y, 0, "Game log", pal["w"])
