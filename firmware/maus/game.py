@@ -25,7 +25,7 @@ class Game:
     GAME = ""  # short name used in identities and logs: "mg", "mim", "mms"
     TITLE = ""  # shown on the display
     VARIANTS = (None,)  # type: tuple  # variants the game supports; None when it has just one
-    TEXT = {"en": {}, "de": {}}  # prompt texts by language, key -> format string with {name} fields
+    TEXT = {"en": {}, "de": {}}  # type: dict  # prompt texts by language: key -> format string with {name} fields
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         # table: the runtime's Table; players: list of Player (ids 1..6, in seating order);

@@ -91,6 +91,7 @@ class Unit:
         self.joined = []  # Player list in join order
         self.settings_i = 0
         self.pending_abort = False
+        self._warned_full = False
         self.stop = False
         self.reader = None
         self.rfid = None
@@ -150,8 +151,15 @@ class Unit:
         return self.hw.ticks_ms()
 
     def log_record(self, rtype, fields):
-        if self.log is not None:
-            self.log.record(rtype, fields)
+        log = self.log
+        if log is not None:
+            log.record(rtype, fields)
+            if log.degraded and not self._warned_full:
+                # A full or failing flash never stops a game: say so once and keep refereeing.
+                self._warned_full = True
+                self._say("log_degraded")
+                self.fb.sound("error")
+                print("LOG degraded:", log.error)
 
     def say(self, _key, **kw):
         table = self.game.TEXT if self.game is not None else text.TEXT
@@ -445,6 +453,7 @@ class Unit:
         if self.log.dropped:
             self._say("log_room", n=len(self.log.dropped))
         self.timers = {}
+        self._warned_full = False
         self.game = cls(_TableView(self), players, settings, catalog, self.variant, self.seed)
         self.players = players
         self.mode = "play"

@@ -45,7 +45,7 @@ def run(args) -> int:
             raise UserError(str(e), EXIT_USAGE) from None
         return _report(root, rc, lines, args)
     if args.replay:
-        from mausbox import simreplay
+        from mausbox import simreplay  # type: ignore[attr-defined,unused-ignore]
 
         return simreplay.replay(Path(args.replay), root, heap=heap, as_json=args.json)
     from mausbox import simtui
@@ -57,9 +57,9 @@ def run(args) -> int:
 def _report(root: Path, rc: int, lines: list[str], args) -> int:
     from mausbox import simrun
 
-    games = []
+    games: list[dict] = []
     for log in simrun.logs_in(root):
-        end = None
+        end: dict | None = None
         for raw in log.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
                 rec = json.loads(raw)
@@ -73,6 +73,7 @@ def _report(root: Path, rc: int, lines: list[str], args) -> int:
     else:
         for g in games[-5:]:
             end = g["end"] or {}
+            assert isinstance(end, dict)
             if end.get("type") == "game_end":
                 print(f"{Path(g['log']).name}: scores {end.get('scores')}, winners {end.get('winners')} "
                       f"({end.get('why') or end.get('reason')})")
