@@ -1,0 +1,526 @@
+"""`mausbox sim --replay LOG`: play a pulled game log's physical events again on the virtual unit and
+check that every verdict comes out the same (settling a dispute after a real game). See docs/replay.md.
+
+The log is turned into a scenario: the game card, the variant, the same players joining (young ones
+holding their button), the double press that starts, then every button press at its reveal time plus
+its logged offset, every card tap, every alarm as a hard knock, and the gestures (click, double, long)
+that the game's records imply. Presses are placed to the microsecond the virtual clock allows: a first
+run finds where the replay's reveals fall, later runs put each press at that reveal plus its offset
+until the placement no longer moves. Then the judged records (verdict, score, claim, game_end) of the
+replay are compared with the original's, in order.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from maus import logread
+from maus import settings as fw_settings
+from maus import unit as fw_unit
+
+EXIT_MATCH, EXIT_MISMATCH, EXIT_DAMAGED = 0, 1, 2
+JUDGED = ("verdict", "score", "claim", "game_end")
+IGNORED_FIELDS = ("seq", "t", "crc", "offset_us")  # timing: µs differences are expected, the judgement is not
+MAX_RUNS = 4
+PRESS_MS = 80  # how long a replayed press is held
+SETTLE_MS = 4  # edge to confirmed press (settle time plus a main-loop pass)
+KNOCK = 0.8  # an alarm is replayed as a knock this strong (well over any threshold)
+KNOCK_MS = 40
+KNOCK_LEAD_MS = 10  # a knock is seen this long after it starts
+CARD_HOLD_MS = 300  # a card stays on the pad this long unless the same card comes again sooner
+REPORT_MS = 4000  # mms: after an alarm, the next turn comes by itself after this long
+
+
+class ReplayError(Exception):
+    """The log cannot be replayed (not a game the firmware knows, no players...)."""
+
+
+def _game_key(game: str) -> str:
+    for key, g in fw_unit.GAMES.items():
+        if key == game or fw_unit.load_game(key)[1].GAME == game:
+            return key
+    raise ReplayError(f"the log is of game {game!r}, which this firmware does not know")
+
+
+# --- reading the original ---------------------------------------------------------------------------
+
+
+def check_log(data: bytes):
+    """(records, lines, problems): lines are the raw lines by 1-based number."""
+    rep = logread.read(data)
+    lines = data.decode("utf-8", "replace").split("\n")
+    return rep, lines
+
+
+# --- the scenario ----------------------------------------------------------------------------------------
+
+
+class Plan:
+    """The scenario for one run, and what each replayed press is meant to reproduce."""
+
+    def __init__(self):
+        self.actions: list[dict] = []
+        self.presses: list[tuple[int, int, int]] = []  # (reveal index, player, virtual ms of the press)
+        self.t0_est = 0  # virtual ms where the game should start
+        self.warnings: list[str] = []
+
+    def add(self, at_ms: float, **act):
+        act["at_ms"] = max(0, int(round(at_ms)))
+        self.actions.append(act)
+
+    def press(self, at_ms: int, p: int, hold_ms: int = PRESS_MS):
+        self.add(at_ms, press=p)
+        self.add(at_ms + hold_ms, release=p)
+
+    def click(self, t_ms: float, p: int, timing: dict):
+        # a click is sent once the double-press window after the release has passed
+        at = t_ms - (PRESS_MS + timing["double"] + SETTLE_MS + 2)
+        self.press(int(at), p)
+
+    def double(self, t_ms: float, p: int):
+        at = t_ms - SETTLE_MS - 160
+        self.press(int(at), p, 60)
+        self.press(int(at) + 160, p, 60)
+
+    def long(self, t_ms: float, p: int, timing: dict):
+        at = t_ms - timing["long"] - SETTLE_MS
+        self.add(at, hold=p, ms=timing["long"] + 200)
+
+    def text(self) -> str:
+        acts = sorted(self.actions, key=lambda a: a["at_ms"])
+        return "".join(json.dumps(a) + "\n" for a in acts)
+
+
+def _timing(cfg: dict) -> dict:
+    d = fw_settings.defaults()
+    d.update(cfg or {})
+    return {"double": d["double_press_ms"], "long": d["long_press_ms"], "young": d["young_hold_ms"],
+            "tie": d["tie_window_us"], "settings": d}
+
+
+def prelude(plan: Plan, start: dict, key: str, timing: dict) -> float:
+    """Game card, variant, joining, the starting double press. Returns the virtual ms of game_start."""
+    g = fw_unit.GAMES[key]
+    plan.add(500, tap=g[0])
+    plan.add(800, remove=g[0])
+    at = 1500
+    variants = g[4]
+    if len(variants) > 1:
+        v = start.get("variant")
+        if v not in variants:
+            raise ReplayError(f"variant {v!r} is not one of {', '.join(map(str, variants))}")
+        for _ in range(variants.index(v)):
+            plan.press(at, 1)
+            at += PRESS_MS + timing["double"] + 300
+        plan.add(at, hold=1, ms=timing["long"] + 300)
+        at += timing["long"] + 800
+    players = sorted(start.get("players") or [], key=lambda pl: pl.get("id", 0))
+    if not players:
+        raise ReplayError("game_start lists no players")
+    for pl in players:
+        pid = pl.get("id")
+        if type(pid) is not int or not 1 <= pid <= 6:
+            raise ReplayError(f"game_start has a player id {pid!r} (1..6 expected)")
+        if pl.get("young") and g[5]:
+            hold = timing["young"] + 400
+            plan.add(at, hold=pid, ms=hold)
+            at += hold + 300
+        else:
+            plan.press(at, pid)
+            at += PRESS_MS + 220
+    at += timing["double"] + 400  # the last join press is no half of the double
+    first = players[0]["id"]
+    plan.press(at, first, 60)
+    plan.press(at + 160, first, 60)
+    return at + 160 + SETTLE_MS
+
+
+def _reveal_index(recs: list[dict]) -> dict[int, int]:
+    """seq of each record -> index of the last reveal at or before it (-1: none yet)."""
+    out = {}
+    k = -1
+    for r in recs:
+        if r["type"] == "reveal":
+            k += 1
+        out[r["seq"]] = k
+    return out
+
+
+def _place_group(presses: list[tuple[int, int, int]], reveal_us: int, tie_us: int) -> list[int]:
+    """Whole-ms times for presses [(player, offset_us, i)] after a reveal at reveal_us (virtual µs) that
+    keep each one's side of the reveal (false start or not), the order, and who ties with the first."""
+    out = {}
+    valid = sorted((o, p, i) for p, o, i in presses if o >= 0)
+    early = [(o, p, i) for p, o, i in presses if o < 0]
+    first_ok = -(-reveal_us // 1000)  # the first ms at or after the reveal
+    for o, _p, i in early:
+        out[i] = min((reveal_us + o + 500) // 1000, first_ok - 1)
+    if valid:
+        b_o = valid[0][0]
+        b = max((reveal_us + b_o + 500) // 1000, first_ok)
+        out[valid[0][2]] = b
+        prev_ms, prev_p, prev_o = b, valid[0][1], b_o
+        for o, p, i in valid[1:]:
+            ms = max((reveal_us + o + 500) // 1000, first_ok)
+            if o - b_o <= tie_us:  # ties with the first: stay within the window
+                ms = min(ms, b + tie_us // 1000)
+            else:
+                ms = max(ms, b + tie_us // 1000 + 1)
+            if o > prev_o and (ms < prev_ms or (ms == prev_ms and p < prev_p)):
+                ms = prev_ms + 1  # keep the order (same ms: the lower player id counts as first)
+            out[i] = ms
+            prev_ms, prev_p, prev_o = ms, p, o
+    return [out[i] for _p, _o, i in presses]
+
+
+def build(recs: list[dict], key: str, t0: float, reveals_us: dict[int, int], warnings: list[str]) -> Plan:
+    """The scenario for recs (the original's good records) with the game starting at virtual ms t0 and
+    the replay's reveals at reveals_us (index -> virtual µs; missing: estimated from the original)."""
+    start = recs[0]
+    timing = _timing(start.get("settings") or {})
+    plan = Plan()
+    plan.t0_est = prelude(plan, start, key, timing)
+    rev_of = _reveal_index(recs)
+    reveal_t = [r["t"] for r in recs if r["type"] == "reveal"]
+    game = start.get("game")
+    ids = {pl["id"] for pl in start["players"]}
+
+    def rev_us(k: int) -> int:
+        if k in reveals_us:
+            return reveals_us[k]
+        return int((t0 + reveal_t[k]) * 1000) + 25000  # the pad is scanned every 50 ms
+
+    # button presses by reveal, placed as a group
+    groups: dict[int, list] = {}
+    for r in recs:
+        if r["type"] != "press":
+            continue
+        p, off = r.get("player"), r.get("offset_us")
+        if p not in ids or type(off) is not int:
+            warnings.append(f"seq {r['seq']}: press without a player or offset: left out")
+            continue
+        k = rev_of[r["seq"]]
+        if (off == -1 and r.get("false_start")) or k < 0:
+            plan.press(int(t0 + r["t"] - SETTLE_MS), p)  # pressed before the card: only the ms is known
+            continue
+        groups.setdefault(k, []).append((p, off, r["seq"]))
+    for k, grp in groups.items():
+        times = _place_group(grp, rev_us(k), timing["tie"])
+        for (p, _o, _s), ms in zip(grp, times):
+            plan.press(ms, p)
+            plan.presses.append((k, p, ms))
+
+    # cards: on the pad at the logged time, off again before they come back
+    taps = [r for r in recs if r["type"] == "tap"]
+    for n, r in enumerate(taps):
+        ident = r.get("identity")
+        if not isinstance(ident, str) or not ident:
+            warnings.append(f"seq {r['seq']}: a card with no identity (uid {r.get('uid')}) cannot be replayed")
+            continue
+        at = t0 + r["t"]
+        off = at + CARD_HOLD_MS
+        for later in taps[n + 1:]:
+            if later.get("identity") == ident:
+                off = min(off, t0 + later["t"] - 200)
+                break
+        plan.add(at, tap=ident)
+        plan.add(max(off, at + 60), remove=ident)
+
+    _gestures(plan, recs, game, t0, timing, warnings)
+    return plan
+
+
+def _gestures(plan: Plan, recs: list[dict], game: str, t0: float, timing: dict, warnings: list[str]):
+    """Presses that no press record shows, read from the records they caused (per game)."""
+    last_alarm = None
+    for n, r in enumerate(recs):
+        typ, p, t = r["type"], r.get("player"), t0 + r["t"]
+        prev = recs[n - 1] if n else {}
+        same_t = [x["type"] for x in recs if x["t"] == r["t"] and x["seq"] < r["seq"]]
+        if typ == "alarm":
+            plan.add(t - KNOCK_LEAD_MS, knock=KNOCK, ms=KNOCK_MS)
+            last_alarm = r["t"]
+            continue
+        if type(p) is not int:
+            continue
+        if game == "mg":
+            if typ == "claim" and r.get("call") == "mausgeflippt":
+                plan.double(t, p)
+            elif typ == "verdict" and "collection" in str(r.get("reason")) and "timeout" not in same_t:
+                plan.press(int(t - SETTLE_MS), p)  # the claimant ends the collection
+        elif game == "mms":
+            if typ == "claim" and r.get("what") in ("starts", "attempt"):
+                plan.click(t, p, timing)
+            elif typ == "verdict" and r.get("reason") == "placed":
+                plan.click(t, p, timing)
+            elif typ == "verdict" and r.get("reason") == "no_holes":
+                plan.long(t, p, timing)
+            elif typ == "castle" and r.get("why") == "slid_off":
+                plan.double(t, p)
+            elif typ == "dice" or (typ == "prompt" and r.get("what") == "attempt" and prev.get("type") != "dice"):
+                if last_alarm is not None and r["t"] - last_alarm < REPORT_MS - 20:
+                    plan.click(t, p, timing)  # the next player did not wait for the report time
+                last_alarm = None
+            elif typ == "castle":
+                pass
+        elif game == "mim":
+            if typ == "note" and r.get("text") == "leader":
+                plan.long(t, p, timing)
+            elif typ == "reveal" and r.get("card") is None and type(r.get("by")) is int:
+                plan.press(int(t - SETTLE_MS), r["by"])  # the start signal
+            elif typ == "claim" and r.get("pass"):
+                plan.long(t, p, timing)
+            elif typ == "verdict" and r.get("ok") and r.get("reason") == "pair" and "tap" not in same_t:
+                plan.long(t, p, timing)  # chose among several pairs: clicks to other choices are not logged
+                warnings.append(f"seq {r['seq']}: a pair chosen on the unit is replayed as the first choice")
+    return plan
+
+
+# --- running and measuring ---------------------------------------------------------------------------------
+
+
+def _fresh(root: Path, cfg: dict):
+    for name in ("logs", "settings.json", "settings.bak", "status.json", "clock.json", "calib.json"):
+        p = root / name
+        if p.is_dir():
+            shutil.rmtree(p)
+        elif p.exists():
+            p.unlink()
+    if cfg and cfg != fw_settings.defaults():
+        root.mkdir(parents=True, exist_ok=True)
+        vals = fw_settings.defaults()
+        for k, v in cfg.items():
+            if k in vals and fw_settings.check(k, v) is None:
+                vals[k] = v
+        fw_settings.Settings(str(root)).save(vals)
+
+
+def run_plan(plan: Plan, root: Path, cfg: dict, heap: str):
+    """Run the plan's scenario; -> (exit code, console lines, replay log path or None)."""
+    from mausbox import simrun
+
+    _fresh(root, cfg)
+    root.mkdir(parents=True, exist_ok=True)
+    scen = root / "replay-scenario.jsonl"
+    scen.write_text(plan.text())
+    rc, lines = simrun.run_scenario(scen, root, heap=heap)
+    logs = simrun.logs_in(root)
+    return rc, lines, (logs[0] if logs else None)
+
+
+def measure(plan: Plan, recs: list[dict]) -> tuple[int | None, dict[int, int]]:
+    """From a replay's records: the virtual ms of its game_start, and each reveal's virtual µs (found from
+    the presses placed after it: press time minus the offset the replay logged)."""
+    if not recs or recs[0]["type"] != "game_start":
+        return None, {}
+    t0 = recs[0].get("ticks")
+    rev_of = _reveal_index(recs)
+    mine: dict[tuple[int, int], list[int]] = {}
+    for k, p, ms in sorted(plan.presses, key=lambda x: x[2]):
+        mine.setdefault((k, p), []).append(ms)
+    seen: dict[tuple[int, int], int] = {}
+    out: dict[int, int] = {}
+    for r in recs:
+        if r["type"] != "press" or type(r.get("offset_us")) is not int or r["offset_us"] == -1:
+            continue
+        kp = (rev_of[r["seq"]], r.get("player"))
+        n = seen.get(kp, 0)
+        seen[kp] = n + 1
+        placed = mine.get(kp, [])
+        if n < len(placed) and kp[0] >= 0 and kp[0] not in out:
+            out[kp[0]] = placed[n] * 1000 - r["offset_us"]
+    return t0, out
+
+
+# --- comparing ------------------------------------------------------------------------------------------------
+
+
+def judged(recs: list[dict]) -> list[dict]:
+    return [r for r in recs if r["type"] in JUDGED]
+
+
+def _strip(r: dict) -> dict:
+    return {k: v for k, v in r.items() if k not in IGNORED_FIELDS}
+
+
+def compare(orig: list[dict], replay: list[dict], ended: bool) -> dict:
+    """Judged records in order. ended: the original finished (else only its prefix must match)."""
+    a, b = judged(orig), judged(replay)
+    counts: dict[str, int] = {}
+    for i, ra in enumerate(a):
+        if i >= len(b):
+            return {"match": False, "compared": counts, "index": i, "original": ra, "replay": None,
+                    "differs": ["missing in the replay"]}
+        rb = b[i]
+        sa, sb = _strip(ra), _strip(rb)
+        if sa != sb:
+            keys = sorted(set(sa) | set(sb))
+            diff = [f"{k}: {json.dumps(sa.get(k))} vs {json.dumps(sb.get(k))}" for k in keys if sa.get(k) != sb.get(k)]
+            return {"match": False, "compared": counts, "index": i, "original": ra, "replay": rb, "differs": diff}
+        counts[ra["type"]] = counts.get(ra["type"], 0) + 1
+    if ended and len(b) > len(a):
+        return {"match": False, "compared": counts, "index": len(a), "original": None, "replay": b[len(a)],
+                "differs": ["only in the replay"]}
+    return {"match": True, "compared": counts}
+
+
+def _records(path: Path | None) -> tuple[list[dict], list[str]]:
+    if path is None:
+        return [], []
+    data = path.read_bytes()
+    rep = logread.read(data)
+    return rep.records, data.decode("utf-8", "replace").split("\n")
+
+
+# --- the command -------------------------------------------------------------------------------------------------
+
+
+def replay_log(log: Path, root: Path, heap: str = "512k", echo=None) -> dict:
+    """Replay LOG on a virtual unit in root/replay; -> the result (see docs/replay.md)."""
+    res: dict = {"log": str(log), "exit": EXIT_DAMAGED, "problems": [], "warnings": []}
+    try:
+        data = log.read_bytes()
+    except OSError as e:
+        res["problems"] = [{"line": 0, "what": "unreadable", "detail": e.strerror or str(e)}]
+        return res
+    rep, lines = check_log(data)
+    bad = rep.damaged()
+    if bad or rep.start is None:
+        res["problems"] = [{"line": p.line, "what": p.what, "detail": p.detail,
+                            "text": lines[p.line - 1][:300] if 0 < p.line <= len(lines) else ""}
+                           for p in (bad or rep.problems)]
+        return res
+    recs = rep.records
+    ended = rep.end is not None and rep.end["type"] == "game_end"
+    if rep.end is None:
+        res["warnings"].append("the log has no game_end: the verdicts up to its last record are compared")
+    elif rep.end["type"] == "game_abort":
+        res["warnings"].append(f"the game was aborted ({rep.end.get('reason')}): the verdicts before that are compared")
+    try:
+        key = _game_key(str(recs[0].get("game")))
+    except ReplayError as e:
+        res["problems"] = [{"line": 1, "what": "not replayable", "detail": str(e), "text": lines[0][:300]}]
+        return res
+    cfg = recs[0].get("settings") or {}
+    unit_root = root / "replay"
+    reveals: dict[int, int] = {}
+    t0 = None
+    best = None
+    runs = 0
+    for runs in range(1, MAX_RUNS + 1):
+        warnings: list[str] = []
+        try:
+            plan = build(recs, key, t0 if t0 is not None else 0, reveals, warnings)
+        except ReplayError as e:
+            res["problems"] = [{"line": 1, "what": "not replayable", "detail": str(e), "text": lines[0][:300]}]
+            return res
+        if t0 is None:  # first run: the prelude's own estimate
+            t0 = plan.t0_est
+            plan = build(recs, key, t0, reveals, warnings)
+        rc, console, out = run_plan(plan, unit_root, cfg, heap)
+        rrecs, rlines = _records(out)
+        if echo:
+            echo(f"run {runs}: exit {rc}, {len(rrecs)} records")
+        if rc != 0 or not rrecs:
+            res.update(exit=EXIT_MISMATCH, error="the virtual unit failed:\n" + "\n".join(console[-15:]))
+            return res
+        cmp = compare(recs, rrecs, ended)
+        faithful = cmp["match"] and _timing_report(recs, rrecs)["same_presses"]
+        if best is None or faithful or not best[0]["match"]:
+            best = (cmp, rrecs, rlines, out, warnings, plan)
+        if faithful:
+            break
+        m_t0, m_rev = measure(plan, rrecs)
+        if m_t0 is None or (m_t0 == t0 and all(reveals.get(k) == v for k, v in m_rev.items())):
+            break  # the placement no longer moves: another run would give the same log
+        t0, reveals = m_t0, m_rev
+    assert best is not None
+    cmp, rrecs, rlines, out, warnings, plan = best
+    res["warnings"] += list(dict.fromkeys(warnings))
+    res.update(exit=EXIT_MATCH if cmp["match"] else EXIT_MISMATCH, runs=runs, match=cmp["match"],
+               compared=cmp["compared"], replay_log=str(out), game=recs[0].get("game"),
+               variant=recs[0].get("variant"), timing=_timing_report(recs, rrecs))
+    if not cmp["match"]:
+        res["mismatch"] = _mismatch(cmp, recs, rrecs, lines, rlines)
+    return res
+
+
+def _line_of(rec: dict | None, recs: list[dict], lines: list[str]) -> tuple[int, str]:
+    if rec is None:
+        return 0, ""
+    for n, line in enumerate(lines, 1):
+        if line.startswith('{"seq":%d,' % rec["seq"]):
+            return n, line
+    return 0, json.dumps(rec)
+
+
+def _mismatch(cmp: dict, recs, rrecs, lines, rlines) -> dict:
+    on, ot = _line_of(cmp["original"], recs, lines)
+    rn, rt = _line_of(cmp["replay"], rrecs, rlines)
+    return {"original_line": on, "original": ot, "replay_line": rn, "replay": rt, "differs": cmp["differs"]}
+
+
+def _timing_report(orig: list[dict], rep: list[dict]) -> dict:
+    """How closely the replay's presses follow the original's (µs from their reveal)."""
+    def offs(recs):
+        return [(r.get("player"), r.get("offset_us"), r.get("false_start")) for r in recs if r["type"] == "press"]
+
+    a, b = offs(orig), offs(rep)
+    worst = 0
+    same_kind = len(a) == len(b)
+    for (pa, oa, fa), (pb, ob, fb) in zip(a, b):
+        if pa != pb or fa != fb:
+            same_kind = False
+        if type(oa) is int and type(ob) is int and oa != -1 and ob != -1:
+            worst = max(worst, abs(oa - ob))
+    return {"presses": len(a), "replayed_presses": len(b), "same_presses": same_kind, "worst_offset_error_us": worst}
+
+
+def _say(res: dict) -> str:
+    name = Path(res["log"]).name
+    if res["exit"] == EXIT_DAMAGED:
+        out = [f"{name}: the log is damaged or not replayable, nothing was replayed:"]
+        for p in res["problems"]:
+            out.append(f"  line {p['line']}: {p['what']}" + (f" ({p['detail']})" if p.get("detail") else ""))
+            if p.get("text"):
+                out.append(f"    {p['text']}")
+        return "\n".join(out)
+    if res.get("error"):
+        return f"{name}: {res['error']}"
+    c = res.get("compared", {})
+    what = ", ".join(f"{n} {k}" for k, n in sorted(c.items())) or "no judged records"
+    out = []
+    for w in res.get("warnings", []):
+        out.append(f"note: {w}")
+    tm = res.get("timing", {})
+    if tm:
+        out.append(f"presses: {tm['replayed_presses']} replayed for {tm['presses']} logged, "
+                   f"offsets within {tm['worst_offset_error_us']} us ({res['runs']} runs)")
+    if res["match"]:
+        out.append(f"{name}: every verdict matches ({what})")
+    else:
+        m = res["mismatch"]
+        out.append(f"{name}: MISMATCH after {what} matched")
+        out.append(f"  original line {m['original_line']}: {m['original'] or '(none)'}")
+        out.append(f"  replay   line {m['replay_line']}: {m['replay'] or '(none)'}")
+        for d in m["differs"]:
+            out.append(f"  differs: {d}")
+        out.append(f"  replay log: {res['replay_log']}")
+    return "\n".join(out)
+
+
+def replay(log: Path, root: Path, heap: str = "512k", as_json: bool = False) -> int:
+    """The command: replay, print the result, return the exit code (0 match, 1 mismatch, 2 damaged)."""
+    from mausbox.cli import EXIT_USAGE, UserError
+
+    if not log.is_file():
+        raise UserError(f"no log file {log}", EXIT_USAGE)
+    res = replay_log(log, root, heap=heap)
+    if as_json:
+        print(json.dumps(res, indent=2, ensure_ascii=False))
+    else:
+        print(_say(res), file=sys.stdout if res["exit"] == EXIT_MATCH else sys.stderr)
+    return res["exit"]
