@@ -43,7 +43,7 @@ def ten_minute_mausgeflippt() -> list[dict]:
 def run_mpy(script: str, *args: str, heap: str = "512k", env=None, cwd=None) -> str:
     exe = micropython_binary()
     e = dict(os.environ)
-    e["MICROPYPATH"] = f"{ROOT / 'firmware'}:.frozen"
+    e["MICROPYPATH"] = f"{ROOT / 'firmware'}:{ROOT / 'tests' / 'fw'}:.frozen"
     e.update(env or {})
     proc = subprocess.run([exe, "-X", f"heapsize={heap}", script, *args], capture_output=True, text=True,
                           env=e, cwd=cwd)

@@ -4,25 +4,10 @@ import sys
 import time
 
 import micropython
+from fwtest import Rand  # tests/fw: the same xorshift the firmware tests use
 from maus.arbiter import Arbiter
 from maus.capture import EV_PRESS, Capture
 from maus.sim.world import SimPin, World
-
-
-class Rand:
-    def __init__(self, s):
-        self.s = s
-
-    def next(self):
-        s = self.s
-        s ^= (s << 13) & 0xFFFFFFFF
-        s ^= s >> 17
-        s ^= (s << 5) & 0xFFFFFFFF
-        self.s = s
-        return s
-
-    def randint(self, a, b):
-        return a + self.next() % (b - a + 1)
 
 
 def handler_cost(n=20000):
