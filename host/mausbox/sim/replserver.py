@@ -75,8 +75,8 @@ def _run(kind, cid, src, name):
     # Compile and run one block; then report, print any error, report again.
     exc = None
     forced = False
-    _status(b"S%d\n" % cid)
     try:
+        _status(b"S%d\n" % cid)
         exec(compile(str(src, "utf-8"), name, "single" if kind == "s" else "exec"), _g)
     except SystemExit:
         _unlock()
@@ -123,46 +123,75 @@ def _banner():
         v[0], v[1], v[2], built, sys.implementation._machine.split(" ")[0])
 
 
-def _read_exact(n):
-    buf = bytearray(n)
-    mv = memoryview(buf)
-    got = 0
-    while got < n:
-        k = _inp.readinto(mv[got:])
-        if not k:
-            raise EOFError
-        got += k
-    return buf
+_rx = bytearray()  # the command stream read so far
+
+
+def _command():
+    # The next command as (kind, id, source), or None at the end of input. A late Ctrl-C (one the bridge
+    # sent while it still saw code running) can surface at any jump in here: what was read stays in _rx,
+    # so calling again resumes without losing a byte.
+    while True:
+        i = _rx.find(b"\n")
+        if i >= 0:
+            break
+        b = _inp.readline()
+        _rx.extend(b)
+        if not b:
+            return None
+    hdr = bytes(_rx[:i])
+    try:
+        kind = chr(hdr[0])
+        cid, n = hdr[1:].split()
+        cid = int(cid)
+        end = i + 1 + int(n)
+    except (ValueError, IndexError):
+        raise ValueError("bad command header %r" % hdr)
+    while len(_rx) < end:
+        b = _inp.read(end - len(_rx))
+        _rx.extend(b)
+        if not b:
+            return None
+    src = bytes(_rx[i + 1:end])
+    _rx[:end] = b""
+    return kind, cid, src
 
 
 def _serve():
     while True:
         try:
-            hdr = _inp.readline()
+            while True:
+                try:
+                    cmd = _command()
+                except ValueError:
+                    _status(b"X\n")  # out of step with the bridge: it restarts the unit
+                    return
+                if cmd is None:
+                    return
+                if _run(cmd[0], cmd[1], cmd[2], "<stdin>"):
+                    return
         except KeyboardInterrupt:
-            continue
-        if not hdr:
-            return
-        try:
-            kind = chr(hdr[0])
-            cid, n = hdr[1:].split()
-            cid = int(cid)
-            src = _read_exact(int(n))
-        except (ValueError, IndexError, EOFError):
-            _status(b"X\n")  # out of step with the bridge: it restarts the unit
-            return
-        if _run(kind, cid, src, "<stdin>"):
-            return
+            pass  # between commands a board's REPL has no interrupt armed: the Ctrl-C is dropped
 
 
 def _main():
-    forced = _run_file("boot.py")
-    if not forced and _mode == "f":
-        forced = _run_file("main.py")
-    if forced:
-        return  # _run reported R0: the bridge soft-resets
-    _status(b"B" + _banner().encode() + b"\n")
-    _serve()
+    # boot.py, then main.py (friendly mode), the banner, the commands. A late Ctrl-C between these steps
+    # (the bridge still saw code running) is dropped; it never takes the interpreter down.
+    todo = ["boot.py", "main.py"] if _mode == "f" else ["boot.py"]
+    forced = False
+    booted = False
+    while True:
+        try:
+            while todo and not forced:
+                forced = _run_file(todo.pop(0))
+            if forced:
+                return  # _run reported R0: the bridge soft-resets
+            if not booted:
+                _status(b"B" + _banner().encode() + b"\n")
+                booted = True
+            _serve()
+            return
+        except KeyboardInterrupt:
+            pass
 
 
 try:

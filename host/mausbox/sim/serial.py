@@ -188,7 +188,7 @@ class SerialUnit:
 
     def _spawn(self, mode: str) -> None:
         status_r, status_w = os.pipe()
-        env = dict(os.environ, MICROPYPATH=f"{self.root}:.frozen", **self.env)
+        env = dict(os.environ, MICROPYPATH=f"{self.root}:.frozen", **self.unit_env())
         self._proc = subprocess.Popen(
             [str(self.micropython), "-X", f"heapsize={self.heapsize}", str(REPLSERVER), str(self.root), mode,
              str(status_w), *self.extra_path],
@@ -220,6 +220,17 @@ class SerialUnit:
         self._last_in_cr = False
         self._paste_n = 0
         self._spawned_at = time.monotonic()
+
+    def unit_env(self) -> dict:
+        """The environment as the unit sees it: its "/" is the folder, so a host path inside the folder
+        (a control FIFO in ROOT/.sim, say) is passed as the unit's own path."""
+        out = {}
+        for k, v in self.env.items():
+            p = Path(v) if isinstance(v, str) and v.startswith("/") else None
+            if p is not None and p.resolve().is_relative_to(self.root):
+                v = "/" + p.resolve().relative_to(self.root).as_posix()
+            out[k] = v
+        return out
 
     def _kill(self) -> None:
         proc, self._proc = self._proc, None
@@ -342,8 +353,13 @@ class SerialUnit:
                 return
 
     def _ctrl_c(self) -> None:
+        if self._state == EXEC and self._e_seen:
+            # The command has finished: a board has disarmed its interrupt char, so Ctrl-C is a key for
+            # the REPL that comes next (it clears the line), never an interrupt for the next command.
+            self._pend.append(3)
+            return
         if not self._running:
-            self._held_ctrlc = True
+            self._held_ctrlc = True  # the code is about to run (or boot is under way): it gets the Ctrl-C
             return
         now = time.monotonic()
         # MicroPython's unix port exits on a second SIGINT before the first is handled: space them out.

@@ -1,0 +1,262 @@
+"""End to end: `mausbox sim --serial --headless` runs the real firmware; the host reaches it through the pty.
+
+Each test starts the virtual unit as a user does, drives its hardware through the control FIFO (the same
+lines the terminal UI sends) and talks to it over the pseudo-terminal with the real mpremote, a serial
+console, and the `mausbox` commands.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import serial
+from mausbox.cli import main as mausbox_main
+from mausbox.paths import micropython_binary
+from mausbox.simrun import DEFAULT_HEAP, prepare_root
+
+pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
+
+MPREMOTE = str(Path(sys.executable).parent / "mpremote")
+READY = b"MAUSBOX READY "
+PROMPT = b"\r\n>>> "
+
+
+class VirtualUnit:
+    """`mausbox sim --serial --headless --root DIR`, its control FIFO and its flash folder."""
+
+    def __init__(self, root: Path, data: Path):
+        self.root = root
+        env = dict(os.environ, XDG_DATA_HOME=str(data))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mausbox", "sim", "--serial", "--headless", "--root", str(root),
+             "--heap", DEFAULT_HEAP], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
+        assert self.proc.stdout is not None
+        first = self.proc.stdout.readline().decode()
+        m = re.search(r"virtual unit on (\S+);", first)
+        assert m, first + self.proc.stdout.read().decode()
+        self.pty = m.group(1)
+        self._ctl = os.open(root / ".sim" / "ctl", os.O_WRONLY | os.O_NONBLOCK)
+
+    def act(self, **action) -> None:
+        """One hardware action, as the terminal UI sends it: {"press": 1}, {"tap": "game/mms"}, ..."""
+        os.write(self._ctl, (json.dumps(dict(action, at_ms=0)) + "\n").encode())
+
+    def click(self, p: int) -> None:
+        self.act(press=p)
+        time.sleep(0.08)
+        self.act(release=p)
+        time.sleep(0.12)
+
+    def card(self, ident: str) -> None:
+        """Put a card on the pad and take it off again."""
+        self.act(tap=ident)
+        time.sleep(0.3)
+        self.act(remove=ident)
+        time.sleep(0.4)  # the pad counts a card gone after 3 empty scans
+
+    def logs(self) -> list[Path]:
+        return sorted((self.root / "logs").glob("*.jsonl"))
+
+    def records(self, log: Path) -> list[dict]:
+        return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+    def stop(self) -> None:
+        os.close(self._ctl)
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)  # the CLI's own way out: it stops the interpreter too
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Console:
+    """A terminal on the unit's serial port, read all the time (a UART drops what nobody reads)."""
+
+    def __init__(self, pty: str):
+        self.port = serial.Serial(pty, timeout=0.05)
+        self.data = bytearray()
+        self._run = True
+        self._thread = threading.Thread(target=self._reader, daemon=True)
+        self._thread.start()
+
+    def _reader(self) -> None:
+        while self._run:
+            try:
+                self.data += self.port.read(4096)
+            except (OSError, serial.SerialException):
+                return
+
+    def mark(self) -> int:
+        return len(self.data)
+
+    def wait(self, pattern: bytes, since: int = 0, timeout: float = 20) -> int:
+        """Wait for `pattern` after offset `since`; returns the offset just past it."""
+        end = time.monotonic() + timeout
+        while True:
+            i = self.data.find(pattern, since)
+            if i >= 0:
+                return i + len(pattern)
+            if time.monotonic() > end:
+                tail = bytes(self.data[since:])[-1500:].decode(errors="replace")
+                raise AssertionError(f"no {pattern!r} on the console within {timeout} s; it shows:\n{tail}")
+            time.sleep(0.02)
+
+    def write(self, data: bytes) -> None:
+        self.port.write(data)
+
+    def text(self, since: int = 0) -> str:
+        return bytes(self.data[since:]).decode(errors="replace")
+
+    def close(self) -> None:
+        self._run = False
+        self._thread.join(timeout=2)
+        self.port.close()
+
+
+@pytest.fixture(scope="module")
+def firmware(tmp_path_factory):
+    """The firmware laid out once (compiled to .mpy); each unit starts from a copy, so `mausbox sim`
+    finds it up to date and starts at once."""
+    return prepare_root(tmp_path_factory.mktemp("firmware"))
+
+
+@pytest.fixture
+def vunit(tmp_path, firmware):
+    shutil.copytree(firmware, tmp_path / "unit")
+    u = VirtualUnit(tmp_path / "unit", tmp_path / "data")
+    yield u
+    u.stop()
+
+
+@pytest.fixture
+def console(vunit):
+    c = Console(vunit.pty)
+    yield c
+    c.close()
+
+
+def mpremote(pty: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([MPREMOTE, "connect", pty, *args], capture_output=True, timeout=timeout)
+
+
+def start_mms(u: VirtualUnit, con: Console) -> int:
+    """Tap the game card, players 1 and 2 join, tap it again to start: returns the console offset of
+    the game_start record."""
+    since = con.mark()
+    u.card("game/mms")
+    u.click(1)
+    u.click(2)
+    u.act(tap="game/mms")
+    at = con.wait(b'"type":"game_start"', since)
+    u.act(remove="game/mms")
+    time.sleep(0.4)
+    return at
+
+
+def event_records(text: str, rtype: str) -> list[dict]:
+    out = []
+    for line in text.splitlines():
+        if line.startswith("EV ") and f'"type":"{rtype}"' in line:
+            out.append(json.loads(line[3:]))
+    return out
+
+
+# -- 1. mpremote lists and copies the unit's files -------------------------------------------------------
+
+def test_mpremote_lists_and_copies_the_units_files(vunit, console, tmp_path):
+    console.wait(READY)
+    start_mms(vunit, console)
+    since = console.mark()
+    vunit.card("game/mms")  # the game card twice during a game: the players abort it
+    vunit.act(tap="game/mms")
+    console.wait(b'"reason":"aborted by players"', since)
+    vunit.act(remove="game/mms")
+    console.close()
+
+    r = mpremote(vunit.pty, "fs", "ls")
+    assert r.returncode == 0, r.stderr
+    names = set(r.stdout.decode().split())
+    assert {"main.py", "board.json", "maus/", "logs/", "status.json"} <= names, r.stdout
+    r = mpremote(vunit.pty, "fs", "ls", ":logs")
+    assert r.returncode == 0 and "00001-mms.jsonl" in r.stdout.decode(), r.stdout + r.stderr
+    local = tmp_path / "copy.jsonl"
+    r = mpremote(vunit.pty, "fs", "cp", ":logs/00001-mms.jsonl", str(local))
+    assert r.returncode == 0, r.stderr
+    on_flash = vunit.root / "logs" / "00001-mms.jsonl"
+    assert local.read_bytes() == on_flash.read_bytes()
+    recs = vunit.records(local)
+    assert recs[0]["type"] == "game_start" and recs[-1]["type"] == "game_abort"
+    r = mpremote(vunit.pty, "fs", "cat", ":board.json")
+    assert json.loads(r.stdout)["name"] == "sim"
+
+
+# -- 2. Ctrl-C stops a game, Ctrl-D restarts the firmware --------------------------------------------------
+
+def test_ctrl_c_stops_the_game_and_soft_reboot_restarts_the_firmware(vunit, console):
+    console.wait(READY)
+    for round_ in (1, 2):
+        start_mms(vunit, console)
+        time.sleep(0.3)
+        since = console.mark()
+        console.write(b"\x03")
+        at = console.wait(PROMPT, since, timeout=10)
+        shown = console.text(since)[: at - since]
+        aborts = event_records(shown, "game_abort")
+        assert [a["reason"] for a in aborts] == ["interrupted (Ctrl-C)"], shown
+        assert "KeyboardInterrupt" in shown
+        log = vunit.logs()[-1]
+        assert log.name == "%05d-mms.jsonl" % round_
+        last = vunit.records(log)[-1]
+        assert last["type"] == "game_abort" and last["reason"] == "interrupted (Ctrl-C)"
+        # the REPL is free: it answers, the firmware's objects are there to inspect
+        console.write(b"1+1\r")
+        console.wait(b"2\r\n>>> ", at)
+        # Ctrl-D: a soft reboot runs main.py again, a fresh boot
+        since = console.mark()
+        console.write(b"\x04")
+        ready = console.wait(READY, since)
+        assert console.text(since).startswith("\r\nMPY: soft reboot\r\n")
+        assert console.text(since).count("MAUSBOX READY") == 1 and ready
+    # the restarted firmware plays: a second game got its own log above
+    assert [p.name for p in vunit.logs()] == ["00001-mms.jsonl", "00002-mms.jsonl"]
+
+
+def test_a_late_ctrl_c_does_not_interrupt_the_next_command(vunit, console):
+    """Ctrl-C typed right behind short commands: it interrupts the command or, once that has finished,
+    is a keystroke for the REPL. The next command always runs, and the interpreter never dies."""
+    console.wait(READY)
+    since = console.mark()
+    console.write(b"\x03")
+    since = console.wait(PROMPT, since)
+    for i in range(12):
+        console.write(b"import time; time.sleep_ms(%d)\r\x03" % (i % 4))
+        time.sleep(0.01 * (i % 5))
+        console.write(b"print('next', %d)\r" % i)
+        since = console.wait(b"next %d\r\n>>> " % i, since, timeout=10)
+    assert "hard reset" not in console.text()
+
+
+def test_the_bridge_turns_a_ctrl_c_after_the_code_into_a_keystroke(tmp_path):
+    """The rule itself, on the bridge's state machine (no interpreter needed): between the code's end
+    (`E`) and the prompt a Ctrl-C waits as input; before the code starts it is held for it."""
+    from mausbox.sim import serial as bridge
+
+    u = bridge.SerialUnit(tmp_path)
+    u._state, u._e_seen, u._running, u._held_ctrlc, u._pend = bridge.EXEC, True, False, False, bytearray()
+    u._feed(b"\x03x")
+    assert bytes(u._pend) == b"\x03x" and not u._held_ctrlc
+    u._e_seen, u._pend = False, bytearray()  # sent, not started yet: the code gets it when it starts
+    u._feed(b"\x03")
+    assert u._held_ctrlc and not u._pend
