@@ -260,3 +260,109 @@ def test_the_bridge_turns_a_ctrl_c_after_the_code_into_a_keystroke(tmp_path):
     u._e_seen, u._pend = False, bytearray()  # sent, not started yet: the code gets it when it starts
     u._feed(b"\x03")
     assert u._held_ctrlc and not u._pend
+
+
+# -- 3. safe mode after three crashes in a row -----------------------------------------------------------
+
+CRASH_HOOK = """# test hook: a firmware bug that crashes every boot after the crash counter is counted
+import maus.selftest
+
+
+def _crash(unit):
+    raise RuntimeError("boot self-test crashed (test hook)")
+
+
+maus.selftest.boot = _crash
+"""
+
+
+def rtc_counter(root: Path) -> int:
+    data = (root / ".rtcmem").read_bytes()
+    assert len(data) == 2 and data[1] == 0xA5, data
+    return data[0]
+
+
+def soft_reboot(con: Console, until: bytes = PROMPT) -> str:
+    since = con.mark()
+    con.write(b"\x04")
+    at = con.wait(until, con.wait(b"MPY: soft reboot\r\n", since))
+    return con.text(since)[: at - since]
+
+
+def test_three_crashes_in_a_row_start_safe_mode_until_cleared(vunit, console, capsys):
+    console.wait(READY)
+    since = console.mark()
+    console.write(b"\x03")
+    console.wait(PROMPT, since)
+    assert rtc_counter(vunit.root) == 0  # a clean stop (Ctrl-C) is not a crash
+    (vunit.root / "boot.py").write_text(CRASH_HOOK)
+    for n in (1, 2, 3):
+        out = soft_reboot(console)
+        assert "RuntimeError: boot self-test crashed" in out and "MAUSBOX READY" not in out, out
+        assert rtc_counter(vunit.root) == n
+    out = soft_reboot(console)
+    assert "MAUSBOX SAFE MODE: 3 crashes in a row; games are disabled, the REPL is free." in out, out
+    assert "maus.unit.clear_safe_mode()" in out and "RuntimeError" not in out
+    status = json.loads((vunit.root / "status.json").read_text())
+    assert status["safe_mode"] is True and status["crashes"] == 3
+    # games are disabled: a game card on the pad starts nothing, the REPL answers
+    vunit.card("game/mms")
+    since = console.mark()
+    console.write(b"1+1\r")
+    console.wait(b"2\r\n>>> ", since)
+    assert not (vunit.root / "logs").exists() or not vunit.logs()
+    # the cause fixed, safe mode stays until it is cleared
+    (vunit.root / "boot.py").unlink()
+    assert "MAUSBOX SAFE MODE" in soft_reboot(console)
+    console.close()
+    # `mausbox doctor` tells what to do
+    assert mausbox_main(["doctor", "--port", vunit.pty, "--json"]) == 1
+    safe = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["check"] == "safe mode"]
+    assert not safe[0]["ok"] and "3 crashes" in safe[0]["detail"] and "clear_safe_mode()" in safe[0]["fix"]
+    console = Console(vunit.pty)
+    since = console.mark()
+    console.write(b"\r\x03")
+    since = console.wait(PROMPT, since)
+    console.write(b"import maus.unit; maus.unit.clear_safe_mode()\r")
+    console.wait(PROMPT, since)
+    assert rtc_counter(vunit.root) == 0
+    out = soft_reboot(console, READY)
+    assert "SAFE MODE" not in out
+    assert rtc_counter(vunit.root) == 1  # this boot counts until it runs healthy or stops cleanly
+    assert json.loads((vunit.root / "status.json").read_text())["safe_mode"] is False
+    start_mms(vunit, console)  # games are back
+    since = console.mark()
+    console.write(b"\x03")
+    console.wait(PROMPT, since)
+    assert rtc_counter(vunit.root) == 0
+    console.close()
+
+
+# -- 6. mausbox doctor and config against the running firmware ---------------------------------------------
+
+def test_doctor_and_config_against_the_running_firmware(vunit, console, capsys):
+    import maus
+
+    console.wait(READY)
+    console.close()
+    assert mausbox_main(["doctor", "--port", vunit.pty, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["ok"], out["findings"]
+    st = out["status"]
+    assert st["version"] == maus.VERSION and st["board"] == "sim" and st["rfid_version"] == 0x92
+    assert {f["check"] for f in out["findings"]} >= {"port", "firmware", "board", "rfid", "piezo", "buttons"}
+    assert mausbox_main(["config", "--port", vunit.pty, "set", "lang", "en"]) == 0
+    assert mausbox_main(["config", "--port", vunit.pty, "set", "volume", "1"]) == 0
+    capsys.readouterr()
+    assert mausbox_main(["config", "--port", vunit.pty, "get", "lang"]) == 0
+    assert capsys.readouterr().out.strip() == '"en"'
+    saved = json.loads((vunit.root / "settings.json").read_text())
+    assert saved["lang"] == "en" and saved["volume"] == 1
+    # config restarted the firmware, which now speaks English
+    con = Console(vunit.pty)
+    try:
+        since = con.mark()
+        vunit.card("game/mms")
+        con.wait(b"SAY Mucks Maeuschen | Press to join", since)
+    finally:
+        con.close()

@@ -145,7 +145,7 @@ def _command():
         cid = int(cid)
         end = i + 1 + int(n)
     except (ValueError, IndexError):
-        raise ValueError("bad command header %r" % hdr)
+        raise ValueError("bad command header %r" % hdr) from None
     while len(_rx) < end:
         b = _inp.read(end - len(_rx))
         _rx.extend(b)
