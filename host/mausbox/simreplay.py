@@ -23,13 +23,18 @@ from maus import unit as fw_unit
 
 EXIT_MATCH, EXIT_MISMATCH, EXIT_DAMAGED = 0, 1, 2
 JUDGED = ("verdict", "score", "claim", "game_end")
+START_FIELDS = ("game", "variant", "players", "settings")
 IGNORED_FIELDS = ("seq", "t", "crc", "offset_us")  # timing: µs differences are expected, the judgement is not
-MAX_RUNS = 4
+MAX_RUNS = 4  # runs that refine the press placement
+MAX_CHOICE_RUNS = 12  # further runs that look for the clicks behind pairs chosen on the unit (mim)
+MAX_CLICKS = 6
 PRESS_MS = 80  # how long a replayed press is held
 SETTLE_MS = 4  # edge to confirmed press (settle time plus a main-loop pass)
 KNOCK = 0.8  # an alarm is replayed as a knock this strong (well over any threshold)
 KNOCK_MS = 40
 KNOCK_LEAD_MS = 10  # a knock is seen this long after it starts
+REF_SLACK_MS = 15  # a press's logged ms may trail its edge by this much (settle time, a busy main loop)
+GESTURE_SLACK_MS = 30  # a logged press this close to where a gesture must start is that gesture's press
 CARD_HOLD_MS = 300  # a card stays on the pad this long unless the same card comes again sooner
 REPORT_MS = 4000  # mms: after an alarm, the next turn comes by itself after this long
 
@@ -63,30 +68,49 @@ class Plan:
 
     def __init__(self):
         self.actions: list[dict] = []
-        self.presses: list[tuple[int, int, int]] = []  # (reveal index, player, virtual ms of the press)
+        self.presses: list[tuple[tuple, int, int]] = []  # (moment its offset counts from, player, virtual ms)
         self.t0_est = 0  # virtual ms where the game should start
-        self.warnings: list[str] = []
+        self.choices: dict[int, int] = {}  # seq of a verdict chosen on the unit -> clicks replayed before it
+        self._plain: list[tuple[int, int, tuple]] = []  # (ms, player, its two actions)
 
     def add(self, at_ms: float, **act):
         act["at_ms"] = max(0, int(round(at_ms)))
         self.actions.append(act)
+        return act
 
     def press(self, at_ms: int, p: int, hold_ms: int = PRESS_MS):
-        self.add(at_ms, press=p)
-        self.add(at_ms + hold_ms, release=p)
+        """A press that a press record shows (or the unit's menus need)."""
+        acts = (self.add(at_ms, press=p), self.add(at_ms + hold_ms, release=p))
+        self._plain.append((acts[0]["at_ms"], p, acts))
+
+    def _start(self, at_ms: float, p: int) -> int:
+        # A gesture whose press is also logged (a game that logs every press): that press is the gesture's
+        # first, so it goes where the log put it and is not pressed twice.
+        at = int(round(at_ms))
+        for i, (t, q, acts) in enumerate(self._plain):
+            if q == p and abs(t - at) <= GESTURE_SLACK_MS:
+                del self._plain[i]
+                self.actions = [a for a in self.actions if a is not acts[0] and a is not acts[1]]
+                return t
+        return at
+
+    def _tap(self, at_ms: float, p: int, hold_ms: int):
+        at = self._start(at_ms, p)
+        self.add(at, press=p)
+        self.add(at + hold_ms, release=p)
 
     def click(self, t_ms: float, p: int, timing: dict):
         # a click is sent once the double-press window after the release has passed
-        at = t_ms - (PRESS_MS + timing["double"] + SETTLE_MS + 2)
-        self.press(int(at), p)
+        self._tap(t_ms - (PRESS_MS + timing["double"] + SETTLE_MS + 2), p, PRESS_MS)
 
     def double(self, t_ms: float, p: int):
-        at = t_ms - SETTLE_MS - 160
-        self.press(int(at), p, 60)
-        self.press(int(at) + 160, p, 60)
+        at = self._start(t_ms - SETTLE_MS - 160, p)
+        self.add(at, press=p)
+        self.add(at + 60, release=p)
+        self._tap(at + 160, p, 60)
 
     def long(self, t_ms: float, p: int, timing: dict):
-        at = t_ms - timing["long"] - SETTLE_MS
+        at = self._start(t_ms - timing["long"] - SETTLE_MS, p)
         self.add(at, hold=p, ms=timing["long"] + 200)
 
     def text(self) -> str:
@@ -138,14 +162,32 @@ def prelude(plan: Plan, start: dict, key: str, timing: dict) -> float:
     return at + 160 + SETTLE_MS
 
 
-def _reveal_index(recs: list[dict]) -> dict[int, int]:
-    """seq of each record -> index of the last reveal at or before it (-1: none yet)."""
-    out = {}
-    k = -1
+def _press_refs(recs: list[dict]) -> dict[int, tuple[tuple, float]]:
+    """seq of each press record with a usable offset -> (key of the moment its offset counts from, that
+    moment in the log's ms). Mostly the last reveal; a game may also restart its race clock without a
+    reveal record (M is for Mouse, variant C): such a moment is found from the presses themselves."""
+    out: dict[int, tuple[tuple, float]] = {}
+    k, t_rev = -1, 0
+    hidden: list[float] = []
     for r in recs:
         if r["type"] == "reveal":
-            k += 1
-        out[r["seq"]] = k
+            k, t_rev = k + 1, r["t"]
+            continue
+        off = r.get("offset_us")
+        if r["type"] != "press" or type(off) is not int or (off == -1 and r.get("false_start")):
+            continue
+        if k >= 0 and (abs(r["t"] - SETTLE_MS - (t_rev + off / 1000)) <= REF_SLACK_MS
+                       or (off < 0 and r["t"] == t_rev)):  # early presses are logged with the reveal
+            out[r["seq"]] = (("reveal", k), t_rev + 0.5)
+            continue
+        ref = r["t"] - SETTLE_MS - off / 1000
+        for j, h in enumerate(hidden):
+            if abs(h - ref) <= REF_SLACK_MS:
+                break
+        else:
+            j = len(hidden)
+            hidden.append(ref)
+        out[r["seq"]] = (("race", j), hidden[j])
     return out
 
 
@@ -176,25 +218,27 @@ def _place_group(presses: list[tuple[int, int, int]], reveal_us: int, tie_us: in
     return [out[i] for _p, _o, i in presses]
 
 
-def build(recs: list[dict], key: str, t0: float, reveals_us: dict[int, int], warnings: list[str]) -> Plan:
+def build(recs: list[dict], key: str, t0: float, reveals_us: dict[tuple, int], warnings: list[str],
+          clicks: dict[int, int] | None = None) -> Plan:
     """The scenario for recs (the original's good records) with the game starting at virtual ms t0 and
-    the replay's reveals at reveals_us (index -> virtual µs; missing: estimated from the original)."""
+    the moments presses count from at reveals_us (key -> virtual µs; missing: estimated from the original)."""
     start = recs[0]
     timing = _timing(start.get("settings") or {})
     plan = Plan()
     plan.t0_est = prelude(plan, start, key, timing)
-    rev_of = _reveal_index(recs)
-    reveal_t = [r["t"] for r in recs if r["type"] == "reveal"]
+    refs = _press_refs(recs)
     game = start.get("game")
     ids = {pl["id"] for pl in start["players"]}
 
-    def rev_us(k: int) -> int:
-        if k in reveals_us:
-            return reveals_us[k]
-        return int((t0 + reveal_t[k]) * 1000) + 25000  # the pad is scanned every 50 ms
+    def ref_us(key: tuple, est_ms: float) -> int:
+        if key in reveals_us:
+            return reveals_us[key]
+        # not measured yet: where the original had it (a card is seen at the pad's next scan, every 50 ms)
+        return int((t0 + est_ms) * 1000) + (25000 if key[0] == "reveal" else 0)
 
     # button presses by reveal, placed as a group
-    groups: dict[int, list] = {}
+    groups: dict[tuple, list] = {}
+    est: dict[tuple, float] = {}
     for r in recs:
         if r["type"] != "press":
             continue
@@ -202,13 +246,13 @@ def build(recs: list[dict], key: str, t0: float, reveals_us: dict[int, int], war
         if p not in ids or type(off) is not int:
             warnings.append(f"seq {r['seq']}: press without a player or offset: left out")
             continue
-        k = rev_of[r["seq"]]
-        if (off == -1 and r.get("false_start")) or k < 0:
+        if r["seq"] not in refs:
             plan.press(int(t0 + r["t"] - SETTLE_MS), p)  # pressed before the card: only the ms is known
             continue
+        k, est[k] = refs[r["seq"]]
         groups.setdefault(k, []).append((p, off, r["seq"]))
     for k, grp in groups.items():
-        times = _place_group(grp, rev_us(k), timing["tie"])
+        times = _place_group(grp, ref_us(k, est[k]), timing["tie"])
         for (p, _o, _s), ms in zip(grp, times):
             plan.press(ms, p)
             plan.presses.append((k, p, ms))
@@ -229,11 +273,11 @@ def build(recs: list[dict], key: str, t0: float, reveals_us: dict[int, int], war
         plan.add(at, tap=ident)
         plan.add(max(off, at + 60), remove=ident)
 
-    _gestures(plan, recs, game, t0, timing, warnings)
+    _gestures(plan, recs, game, t0, timing, clicks or {})
     return plan
 
 
-def _gestures(plan: Plan, recs: list[dict], game: str, t0: float, timing: dict, warnings: list[str]):
+def _gestures(plan: Plan, recs: list[dict], game: str, t0: float, timing: dict, clicks: dict[int, int]):
     """Presses that no press record shows, read from the records they caused (per game)."""
     last_alarm = None
     for n, r in enumerate(recs):
@@ -244,11 +288,16 @@ def _gestures(plan: Plan, recs: list[dict], game: str, t0: float, timing: dict, 
             plan.add(t - KNOCK_LEAD_MS, knock=KNOCK, ms=KNOCK_MS)
             last_alarm = r["t"]
             continue
+        if game == "mim" and typ == "reveal" and r.get("card") is None and type(r.get("by")) is int:
+            plan.press(int(t - SETTLE_MS), r["by"])  # the start signal of a round (variant C)
+            continue
         if type(p) is not int:
             continue
         if game == "mg":
             if typ == "claim" and r.get("call") == "mausgeflippt":
                 plan.double(t, p)
+            elif typ == "verdict" and str(r.get("reason")).startswith("blocked"):
+                plan.double(t, p)  # a "Mausgeflippt!" call refused
             elif typ == "verdict" and "collection" in str(r.get("reason")) and "timeout" not in same_t:
                 plan.press(int(t - SETTLE_MS), p)  # the claimant ends the collection
         elif game == "mms":
@@ -269,13 +318,20 @@ def _gestures(plan: Plan, recs: list[dict], game: str, t0: float, timing: dict, 
         elif game == "mim":
             if typ == "note" and r.get("text") == "leader":
                 plan.long(t, p, timing)
-            elif typ == "reveal" and r.get("card") is None and type(r.get("by")) is int:
-                plan.press(int(t - SETTLE_MS), r["by"])  # the start signal
             elif typ == "claim" and r.get("pass"):
                 plan.long(t, p, timing)
             elif typ == "verdict" and r.get("ok") and r.get("reason") == "pair" and "tap" not in same_t:
-                plan.long(t, p, timing)  # chose among several pairs: clicks to other choices are not logged
-                warnings.append(f"seq {r['seq']}: a pair chosen on the unit is replayed as the first choice")
+                # chose among several pairs: clicks step through them, a long press takes one. The log
+                # names the pair but not the clicks: the replay tries 0, 1, 2... clicks (see replay_log)
+                at = t - timing["long"] - SETTLE_MS
+                if not any(x["type"] == "press" and x.get("player") == p
+                           and abs(t0 + x["t"] - SETTLE_MS - at) <= GESTURE_SLACK_MS for x in recs[max(0, n - 8):n]):
+                    k = clicks.get(r["seq"], 0)  # the game does not log these presses: search
+                    plan.choices[r["seq"]] = k
+                    step = PRESS_MS + timing["double"] + 120
+                    for j in range(k, 0, -1):
+                        plan.press(int(at - j * step), p)
+                plan.long(t, p, timing)
     return plan
 
 
@@ -311,26 +367,26 @@ def run_plan(plan: Plan, root: Path, cfg: dict, heap: str):
     return rc, lines, (logs[0] if logs else None)
 
 
-def measure(plan: Plan, recs: list[dict]) -> tuple[int | None, dict[int, int]]:
+def measure(plan: Plan, recs: list[dict]) -> tuple[int | None, dict[tuple, int]]:
     """From a replay's records: the virtual ms of its game_start, and each reveal's virtual µs (found from
     the presses placed after it: press time minus the offset the replay logged)."""
     if not recs or recs[0]["type"] != "game_start":
         return None, {}
     t0 = recs[0].get("ticks")
-    rev_of = _reveal_index(recs)
-    mine: dict[tuple[int, int], list[int]] = {}
+    refs = _press_refs(recs)
+    mine: dict[tuple, list[int]] = {}
     for k, p, ms in sorted(plan.presses, key=lambda x: x[2]):
         mine.setdefault((k, p), []).append(ms)
-    seen: dict[tuple[int, int], int] = {}
-    out: dict[int, int] = {}
+    seen: dict[tuple, int] = {}
+    out: dict[tuple, int] = {}
     for r in recs:
-        if r["type"] != "press" or type(r.get("offset_us")) is not int or r["offset_us"] == -1:
+        if r["seq"] not in refs:
             continue
-        kp = (rev_of[r["seq"]], r.get("player"))
+        kp = (refs[r["seq"]][0], r.get("player"))
         n = seen.get(kp, 0)
         seen[kp] = n + 1
         placed = mine.get(kp, [])
-        if n < len(placed) and kp[0] >= 0 and kp[0] not in out:
+        if n < len(placed) and kp[0] not in out:
             out[kp[0]] = placed[n] * 1000 - r["offset_us"]
     return t0, out
 
@@ -348,8 +404,12 @@ def _strip(r: dict) -> dict:
 
 def compare(orig: list[dict], replay: list[dict], ended: bool) -> dict:
     """Judged records in order. ended: the original finished (else only its prefix must match)."""
-    a, b = judged(orig), judged(replay)
     counts: dict[str, int] = {}
+    for k in START_FIELDS:  # the same game, players and settings, or nothing after it can be trusted
+        if orig[0].get(k) != replay[0].get(k):
+            return {"match": False, "compared": counts, "original": orig[0], "replay": replay[0],
+                    "differs": [f"game_start {k}: {json.dumps(orig[0].get(k))} vs {json.dumps(replay[0].get(k))}"]}
+    a, b = judged(orig), judged(replay)
     for i, ra in enumerate(a):
         if i >= len(b):
             return {"match": False, "compared": counts, "index": i, "original": ra, "replay": None,
@@ -406,20 +466,21 @@ def replay_log(log: Path, root: Path, heap: str = "512k", echo=None) -> dict:
         return res
     cfg = recs[0].get("settings") or {}
     unit_root = root / "replay"
-    reveals: dict[int, int] = {}
+    reveals: dict[tuple, int] = {}
+    clicks: dict[int, int] = {}
     t0 = None
-    best = None
-    runs = 0
-    for runs in range(1, MAX_RUNS + 1):
+    best: tuple | None = None
+    runs = placements = 0
+    while placements < MAX_RUNS and runs < MAX_RUNS + MAX_CHOICE_RUNS:
+        runs += 1
         warnings: list[str] = []
         try:
-            plan = build(recs, key, t0 if t0 is not None else 0, reveals, warnings)
+            if t0 is None:  # first run: the prelude's own estimate
+                t0 = build(recs, key, 0, reveals, warnings, clicks).t0_est
+            plan = build(recs, key, t0, reveals, warnings, clicks)
         except ReplayError as e:
             res["problems"] = [{"line": 1, "what": "not replayable", "detail": str(e), "text": lines[0][:300]}]
             return res
-        if t0 is None:  # first run: the prelude's own estimate
-            t0 = plan.t0_est
-            plan = build(recs, key, t0, reveals, warnings)
         rc, console, out = run_plan(plan, unit_root, cfg, heap)
         rrecs, rlines = _records(out)
         if echo:
@@ -429,16 +490,25 @@ def replay_log(log: Path, root: Path, heap: str = "512k", echo=None) -> dict:
             return res
         cmp = compare(recs, rrecs, ended)
         faithful = cmp["match"] and _timing_report(recs, rrecs)["same_presses"]
-        if best is None or faithful or not best[0]["match"]:
-            best = (cmp, rrecs, rlines, out, warnings, plan)
+        score = (cmp["match"], faithful, sum(cmp["compared"].values()))
+        if best is None or score > best[0]:
+            best = (score, cmp, rrecs, rlines, out, warnings, dict(plan.choices))
         if faithful:
             break
+        o = cmp.get("original")
+        if not cmp["match"] and o is not None and o["seq"] in plan.choices and plan.choices[o["seq"]] < MAX_CLICKS:
+            clicks[o["seq"]] = plan.choices[o["seq"]] + 1  # that choice was another pair: one click more
+            continue
+        placements += 1
         m_t0, m_rev = measure(plan, rrecs)
         if m_t0 is None or (m_t0 == t0 and all(reveals.get(k) == v for k, v in m_rev.items())):
             break  # the placement no longer moves: another run would give the same log
         t0, reveals = m_t0, m_rev
     assert best is not None
-    cmp, rrecs, rlines, out, warnings, plan = best
+    _score, cmp, rrecs, rlines, out, warnings, choices = best
+    for seq, n in sorted(choices.items()):
+        res["warnings"].append(f"seq {seq}: a pair chosen on the unit; the log does not say how many clicks "
+                               f"it took: replayed with {n} click(s) before the long press")
     res["warnings"] += list(dict.fromkeys(warnings))
     res.update(exit=EXIT_MATCH if cmp["match"] else EXIT_MISMATCH, runs=runs, match=cmp["match"],
                compared=cmp["compared"], replay_log=str(out), game=recs[0].get("game"),
