@@ -70,10 +70,13 @@ class World:
     def spend(self, us):
         """The firmware is inside a call for `us` µs: the world goes on meanwhile; queued handlers run after."""
         end = self.now + us
-        self._apply_until(end)
+        a = self._actions
+        if a and a[0][0] <= end:
+            self._apply_until(end)
         self.now = end
         self.busy_us += us
-        self.run_irqs()
+        if self.queue:
+            self.run_irqs()
 
     def sleep_until(self, t_us):
         """Idle until t_us, or earlier when an IRQ handler ran (it would wake the loop). Returns True if woken."""
