@@ -35,7 +35,8 @@ KNOCK_MS = 40
 KNOCK_LEAD_MS = 10  # a knock is seen this long after it starts
 REF_SLACK_MS = 15  # a press's logged ms may trail its edge by this much (settle time, a busy main loop)
 GESTURE_SLACK_MS = 30  # a logged press this close to where a gesture must start is that gesture's press
-CARD_HOLD_MS = 300  # a card stays on the pad this long unless the same card comes again sooner
+CARD_HOLD_MS = 300
+TAP_LEAD_MS = 25  # the pad is scanned every 50 ms: a card is logged about this long after it is put down  # a card stays on the pad this long unless the same card comes again sooner
 REPORT_MS = 4000  # mms: after an alarm, the next turn comes by itself after this long
 
 
@@ -44,7 +45,7 @@ class ReplayError(Exception):
 
 
 def _game_key(game: str) -> str:
-    for key, g in fw_unit.GAMES.items():
+    for key in fw_unit.GAMES:
         if key == game or fw_unit.load_game(key)[1].GAME == game:
             return key
     raise ReplayError(f"the log is of game {game!r}, which this firmware does not know")
@@ -69,7 +70,7 @@ class Plan:
     def __init__(self):
         self.actions: list[dict] = []
         self.presses: list[tuple[tuple, int, int]] = []  # (moment its offset counts from, player, virtual ms)
-        self.t0_est = 0  # virtual ms where the game should start
+        self.t0_est = 0.0  # virtual ms where the game should start
         self.choices: dict[int, int] = {}  # seq of a verdict chosen on the unit -> clicks replayed before it
         self._plain: list[tuple[int, int, tuple]] = []  # (ms, player, its two actions)
 
@@ -181,11 +182,8 @@ def _press_refs(recs: list[dict]) -> dict[int, tuple[tuple, float]]:
             out[r["seq"]] = (("reveal", k), t_rev + 0.5)
             continue
         ref = r["t"] - SETTLE_MS - off / 1000
-        for j, h in enumerate(hidden):
-            if abs(h - ref) <= REF_SLACK_MS:
-                break
-        else:
-            j = len(hidden)
+        j = next((i for i, h in enumerate(hidden) if abs(h - ref) <= REF_SLACK_MS), len(hidden))
+        if j == len(hidden):
             hidden.append(ref)
         out[r["seq"]] = (("race", j), hidden[j])
     return out
@@ -227,14 +225,14 @@ def build(recs: list[dict], key: str, t0: float, reveals_us: dict[tuple, int], w
     plan = Plan()
     plan.t0_est = prelude(plan, start, key, timing)
     refs = _press_refs(recs)
-    game = start.get("game")
+    game = str(start.get("game"))
     ids = {pl["id"] for pl in start["players"]}
 
     def ref_us(key: tuple, est_ms: float) -> int:
         if key in reveals_us:
             return reveals_us[key]
-        # not measured yet: where the original had it (a card is seen at the pad's next scan, every 50 ms)
-        return int((t0 + est_ms) * 1000) + (25000 if key[0] == "reveal" else 0)
+        # not measured yet: where the original had it
+        return int((t0 + est_ms) * 1000)
 
     # button presses by reveal, placed as a group
     groups: dict[tuple, list] = {}
@@ -243,7 +241,7 @@ def build(recs: list[dict], key: str, t0: float, reveals_us: dict[tuple, int], w
         if r["type"] != "press":
             continue
         p, off = r.get("player"), r.get("offset_us")
-        if p not in ids or type(off) is not int:
+        if type(p) is not int or p not in ids or type(off) is not int:
             warnings.append(f"seq {r['seq']}: press without a player or offset: left out")
             continue
         if r["seq"] not in refs:
@@ -264,7 +262,10 @@ def build(recs: list[dict], key: str, t0: float, reveals_us: dict[tuple, int], w
         if not isinstance(ident, str) or not ident:
             warnings.append(f"seq {r['seq']}: a card with no identity (uid {r.get('uid')}) cannot be replayed")
             continue
-        at = t0 + r["t"]
+        # The unit logs a card at the scan that found it, on average TAP_LEAD_MS after it was put down; so
+        # is the replay's. Never before the record before it: the game may not have been ready for it.
+        before = [x["t"] for x in recs if x["t"] < r["t"]]
+        at = t0 + max(r["t"] - TAP_LEAD_MS, min(r["t"], (before[-1] if before else 0) + 5))
         off = at + CARD_HOLD_MS
         for later in taps[n + 1:]:
             if later.get("identity") == ident:
@@ -566,9 +567,12 @@ def _say(res: dict) -> str:
     for w in res.get("warnings", []):
         out.append(f"note: {w}")
     tm = res.get("timing", {})
-    if tm:
-        out.append(f"presses: {tm['replayed_presses']} replayed for {tm['presses']} logged, "
-                   f"offsets within {tm['worst_offset_error_us']} us ({res['runs']} runs)")
+    runs = f"{res['runs']} run" + ("s" if res["runs"] != 1 else "")
+    if tm.get("presses"):
+        out.append(f"presses: {tm['replayed_presses']} replayed for {tm['presses']} logged, offsets within "
+                   f"{tm['worst_offset_error_us']} us of the log's ({runs})")
+    else:
+        out.append(f"no reaction presses in the log ({runs})")
     if res["match"]:
         out.append(f"{name}: every verdict matches ({what})")
     else:
