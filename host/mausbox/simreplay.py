@@ -21,6 +21,8 @@ from maus import logread
 from maus import settings as fw_settings
 from maus import unit as fw_unit
 
+from mausbox import simrun
+
 EXIT_MATCH, EXIT_MISMATCH, EXIT_DAMAGED = 0, 1, 2
 JUDGED = ("verdict", "score", "claim", "game_end")
 START_FIELDS = ("game", "variant", "players", "settings")
@@ -119,9 +121,35 @@ class Plan:
         return "".join(json.dumps(a) + "\n" for a in acts)
 
 
-def _timing(cfg: dict) -> dict:
+def _settings(cfg) -> dict:
+    """The settings a log's game_start names, checked as the unit checks settings.json."""
+    if not isinstance(cfg, dict):
+        raise ReplayError("game_start settings is not an object")
     d = fw_settings.defaults()
-    d.update(cfg or {})
+    for k, v in cfg.items():
+        if k in d:
+            why = fw_settings.check(k, v)
+            if why:
+                raise ReplayError(f"game_start setting {k}: {why}")
+            d[k] = v
+    return d
+
+
+def _check_start(start: dict) -> None:
+    players = start.get("players")
+    if not isinstance(players, list) or not players:
+        raise ReplayError("game_start lists no players")
+    seen = set()
+    for pl in players:
+        pid = pl.get("id") if isinstance(pl, dict) else None
+        if type(pid) is not int or not 1 <= pid <= 6 or pid in seen:
+            raise ReplayError(f"game_start has a player {pl!r}: ids 1..6, each once, expected")
+        seen.add(pid)
+    _settings(start.get("settings") or {})
+
+
+def _timing(cfg: dict) -> dict:
+    d = _settings(cfg or {})
     return {"double": d["double_press_ms"], "long": d["long_press_ms"], "young": d["young_hold_ms"],
             "tie": d["tie_window_us"], "settings": d}
 
@@ -142,13 +170,12 @@ def prelude(plan: Plan, start: dict, key: str, timing: dict) -> float:
             at += PRESS_MS + timing["double"] + 300
         plan.add(at, hold=1, ms=timing["long"] + 300)
         at += timing["long"] + 800
-    players = sorted(start.get("players") or [], key=lambda pl: pl.get("id", 0))
-    if not players:
-        raise ReplayError("game_start lists no players")
+    _check_start(start)
+    players = sorted(start["players"], key=lambda pl: pl["id"])
+    if not g[2] <= len(players) <= g[3]:
+        raise ReplayError(f"{len(players)} players: the unit takes {g[2]}..{g[3]} for this game")
     for pl in players:
-        pid = pl.get("id")
-        if type(pid) is not int or not 1 <= pid <= 6:
-            raise ReplayError(f"game_start has a player id {pid!r} (1..6 expected)")
+        pid = pl["id"]
         if pl.get("young") and g[5]:
             hold = timing["young"] + 400
             plan.add(at, hold=pid, ms=hold)
@@ -262,6 +289,11 @@ def build(recs: list[dict], key: str, t0: float, reveals_us: dict[tuple, int], w
         if not isinstance(ident, str) or not ident:
             warnings.append(f"seq {r['seq']}: a card with no identity (uid {r.get('uid')}) cannot be replayed")
             continue
+        try:
+            simrun._check_ident(ident, f"seq {r['seq']}")
+        except simrun.ScenarioError as e:
+            warnings.append(f"{e}: left out")
+            continue
         # The unit logs a card at the scan that found it, on average TAP_LEAD_MS after it was put down; so
         # is the replay's. Never before the record before it: the game may not have been ready for it.
         before = [x["t"] for x in recs if x["t"] < r["t"]]
@@ -348,17 +380,12 @@ def _fresh(root: Path, cfg: dict):
             p.unlink()
     if cfg and cfg != fw_settings.defaults():
         root.mkdir(parents=True, exist_ok=True)
-        vals = fw_settings.defaults()
-        for k, v in cfg.items():
-            if k in vals and fw_settings.check(k, v) is None:
-                vals[k] = v
-        fw_settings.Settings(str(root)).save(vals)
+        vals = _settings(cfg)
+        fw_settings.Settings(str(root)).save(vals)  # checked by _settings before
 
 
 def run_plan(plan: Plan, root: Path, cfg: dict, heap: str):
     """Run the plan's scenario; -> (exit code, console lines, replay log path or None)."""
-    from mausbox import simrun
-
     _fresh(root, cfg)
     root.mkdir(parents=True, exist_ok=True)
     scen = root / "replay-scenario.jsonl"
@@ -462,6 +489,7 @@ def replay_log(log: Path, root: Path, heap: str = "512k", echo=None) -> dict:
         res["warnings"].append(f"the game was aborted ({rep.end.get('reason')}): the verdicts before that are compared")
     try:
         key = _game_key(str(recs[0].get("game")))
+        _check_start(recs[0])
     except ReplayError as e:
         res["problems"] = [{"line": 1, "what": "not replayable", "detail": str(e), "text": lines[0][:300]}]
         return res
@@ -482,7 +510,11 @@ def replay_log(log: Path, root: Path, heap: str = "512k", echo=None) -> dict:
         except ReplayError as e:
             res["problems"] = [{"line": 1, "what": "not replayable", "detail": str(e), "text": lines[0][:300]}]
             return res
-        rc, console, out = run_plan(plan, unit_root, cfg, heap)
+        try:
+            rc, console, out = run_plan(plan, unit_root, cfg, heap)
+        except (simrun.ScenarioError, RuntimeError) as e:
+            res.update(exit=EXIT_MISMATCH, error=f"the replay could not run: {e}")
+            return res
         rrecs, rlines = _records(out)
         if echo:
             echo(f"run {runs}: exit {rc}, {len(rrecs)} records")
@@ -592,7 +624,10 @@ def replay(log: Path, root: Path, heap: str = "512k", as_json: bool = False) -> 
 
     if not log.is_file():
         raise UserError(f"no log file {log}", EXIT_USAGE)
-    res = replay_log(log, root, heap=heap)
+    try:
+        res = replay_log(log, root, heap=heap)
+    except FileNotFoundError as e:  # no MicroPython unix port
+        raise UserError(str(e), EXIT_USAGE) from None
     if as_json:
         print(json.dumps(res, indent=2, ensure_ascii=False))
     else:
