@@ -233,6 +233,25 @@ def test_ctrl_c_stops_the_game_and_soft_reboot_restarts_the_firmware(vunit, cons
     assert [p.name for p in vunit.logs()] == ["00001-mms.jsonl", "00002-mms.jsonl"]
 
 
+def test_ctrl_c_while_the_unit_boots_stops_the_firmware(vunit, console):
+    """Ctrl-C right behind the Ctrl-D (same write, or while main.py is starting) stops main.py: the
+    prompt comes and the REPL answers, whatever moment of the boot it hits."""
+    console.wait(READY)
+    since = console.mark()
+    console.write(b"\x03")
+    console.wait(PROMPT, since)
+    for k, delay in enumerate((0.0, 0.01, 0.03, 0.06, 0.1, 0.2)):
+        since = console.mark()
+        console.write(b"\x04")
+        time.sleep(delay)
+        console.write(b"\x03")
+        at = console.wait(PROMPT, console.wait(b"MPY: soft reboot\r\n", since), timeout=10)
+        assert "KeyboardInterrupt" in console.text(since), console.text(since)
+        console.write(b"%d*3\r" % k)
+        console.wait(b"%d\r\n>>> " % (k * 3), at)
+    assert "hard reset" not in console.text()
+
+
 def test_a_late_ctrl_c_does_not_interrupt_the_next_command(vunit, console):
     """Ctrl-C typed right behind short commands: it interrupts the command or, once that has finished,
     is a keystroke for the REPL. The next command always runs, and the interpreter never dies."""

@@ -76,7 +76,8 @@ def _run(kind, cid, src, name):
     exc = None
     forced = False
     try:
-        _status(b"S%d\n" % cid)
+        # From S on a Ctrl-C is for this code: no retry here, which would swallow it (_status drops them).
+        _ctl.write(b"S%d\n" % cid)
         exec(compile(str(src, "utf-8"), name, "single" if kind == "s" else "exec"), _g)
     except SystemExit:
         _unlock()

@@ -332,11 +332,12 @@ class SerialUnit:
         self._line = bytearray()
         self._emit(RAW_BANNER + b">")
 
-    def _feed(self, data: bytes) -> None:
-        for i, c in enumerate(data):
+    def _feed(self, data: bytes, fresh: bool = True) -> None:
+        """Keys from the host (`fresh`), or ones that waited while code ran: for those a Ctrl-C is a key."""
+        for c in data:
             if self._state in (BOOT, EXEC):
-                if c == 3:
-                    self._ctrl_c()
+                if c == 3 and fresh:
+                    self._ctrl_c()  # also right behind the Enter or Ctrl-D that started the code
                 else:
                     self._pend.append(c)
                 continue
@@ -348,9 +349,6 @@ class SerialUnit:
                 self._raw(c)
             elif self._state == PASTE_RAW:
                 self._raw_paste(c)
-            if self._state in (BOOT, EXEC):
-                self._pend += data[i + 1:]
-                return
 
     def _ctrl_c(self) -> None:
         if self._state == EXEC and self._e_seen:
@@ -548,7 +546,7 @@ class SerialUnit:
     def _resume_input(self) -> None:
         pend, self._pend = bytes(self._pend), bytearray()
         if pend:
-            self._feed(pend)
+            self._feed(pend, fresh=False)
 
     # -- status from the interpreter -----------------------------------------------------------------
 
