@@ -53,9 +53,9 @@ class VirtualUnit:
 
     def click(self, p: int) -> None:
         self.act(press=p)
-        time.sleep(0.08)
+        time.sleep(0.15)  # a click, held long enough to count on a busy machine too
         self.act(release=p)
-        time.sleep(0.12)
+        time.sleep(0.15)
 
     def card(self, ident: str) -> None:
         """Put a card on the pad and take it off again."""
@@ -220,9 +220,9 @@ def test_ctrl_c_stops_the_game_and_soft_reboot_restarts_the_firmware(vunit, cons
         assert log.name == "%05d-mms.jsonl" % round_
         last = vunit.records(log)[-1]
         assert last["type"] == "game_abort" and last["reason"] == "interrupted (Ctrl-C)"
-        # the REPL is free: it answers, the firmware's objects are there to inspect
-        console.write(b"1+1\r")
-        console.wait(b"2\r\n>>> ", at)
+        # the REPL is free, with main.py's globals: the firmware's modules are there to inspect
+        console.write(b"maus.unit.CRASH_LIMIT\r")
+        console.wait(b"3\r\n>>> ", at)
         # Ctrl-D: a soft reboot runs main.py again, a fresh boot
         since = console.mark()
         console.write(b"\x04")
