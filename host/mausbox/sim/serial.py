@@ -8,6 +8,12 @@ REPL (Ctrl-A, `OK`, output, `\\x04`, errors, `\\x04`, `>`), raw-paste mode with 
 as SIGINT to the interpreter (the running code gets KeyboardInterrupt), Ctrl-D soft reboot (a fresh
 process: "MPY: soft reboot", boot.py, main.py).
 
+Ctrl-C: while code runs, or is about to (sent, booting), it interrupts that code, also when it comes in
+the same write as the Enter or Ctrl-D that started it. Once the code has finished it is a key for the
+REPL (it clears the line), as on a board whose interrupt char is disarmed: never an interrupt for the
+next command. The unit's "/" is ROOT: environment values that are paths inside ROOT (the control FIFO)
+are handed to the unit as its own paths.
+
 Line endings: in friendly mode text output is sent with `\\r\\n` like a board's cooked console; in the raw
 REPL every byte the code writes passes unmodified, so binary streams through `sys.stdout.buffer` arrive
 intact (a board also sends `\\r\\n` for text there; hosts must accept both, mpremote does).
