@@ -144,14 +144,14 @@ def test_adaptive_floor_follows_a_noisy_room():
     d = Detector()
     p = Piezo(8)
     d.arm(0)
-    _feed(d, p, 0, 1000)
+    _feed(d, p, 0, 500)
     quiet = d.threshold()
     p.noise(0.6)
-    assert _feed(d, p, 1000000, 3000) == []
+    assert _feed(d, p, 500000, 1600) == []  # 4 floor time constants (floor_us = 400 ms)
     loud = d.threshold()
     assert loud > 2 * quiet
     p.noise(0)
-    _feed(d, p, 4000000, 4000)
+    _feed(d, p, 2100000, 2000)
     assert d.threshold() < loud // 2
     assert d.floor() >= 8
 
