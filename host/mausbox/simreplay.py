@@ -4,10 +4,9 @@ check that every verdict comes out the same (settling a dispute after a real gam
 The log is turned into a scenario: the game card, the variant, the same players joining (young ones
 holding their button), the double press that starts, then every button press at its reveal time plus
 its logged offset, every card tap, every alarm as a hard knock, and the gestures (click, double, long)
-that the game's records imply. Presses are placed to the microsecond the virtual clock allows: a first
-run finds where the replay's reveals fall, later runs put each press at that reveal plus its offset
-until the placement no longer moves. Then the judged records (verdict, score, claim, game_end) of the
-replay are compared with the original's, in order.
+that the game's records imply. The judged records (verdict, score, claim, game_end) of the replay are
+then compared with the original's, in order. When the first run does not agree, later runs put each
+press at the reveal the previous run measured, plus its offset, until the placement no longer moves.
 """
 
 from __future__ import annotations
@@ -37,9 +36,8 @@ KNOCK_MS = 40
 KNOCK_LEAD_MS = 10  # a knock is seen this long after it starts
 REF_SLACK_MS = 15  # a press's logged ms may trail its edge by this much (settle time, a busy main loop)
 GESTURE_SLACK_MS = 30  # a logged press this close to where a gesture must start is that gesture's press
-CARD_HOLD_MS = 300
-TAP_LEAD_MS = 25  # the pad is scanned every 50 ms: a card is logged about this long after it is put down  # a card stays on the pad this long unless the same card comes again sooner
-REPORT_MS = 4000  # mms: after an alarm, the next turn comes by itself after this long
+CARD_HOLD_MS = 300  # a card stays on the pad this long unless the same card comes again sooner
+TAP_LEAD_MS = 25  # the pad is scanned every 50 ms: a card is logged about this long after it is put down
 
 
 class ReplayError(Exception):
@@ -57,7 +55,7 @@ def _game_key(game: str) -> str:
 
 
 def check_log(data: bytes):
-    """(records, lines, problems): lines are the raw lines by 1-based number."""
+    """(logread.Checker, lines): lines[n - 1] is line n as text."""
     rep = logread.read(data)
     lines = data.decode("utf-8", "replace").split("\n")
     return rep, lines
@@ -284,6 +282,12 @@ def build(recs: list[dict], key: str, t0: float, reveals_us: dict[tuple, int], w
 
     # cards: on the pad at the logged time, off again before they come back
     taps = [r for r in recs if r["type"] == "tap"]
+    before = {}  # seq of a tap -> t of the last record in an earlier ms
+    last = prev_t = 0
+    for r in recs:
+        if r["t"] != prev_t:
+            last, prev_t = prev_t, r["t"]
+        before[r["seq"]] = last
     for n, r in enumerate(taps):
         ident = r.get("identity")
         if not isinstance(ident, str) or not ident:
@@ -296,8 +300,7 @@ def build(recs: list[dict], key: str, t0: float, reveals_us: dict[tuple, int], w
             continue
         # The unit logs a card at the scan that found it, on average TAP_LEAD_MS after it was put down; so
         # is the replay's. Never before the record before it: the game may not have been ready for it.
-        before = [x["t"] for x in recs if x["t"] < r["t"]]
-        at = t0 + max(r["t"] - TAP_LEAD_MS, min(r["t"], (before[-1] if before else 0) + 5))
+        at = t0 + max(r["t"] - TAP_LEAD_MS, min(r["t"], before[r["seq"]] + 5))
         off = at + CARD_HOLD_MS
         for later in taps[n + 1:]:
             if later.get("identity") == ident:
@@ -306,25 +309,43 @@ def build(recs: list[dict], key: str, t0: float, reveals_us: dict[tuple, int], w
         plan.add(at, tap=ident)
         plan.add(max(off, at + 60), remove=ident)
 
+    for r in recs:
+        if r["type"] == "settings":
+            warnings.append(f"seq {r['seq']}: setting {r.get('key')} changed during the game; the replay keeps "
+                            "the settings the game started with")
     _gestures(plan, recs, game, t0, timing, clicks or {})
     return plan
 
 
+def _same_t(recs: list[dict], n: int) -> list[str]:
+    """Types of the records logged before recs[n] in the same ms."""
+    out = []
+    i = n - 1
+    while i >= 0 and recs[i]["t"] == recs[n]["t"]:
+        out.append(recs[i]["type"])
+        i -= 1
+    return out
+
+
 def _gestures(plan: Plan, recs: list[dict], game: str, t0: float, timing: dict, clicks: dict[int, int]):
     """Presses that no press record shows, read from the records they caused (per game)."""
+    ids = {pl["id"] for pl in recs[0]["players"]}
     last_alarm = None
+    # mms: after an alarm the next turn comes by itself after report_ms, or sooner with a click
+    report_ms = getattr(fw_unit.load_game("mms")[1], "report_ms", 4000) if game == "mms" else 0
     for n, r in enumerate(recs):
         typ, p, t = r["type"], r.get("player"), t0 + r["t"]
         prev = recs[n - 1] if n else {}
-        same_t = [x["type"] for x in recs if x["t"] == r["t"] and x["seq"] < r["seq"]]
+        same_t = _same_t(recs, n)
         if typ == "alarm":
             plan.add(t - KNOCK_LEAD_MS, knock=KNOCK, ms=KNOCK_MS)
             last_alarm = r["t"]
             continue
-        if game == "mim" and typ == "reveal" and r.get("card") is None and type(r.get("by")) is int:
+        if game == "mim" and typ == "reveal" and r.get("card") is None and type(r.get("by")) is int \
+                and r["by"] in ids:
             plan.press(int(t - SETTLE_MS), r["by"])  # the start signal of a round (variant C)
             continue
-        if type(p) is not int:
+        if type(p) is not int or p not in ids:
             continue
         if game == "mg":
             if typ == "claim" and r.get("call") == "mausgeflippt":
@@ -342,12 +363,12 @@ def _gestures(plan: Plan, recs: list[dict], game: str, t0: float, timing: dict, 
                 plan.long(t, p, timing)
             elif typ == "castle" and r.get("why") == "slid_off":
                 plan.double(t, p)
+                if last_alarm is not None:
+                    last_alarm = r["t"]  # reported after an alarm: the report time starts again
             elif typ == "dice" or (typ == "prompt" and r.get("what") == "attempt" and prev.get("type") != "dice"):
-                if last_alarm is not None and r["t"] - last_alarm < REPORT_MS - 20:
+                if last_alarm is not None and r["t"] - last_alarm < report_ms - 20:
                     plan.click(t, p, timing)  # the next player did not wait for the report time
                 last_alarm = None
-            elif typ == "castle":
-                pass
         elif game == "mim":
             if typ == "note" and r.get("text") == "leader":
                 plan.long(t, p, timing)
@@ -408,9 +429,9 @@ def measure(plan: Plan, recs: list[dict]) -> tuple[int | None, dict[tuple, int]]
     seen: dict[tuple, int] = {}
     out: dict[tuple, int] = {}
     for r in recs:
-        if r["seq"] not in refs:
+        if r["seq"] not in refs or type(r.get("player")) is not int:
             continue
-        kp = (refs[r["seq"]][0], r.get("player"))
+        kp = (refs[r["seq"]][0], r["player"])
         n = seen.get(kp, 0)
         seen[kp] = n + 1
         placed = mine.get(kp, [])
