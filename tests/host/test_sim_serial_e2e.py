@@ -342,8 +342,8 @@ def test_three_crashes_in_a_row_start_safe_mode_until_cleared(vunit, console, ca
     since = console.mark()
     console.write(b"\r\x03")
     since = console.wait(PROMPT, since)
-    console.write(b"import maus.unit; maus.unit.clear_safe_mode()\r")
-    console.wait(PROMPT, since)
+    console.write(b"import maus.unit; maus.unit.clear_safe_mode(); print('cleared')\r")
+    console.wait(b"\r\ncleared\r\n>>> ", since)
     assert rtc_counter(vunit.root) == 0
     out = soft_reboot(console, READY)
     assert "SAFE MODE" not in out
