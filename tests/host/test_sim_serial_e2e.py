@@ -200,6 +200,12 @@ def test_mpremote_lists_and_copies_the_units_files(vunit, console, tmp_path):
     assert recs[0]["type"] == "game_start" and recs[-1]["type"] == "game_abort"
     r = mpremote(vunit.pty, "fs", "cat", ":board.json")
     assert json.loads(r.stdout)["name"] == "sim"
+    # and `mausbox logs pull` fetches the same bytes, verified
+    dest = tmp_path / "raw"
+    assert mausbox_main(["logs", "pull", "--port", vunit.pty, "--store", str(tmp_path / "logs.sqlite"),
+                         "--dest", str(dest)]) == 0
+    pulled = list(dest.rglob("00001-mms.jsonl"))
+    assert len(pulled) == 1 and pulled[0].read_bytes() == on_flash.read_bytes()
 
 
 # -- 2. Ctrl-C stops a game, Ctrl-D restarts the firmware --------------------------------------------------
