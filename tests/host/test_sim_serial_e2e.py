@@ -41,9 +41,12 @@ class VirtualUnit:
             [sys.executable, "-m", "mausbox", "sim", "--serial", "--headless", "--root", str(root),
              "--heap", DEFAULT_HEAP], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env)
         assert self.proc.stdout is not None
+        self._ctl = -1
         first = self.proc.stdout.readline().decode()
         m = re.search(r"virtual unit on (\S+);", first)
-        assert m, first + self.proc.stdout.read().decode()
+        if not m:
+            self.stop()
+            raise AssertionError("mausbox sim did not start: " + first + self.proc.stdout.read().decode())
         self.pty = m.group(1)
         self._ctl = os.open(root / ".sim" / "ctl", os.O_WRONLY | os.O_NONBLOCK)
 
@@ -71,14 +74,29 @@ class VirtualUnit:
         return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
     def stop(self) -> None:
-        os.close(self._ctl)
+        if self._ctl >= 0:
+            os.close(self._ctl)
+            self._ctl = -1
         if self.proc.poll() is None:
+            children = _children(self.proc.pid)
             self.proc.send_signal(signal.SIGINT)  # the CLI's own way out: it stops the interpreter too
             try:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+                for pid in children:  # the firmware process would outlive a killed CLI
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
 
 
 class Console:
