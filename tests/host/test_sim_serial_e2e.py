@@ -409,3 +409,23 @@ def test_doctor_and_config_against_the_running_firmware(vunit, console, capsys):
         con.wait(b"SAY Mucks Maeuschen | Press to join", since)
     finally:
         con.close()
+
+
+def test_a_killed_cli_takes_the_firmware_with_it(vunit, console):
+    console.wait(READY)
+    children = _children(vunit.proc.pid)
+    assert len(children) == 1
+    vunit.proc.kill()  # SIGKILL: no clean-up code of the CLI runs
+    vunit.proc.wait()
+    end = time.monotonic() + 5
+    while _alive(children[0]) and time.monotonic() < end:
+        time.sleep(0.05)
+    assert not _alive(children[0]), "the firmware process outlived its CLI"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie waiting for init to reap it is gone

@@ -30,6 +30,7 @@ import select
 import signal
 import struct
 import subprocess
+import sys
 import termios
 import threading
 import time
@@ -199,7 +200,7 @@ class SerialUnit:
             [str(self.micropython), "-X", f"heapsize={self.heapsize}", str(REPLSERVER), str(self.root), mode,
              str(status_w), *self.extra_path],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(status_w,),
-            cwd=self.root, env=env, start_new_session=True)
+            cwd=self.root, env=env, start_new_session=True, preexec_fn=_die_with_parent())
         os.close(status_w)
         self._status_fd = status_r
         self._status_buf = b""
@@ -747,6 +748,24 @@ class SerialUnit:
     def _check_exit(self) -> None:
         if self._proc is not None and self._proc.poll() is not None:
             self._crashed()
+
+
+def _die_with_parent():
+    """Linux: the interpreter gets SIGKILL when the bridge's process dies, even by SIGKILL, so no firmware
+    is left running without its pty. (Strictly when the thread that spawned it ends: start() from a
+    thread that outlives the unit, as the main thread does; restarts come from the bridge's own thread.)
+    Resolved here, in the parent: the child only makes one C call."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    pr_set_pdeathsig = 1
+    sigkill = int(signal.SIGKILL)
+    return lambda: prctl(pr_set_pdeathsig, sigkill)
 
 
 def registry_dir() -> Path:
