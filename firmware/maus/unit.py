@@ -661,9 +661,7 @@ class Unit:
         return max(wait, 0)
 
     def run(self, until=None):
-        self.capture.start()
-        for i in self.capture.stuck():
-            self._say("stuck", p=i + 1)
+        self.capture.start()  # announces buttons stuck at boot
         self.show_menu()
         while not self.stop:
             self.step()
@@ -716,18 +714,19 @@ def main(hw=None, **kw):
     if crashes >= CRASH_LIMIT:
         return safe_mode(hw, crashes)
     _crash_count(hw, crashes + 1)
-    unit = Unit(hw)
-    unit.status["problems"] = list(hw.problems)
-    from maus import selftest
-
-    selftest.boot(unit)
-    write_status(unit.status)
-    print("MAUSBOX READY", maus.VERSION)
+    unit = None
     try:
+        unit = Unit(hw)
+        unit.status["problems"] = list(hw.problems)
+        from maus import selftest
+
+        selftest.boot(unit)
+        write_status(unit.status)
+        print("MAUSBOX READY", maus.VERSION)
         hw.wdt_start(WDT_MS)
         unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))
-    except KeyboardInterrupt:
-        if unit.log is not None:
+    except KeyboardInterrupt:  # Ctrl-C over USB is not a crash, even during the boot
+        if unit is not None and unit.log is not None:
             unit.abort("interrupted (Ctrl-C)")
         _crash_count(hw, 0)
         raise

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -176,6 +177,7 @@ def _latest_log(root: Path) -> list[str]:
 def main(root: Path, heap: str, serial: bool = False, link: str | None = None, baud: int | None = None,
          exec_delay_ms: int = 0, headless: bool = False) -> int:
     simrun.prepare_root(root)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # clean up (registry, link) on kill too
     fifo = Link(root)
     unit = proc = None
     if serial:

@@ -366,6 +366,10 @@ class Hardware:
         if not self._poller.poll(wait_ms):
             return
         line = self._ctl_f.readline()
+        if not line:  # no writer left (the UI is gone): a hung-up FIFO would poll ready forever
+            self._ctl_f.close()
+            self._ctl_f = None
+            return
         if line:
             try:
                 self.apply(json.loads(line))
