@@ -255,6 +255,7 @@ class Unit:
     def _gesture(self, i, kind):
         p = i + 1
         if self.mode == "play":
+            self.log_record("gesture", {"player": p, "kind": kind})  # replays need them (docs/replay.md)
             self.game.on_gesture(p, kind)
         elif self.mode == "menu":
             self._menu_gesture(p, kind)
