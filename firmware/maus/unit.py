@@ -248,9 +248,9 @@ class Unit:
             self.gest.cancel(i)
             self._say("stuck", p=p)
             self.fb.sound("error")
-            self.log_record("note", {"what": "stuck button", "player": p})
+            self.log_record("note", {"text": "stuck button", "player": p})
         elif kind == cap_mod.EV_UNSTUCK:
-            self.log_record("note", {"what": "button released", "player": p})
+            self.log_record("note", {"text": "button released", "player": p})
 
     def _gesture(self, i, kind):
         p = i + 1
