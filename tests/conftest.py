@@ -40,12 +40,45 @@ _MISSING_MSG = (
 )
 
 
+_MPY_TREE: Path | None = None
+
+
+def mpy_tree() -> Path:
+    """firmware/ and tests/fw/ compiled with mpy-cross into one folder, once per test process.
+
+    Modules load as .mpy, as they are deployed to a unit: compiling source inside the capped heap
+    would fragment it, and a unit never does that. Data files (catalogs) are copied alongside."""
+    global _MPY_TREE
+    if _MPY_TREE is None:
+        import shutil
+        import tempfile
+
+        from mausbox.build import compile_file
+
+        out = Path(tempfile.mkdtemp(prefix="mausbox-mpy-"))
+        for base in (FIRMWARE, FWTESTS):
+            for src in sorted(base.rglob("*")):
+                if "__pycache__" in src.parts or not src.is_file() or src.name == "manifest.py":
+                    continue
+                rel = src.relative_to(base)
+                dst = out / rel
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                if src.suffix == ".py" and src.name != "_mpyrunner.py":
+                    err = compile_file(src, dst.with_suffix(".mpy"), march="x64")
+                    if err:
+                        raise RuntimeError(err)
+                elif src.suffix in (".json", ".jsonl", ".py"):
+                    shutil.copyfile(src, dst)
+        _MPY_TREE = out
+    return _MPY_TREE
+
+
 def run_micropython(script: str | Path, *args: str, heapsize: str = MPY_HEAPSIZE, timeout: float = MPY_TIMEOUT_S,
                     stdin: bytes | None = None, cwd: str | Path | None = None) -> subprocess.CompletedProcess:
-    """Run a script under MicroPython with firmware/ and tests/fw on its path."""
+    """Run a script under MicroPython with the compiled firmware/ and tests/fw on its path."""
     if MICROPYTHON is None:
         pytest.skip(_MISSING_MSG)
-    env = dict(os.environ, MICROPYPATH=f"{FIRMWARE}:{FWTESTS}:.frozen")
+    env = dict(os.environ, MICROPYPATH=f"{mpy_tree()}:.frozen")
     return subprocess.run([MICROPYTHON, "-X", f"heapsize={heapsize}", str(script), *args],
                           input=stdin, capture_output=True, timeout=timeout, env=env, cwd=cwd)
 
