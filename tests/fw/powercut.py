@@ -2,6 +2,7 @@
 # block write or erase; the surviving image is remounted and recovered, then checked.
 # Used by test_gamelog.py (a few cuts, both interpreters), tests/host/test_powercut.py (every N and
 # 1,000 random cuts, MicroPython) and bench/bench_logs.py. Run as a script: micropython powercut.py ...
+import gc
 import sys
 
 import vfs
@@ -359,6 +360,7 @@ def live_cuts(blocks, n_events, points, seed=1, tear=False, old_records=20):
     stats = Stats()
     ref = None
     for n in [-1] + list(points):
+        gc.collect()  # littlefs takes 1 KB caches per open file: start each boot from a clean heap
         dev.restore(image)
         vfs.mount(vfs.VfsLfs2(dev), MNT)
         dev.cut_after = n
@@ -379,6 +381,8 @@ def live_cuts(blocks, n_events, points, seed=1, tear=False, old_records=20):
                 pass
         if n >= 0:
             flushed = sum(1 for a in acks if a <= n) if dev.cut else len(acks)
+            log = acks = None
+            gc.collect()
             check_after_cut(stats, n, dev, ref, flushed, old_name, old_sha)
     return stats
 
