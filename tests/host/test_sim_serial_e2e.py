@@ -272,7 +272,13 @@ def test_ctrl_c_while_the_unit_boots_stops_the_firmware(vunit, console):
         at = console.wait(PROMPT, console.wait(b"MPY: soft reboot\r\n", since), timeout=10)
         assert "KeyboardInterrupt" in console.text(since), console.text(since)
         console.write(b"%d*3\r" % k)
-        console.wait(b"%d\r\n>>> " % (k * 3), at)
+        try:
+            console.wait(b"%d\r\n>>> " % (k * 3), at, timeout=8)
+        except AssertionError:
+            # Under heavy load the Ctrl-C can land just after the prompt; at a board's prompt Ctrl-C
+            # clears the line being typed. The REPL must still answer the line typed again.
+            console.write(b"%d*3\r" % k)
+            console.wait(b"%d\r\n>>> " % (k * 3), at)
     assert "hard reset" not in console.text()
 
 
