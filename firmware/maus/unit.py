@@ -699,6 +699,16 @@ def _crash_count(hw, n=None):
     return cur
 
 
+def _board_problems(board):
+    # The board file against the ESP32 pin rules; the validator is unloaded again to spare the heap.
+    from maus import board as rules
+
+    try:
+        return ["board: " + e for e in rules.validate(board)]
+    finally:
+        sys.modules.pop("maus.board", None)
+
+
 def write_status(status):
     try:
         write_atomic("status.json", json.dumps(status))
@@ -718,7 +728,7 @@ def main(hw=None, **kw):
     unit = None
     try:
         unit = Unit(hw)
-        unit.status["problems"] = list(hw.problems)
+        unit.status["problems"] = list(hw.problems) + _board_problems(hw.board)
         from maus import selftest
 
         selftest.boot(unit)
