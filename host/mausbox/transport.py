@@ -169,10 +169,18 @@ class UnitLink:
         self.port = resolve_port(port)
         self.timeout = timeout
         self._port_timeout = min(timeout, 5)
-        try:
-            self.t = _SerialTransport(self.port, baud, timeout=self._port_timeout)
-        except (OSError, serial.SerialException) as e:
-            raise open_error(self.port, e) from None
+        deadline = time.monotonic() + 2.0
+        while True:
+            try:
+                self.t = _SerialTransport(self.port, baud, timeout=self._port_timeout)
+                break
+            except (OSError, serial.SerialException) as e:
+                err = open_error(self.port, e)
+                # A port that the previous command is still letting go of frees up within moments.
+                if "is busy" in str(err) and time.monotonic() < deadline:
+                    time.sleep(0.1)
+                    continue
+                raise err from None
         self.bytes_sent = 0
         self._buf = bytearray()
         self._at_prompt = False
