@@ -277,6 +277,8 @@ class Hardware:
 
     # --- the outside world ----------------------------------------------------------------------------
     def _player_pin(self, p):
+        if type(p) is not int or not 1 <= p <= len(self.buttons):
+            raise ValueError("no player %r on this board" % (p,))
         return self.buttons[p - 1]
 
     def press(self, p):
@@ -373,8 +375,8 @@ class Hardware:
         if line:
             try:
                 self.apply(json.loads(line))
-            except (ValueError, KeyError, TypeError):
-                pass
+            except (ValueError, KeyError, TypeError, IndexError, AttributeError):
+                print("SIM ignored a bad control line:", line.strip()[:80])
 
     # --- unit services ----------------------------------------------------------------------------------
     def unique_id(self):
