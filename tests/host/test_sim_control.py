@@ -1,6 +1,5 @@
 """The real-time control channel of the virtual unit: bad lines are reported and ignored, never fatal."""
 
-import json
 
 from conftest import run_micropython
 
