@@ -54,7 +54,8 @@ def load_game(key):
 
 def load_catalog(mod, short):
     """The game's catalog from maus/catalogs/<short>.json, compacted by the game module if it can."""
-    path = __file__.rsplit("/", 1)[0] + "/catalogs/" + short + ".json" if "/" in __file__ else "maus/catalogs/%s.json" % short
+    here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "maus"
+    path = "%s/catalogs/%s.json" % (here, short)
     try:
         with open(path) as f:
             data = json.load(f)
@@ -102,7 +103,8 @@ class Unit:
         if hw.adc is not None:
             self._start_detector()
         self.status = {"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": False}
-        self._healthy_at = hw.ticks_ms()
+        self._boot_ms = hw.ticks_ms()
+        self._healthy = False  # ran HEALTHY_MS without a crash: the crash counter was cleared
         self._gc_at = 0
 
     def _start_rfid(self):
@@ -637,8 +639,8 @@ class Unit:
         if self.detector is not None and self.detector.armed:
             self._watch()
             return
-        if ticks_diff(now, self._healthy_at) >= HEALTHY_MS and self._healthy_at is not None:
-            self._healthy_at = now + (1 << 28)
+        if not self._healthy and ticks_diff(now, self._boot_ms) >= HEALTHY_MS:
+            self._healthy = True
             _crash_count(hw, 0)
         wait = self._wait_ms(now)
         if wait > 0 and ticks_diff(now, self._gc_at) > 500:
@@ -701,12 +703,7 @@ def _crash_count(hw, n=None):
 
 def _board_problems(board):
     # The board file against the ESP32 pin rules; the validator is unloaded again to spare the heap.
-    from maus import board as rules
-
-    try:
-        return ["board: " + e for e in rules.validate(board)]
-    finally:
-        sys.modules.pop("maus.board", None)
+    return ["board: " + e for e in maus.call_unloaded("maus.board", "validate", board)]
 
 
 def write_status(status):

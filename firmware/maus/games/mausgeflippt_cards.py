@@ -1,7 +1,7 @@
 # Mausgeflippt card data in the compact form the unit plays with: an item is one byte, an outfit bytes.
-import sys
-
 from micropython import const
+
+from maus import call_unloaded
 
 MICE = const(32)  # rulebook component counts
 CLOTHING = const(58)
@@ -46,15 +46,7 @@ def item_code(s, colours, types):
 
 def validate(data):
     """The validator's errors; its module is unloaded again unless someone else holds it (saves ~6 KB)."""
-    loaded = _CHECK in sys.modules
-    mod = __import__(_CHECK, None, None, ("validate_catalog",))
-    errors = mod.validate_catalog(data)
-    if not loaded:
-        del sys.modules[_CHECK]
-        pkg = sys.modules.get("maus.games")
-        if pkg is not None and hasattr(pkg, "mausgeflippt_catalog"):
-            delattr(pkg, "mausgeflippt_catalog")
-    return errors
+    return call_unloaded(_CHECK, "validate_catalog", data)
 
 
 def load(data):

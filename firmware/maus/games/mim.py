@@ -5,10 +5,10 @@
 # once), the last two built on the claims of mim_race. Cards and the pair finder are in mim_pairs, the
 # validator in mim_catalog, prompts in mim_text. Decisions where the rulebook is silent: docs/games/mim.md.
 import gc
-import sys
 
 from micropython import const
 
+from maus import call_unloaded
 from maus.game import Game
 from maus.games.mim_pairs import Catalog, Pairs
 from maus.games.mim_text import TEXT
@@ -19,28 +19,12 @@ _UNKNOWN = const(-2)  # parse(): no identity or a bad one
 _CHECK = "maus.games.mim_catalog"
 
 
-def _catalog_module():
-    return __import__(_CHECK, None, None, ("build",))
-
-
-def _unload(was_loaded):
-    # the validator is needed once per game: free its ~5 KB again unless someone else holds it
-    if not was_loaded:
-        sys.modules.pop(_CHECK, None)
-        pkg = sys.modules.get("maus.games")
-        if pkg is not None and hasattr(pkg, "mim_catalog"):
-            delattr(pkg, "mim_catalog")
-
-
 def load_catalog(data):
     """A catalog dict -> the compact Catalog (the shell calls this). Raises ValueError if it is bad."""
     if isinstance(data, Catalog):
         return data
-    was = _CHECK in sys.modules
-    try:
-        return _catalog_module().build(data)
-    finally:
-        _unload(was)
+    # the builder is needed once per game: free its ~5 KB again unless someone else holds it
+    return call_unloaded(_CHECK, "build", data)
 
 
 def load_file(path=None):

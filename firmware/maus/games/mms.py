@@ -6,10 +6,9 @@
 # combination left (pass). A double press reports a stick that slid off the castle (out of the game).
 # The castle_end-th stick in the castle ends the game (fewest sticks wins); placing one's last stick
 # wins at once. Decisions where the rulebook is silent: docs/games/mms.md.
-import sys
-
 from micropython import const
 
+from maus import call_unloaded
 from maus.game import Game
 from maus.games.mms_text import TEXT
 
@@ -48,15 +47,7 @@ DEFAULT = Catalog(_HOLES, _NAMES, (bytes(range(6)), bytes(range(6))))
 
 def validate_catalog(data):
     """Errors in a catalog dict (empty when it is good). The checker module is unloaded again after use."""
-    loaded = _CHECK in sys.modules
-    mod = __import__(_CHECK, None, None, ("validate_catalog",))
-    errors = mod.validate_catalog(data)
-    if not loaded:
-        del sys.modules[_CHECK]
-        pkg = sys.modules.get("maus.games")
-        if pkg is not None and hasattr(pkg, "mms_catalog"):
-            delattr(pkg, "mms_catalog")
-    return errors
+    return call_unloaded(_CHECK, "validate_catalog", data)
 
 
 def load_catalog(data):
