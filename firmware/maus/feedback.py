@@ -34,6 +34,20 @@ TUNES = {
 _VOLUME = (0, 1500, 6000, 20000)  # duty_u16 by volume setting 0..3
 
 
+def wrap(text, width=16):
+    """Display lines: breaks at "\n", and lines longer than width at their last space."""
+    lines = []
+    for part in text.split("\n"):
+        while len(part) > width:
+            cut = part.rfind(" ", 0, width + 1)
+            if cut <= 0:
+                cut = width
+            lines.append(part[:cut])
+            part = part[cut:].lstrip()
+        lines.append(part)
+    return lines
+
+
 class Feedback:
     def __init__(self, hw, settings):
         self.hw = hw
@@ -52,16 +66,7 @@ class Feedback:
 
     # --- what to show ------------------------------------------------------------------------------
     def text(self, text):
-        lines = []
-        for part in text.split("\n"):
-            while len(part) > 16:
-                cut = part.rfind(" ", 0, 17)
-                if cut <= 0:
-                    cut = 16
-                lines.append(part[:cut])
-                part = part[cut:].lstrip()
-            lines.append(part)
-        self.lines = lines[:8]
+        self.lines = wrap(text)[:8]
         self._dirty = True
         if self.console is not None:
             self.console(" | ".join(self.lines))

@@ -1,22 +1,9 @@
 # M is for Mouse prompts: both languages have the same keys, every prompt is ASCII (the OLED font has no
 # umlauts) and fits the 16 x 6 display with the longest values it can get.
+from maus.feedback import wrap as _wrap
 from maus.games.mim import ascii
 from maus.games.mim_text import TEXT
 from test_mim_kit import CAT
-
-
-def _wrap(text):
-    # as maus.feedback.Feedback.text: lines longer than 16 break at the last space
-    lines = []
-    for part in text.split("\n"):
-        while len(part) > 16:
-            cut = part.rfind(" ", 0, 17)
-            if cut <= 0:
-                cut = 16
-            lines.append(part[:cut])
-            part = part[cut:].lstrip()
-        lines.append(part)
-    return lines
 
 
 def _longest(lang):
