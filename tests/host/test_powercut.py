@@ -1,27 +1,12 @@
 """Power cuts at the block-device level, exhaustively, on the real MicroPython unix port.
 
 littlefs (vfs.VfsLfs2) on a RAM block device loses power after its Nth block write or erase, for every N
-during a game of 202 records on the ESP32's 4 KB blocks, and at 1,000 random points in four games of 802
-records on 512-byte blocks; every third (resp. second) cut tears the write it hits half-way.
-`make bench` also runs every cut of a 252-record game on 512-byte blocks. The surviving image is remounted
-and recovered. The driver is tests/fw/powercut.py, run once per campaign: a generous heap holds the write
-journal (test scaffolding; the firmware itself runs in the 96 KB dual-run tests).
+during a game of 202 records on the ESP32's 4 KB blocks; every third cut tears the write it hits half-way.
+The surviving image is remounted and recovered. test_powercut_random.py cuts at random points and during
+recovery; `make bench` also runs every cut of a 252-record game on 512-byte blocks and 1,000 random cuts.
 """
 
-from __future__ import annotations
-
-import re
-
-from conftest import FWTESTS, run_micropython
-
-
-def campaign(*args: str) -> dict[str, int]:
-    proc = run_micropython(FWTESTS / "powercut.py", *args, heapsize="32m", timeout=240)
-    out = proc.stdout.decode()
-    assert proc.returncode == 0, out + proc.stderr.decode()
-    got = {k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", out)}
-    assert "first=None" in out, out
-    return got
+from powercutkit import campaign
 
 
 def test_every_cut_during_a_200_event_game_esp32_blocks():
