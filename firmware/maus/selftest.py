@@ -12,10 +12,8 @@ def boot(unit):
     st = unit.status
     problems = st.setdefault("problems", [])
     st["stuck"] = []
-    low = 0
     for i, pin in enumerate(hw.buttons):
         if not pin.value():
-            low |= 1 << i
             st["stuck"].append(i + 1)
     if st["stuck"]:
         problems.append("buttons held at boot (stuck, ignored until released): %s" % st["stuck"])
