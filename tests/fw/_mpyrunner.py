@@ -3,7 +3,12 @@ import gc
 import sys
 
 name = sys.argv[1]
-mod = __import__(name)
+try:
+    mod = __import__(name)
+except BaseException as e:  # noqa: BLE001 - an import that fails (a MemoryError too) is the file's result
+    print("@@IMPORT-FAILED " + name)
+    sys.print_exception(e, sys.stdout)
+    raise SystemExit(3) from None
 tests = sorted(k for k in dir(mod) if k.startswith("test_"))
 for t in tests:
     print("@@TEST " + t)

@@ -37,3 +37,19 @@ class Rand:
         for i in range(len(lst) - 1, 0, -1):
             j = self.next() % (i + 1)
             lst[i], lst[j] = lst[j], lst[i]
+
+
+def repo_path(rel):
+    """A path inside the checkout: MAUSBOX_REPO (set by the harness, whose compiled tests live elsewhere),
+    else relative to this file (CPython runs the tests from tests/fw)."""
+    import os
+
+    root = None
+    try:
+        root = os.getenv("MAUSBOX_REPO")
+    except Exception:  # noqa: BLE001 - a port without getenv
+        pass
+    if not root:
+        here = __file__.replace("\\", "/").rsplit("/", 1)[0] if "/" in __file__ else "."
+        root = here + "/../.."
+    return root + "/" + rel

@@ -2,20 +2,18 @@
 import json
 import os
 
-from fwtest import raises
+from fwtest import raises, repo_path
 from maus import board
 
 
 def _boards_dir():
-    # Relative to this file, else to the working directory (the repo root under pytest and MicroPython).
-    here = __file__.rsplit("/", 1)[0] if "/" in __file__ else "."
-    for d in (here + "/../../boards", "boards"):
+    for d in (repo_path("boards"), "boards"):
         try:
             if any(n.endswith(".json") for n in os.listdir(d)):
                 return d
         except OSError:
             pass
-    raise AssertionError("boards/ not found from %s or the working directory" % here)
+    raise AssertionError("boards/ not found in the checkout or the working directory")
 
 
 def _names():

@@ -5,6 +5,7 @@ import json
 import os
 
 import maus.games.mausgeflippt  # noqa: F401 - the game first: a small heap compiles it best
+from fwtest import repo_path
 from maus.buttons import Gestures
 from maus.game import Player
 from maus.games import mausgeflippt_cards
@@ -13,8 +14,7 @@ from maus.ticks import wrap
 from tablefake import FakeTable
 
 CAT = mausgeflippt_cards.load_file()
-_HERE = __file__.replace("\\", "/").rsplit("/", 1)[0]
-DIR = _HERE + "/../scenarios"
+DIR = repo_path("tests/scenarios")
 YOUNG_HOLD_MS = 2000
 _MISTAKES = {"penalty_card", "want_mouse", "want_cheese", "want_clothing", "under_stack", "caught_before",
              "cheese_used", "unknown_card", "wrong_game", "too_many", "no_cards"}

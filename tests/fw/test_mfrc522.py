@@ -42,10 +42,10 @@ def test_gain_setting():
 
 def test_empty_poll_ends_on_chip_timer():
     emu, r = reader()
-    t0 = emu.now
+    t0 = emu.elapsed_ns()
     b0 = emu.spi_bytes
     assert r.request(wake=True) == NO_TAG
-    waited_us = (emu.now - t0) // 1000
+    waited_us = (emu.elapsed_ns() - t0) // 1000
     assert 1000 <= waited_us < 1400, waited_us  # the 1 ms TReload window plus bus traffic
     assert emu.spi_bytes - b0 < 1800
     assert r.errors == 0
@@ -390,8 +390,8 @@ def test_emulator_timer_fires_without_answer():
     _spi_write(emu, emu_mod.FIFODataReg, 0x26)
     _spi_write(emu, emu_mod.CommandReg, emu_mod.CMD_TRANSCEIVE)
     _spi_write(emu, emu_mod.BitFramingReg, 0x87)  # StartSend, 7 bits: REQA
-    t0 = emu.now
+    t0 = emu.elapsed_ns()
     while not _spi_read(emu, emu_mod.ComIrqReg) & 0x01:
         pass
-    assert 1000000 <= emu.now - t0 < 1100000  # (2*67+1)*(100+1)/13.56 MHz = 1.006 ms after the frame
+    assert 1000000 <= emu.elapsed_ns() - t0 < 1100000  # (2*67+1)*(100+1)/13.56 MHz = 1.006 ms after the frame
     assert _spi_read(emu, emu_mod.FIFOLevelReg) == 0

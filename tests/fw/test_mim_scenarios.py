@@ -6,6 +6,7 @@ import json
 import os
 
 import maus.games.mim_turns  # noqa: F401  (compiled first, while the heap is in one piece)
+from fwtest import repo_path
 from maus.buttons import Gestures
 from maus.game import Player
 from maus.games.mim import MIsForMouse  # noqa: I001
@@ -13,8 +14,7 @@ from maus.ticks import wrap
 from tablefake import FakeTable
 from test_mim_kit import CAT
 
-_HERE = __file__.replace("\\", "/").rsplit("/", 1)[0]
-DIR = _HERE + "/../scenarios"
+DIR = repo_path("tests/scenarios")
 # prompts a scenario of legal moves never sees (a wrong claim or pair is planned: its verdict is checked)
 _MISTAKES = {"unknown_card", "wrong_game", "again", "played", "not_on_table", "press_first"}
 

@@ -7,6 +7,7 @@ import json
 import shutil
 
 import pytest
+from mausbox import simrun
 from mausbox.build import mpy_compatible, parse_mpy_info
 from mausbox.cli import UserError, main
 from mausbox.deploy import MAIN_PY, confirm_boot, deploy, firmware_files, make_plan
@@ -63,7 +64,7 @@ def test_full_then_incremental_deploy_over_the_virtual_unit(tmp_path, monkeypatc
     with SerialUnit(tmp_path, heapsize=SIM_HEAP, extra_path=[]) as unit:
         with UnitLink(unit.pty_path) as link:
             full = deploy(link, say=lambda *a: None, confirm_s=30)
-        assert full.ready and full.board == "sim" and full.compiled == "mpy v6.3 for x64"
+        assert full.ready and full.board == "sim" and full.compiled == f"mpy v6.3 for {simrun.sim_march()}"
         assert (tmp_path / "main.py").read_bytes() == MAIN_PY
         assert (tmp_path / "maus" / "unit.mpy").is_file()
         assert not list(tmp_path.rglob("*.tmp"))

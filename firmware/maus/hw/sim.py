@@ -35,11 +35,15 @@ class RealWorld(World):
 
     def __init__(self, ctl=None):
         super().__init__(0)
-        self._t0 = time.ticks_us()
+        self._last = time.ticks_us()
         self.ctl = ctl  # callable: poll the control channel, apply inputs
 
     def _sync(self):
-        self.now = time.ticks_diff(time.ticks_us(), self._t0)
+        # Accumulate the host clock's steps: a 32-bit port's ticks wrap every 2**30 us (18 min) and
+        # ticks_diff only spans half of that, so a difference from the start would go wrong after 9 min.
+        t = time.ticks_us()
+        self.now += time.ticks_diff(t, self._last)
+        self._last = t
 
     def ticks_us(self):
         self._sync()

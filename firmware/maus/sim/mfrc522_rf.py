@@ -33,6 +33,12 @@ _FC_KHZ = const(13560)  # carrier frequency
 _ETU_FC = const(128)  # one bit at 106 kbit/s = 128/fc = 9.44 us
 
 
+def _fc_ns(fc):
+    # Carrier cycles to ns (fc * 10**6 // 13560), in two steps so the product stays a small int on a
+    # 32-bit port (73.746 ns a cycle; exact to 1 ns for anything shorter than ~14 s).
+    return fc * 73 + fc * 746 // 1000
+
+
 def _frame_fc(bits):
     # Air time of a standard frame of `bits` data bits: SOF, a parity bit per byte, EOF.
     return (1 + bits + bits // 8 + 1) * _ETU_FC
@@ -76,7 +82,7 @@ class RFUnit:
         r = self.regs
         pre = (r[_TModeReg] & 0x0F) << 8 | r[_TPrescalerReg]
         reload = r[_TReloadRegH] << 8 | r[_TReloadRegL]
-        return (2 * pre + 1) * (reload + 1) * 1000000 // _FC_KHZ
+        return _fc_ns((2 * pre + 1) * (reload + 1))
 
     def _start_timer(self, t):
         self._timer_start = t
@@ -88,7 +94,7 @@ class RFUnit:
         r = self.regs
         pre = (r[_TModeReg] & 0x0F) << 8 | r[_TPrescalerReg]
         left = self._timer_at - self.now
-        return max(0, left * _FC_KHZ // ((2 * pre + 1) * 1000000))
+        return max(0, left * 100 // 7375 // (2 * pre + 1))  # ns to carrier cycles, as a small int
 
     # --- RF ---------------------------------------------------------------------------------------
     def _transmit(self):
@@ -106,8 +112,8 @@ class RFUnit:
         bits = n * 8 if last == 0 else (n - 1) * 8 + last
         if n == 0:
             bits = 0
-        t_end = self.now + _frame_fc(bits) * 1000000 // _FC_KHZ
-        self.rf_fc += _frame_fc(bits)
+        t_end = self.now + _fc_ns(_frame_fc(bits))
+        self.rf_fc = (self.rf_fc + _frame_fc(bits)) & 0x3FFFFFFF  # a counter that wraps as ticks do
         self.frames += 1
         self._tx_end = t_end
         cmd = r[_CommandReg] & 0x0F
@@ -134,9 +140,9 @@ class RFUnit:
             self._rx_coll = _COLL_POS_NOT_VALID | (r[_CollReg] & _VALUES_AFTER_COLL)
         else:
             self._rx_coll = (pos & 0x1F) | (r[_CollReg] & _VALUES_AFTER_COLL)
-        self._rx_at = t_end + delay * 1000000 // _FC_KHZ
-        self._rx_end = self._rx_at + _frame_fc(nrx) * 1000000 // _FC_KHZ
-        self.rf_fc += delay + _frame_fc(nrx)
+        self._rx_at = t_end + _fc_ns(delay)
+        self._rx_end = self._rx_at + _fc_ns(_frame_fc(nrx))
+        self.rf_fc = (self.rf_fc + delay + _frame_fc(nrx)) & 0x3FFFFFFF
 
     def _update(self):
         # Apply what has happened on the air by now.

@@ -148,7 +148,7 @@ class Piezo:
                 if j > 255:
                     return 0
                 env = amp * _EXP[j] >> 8
-            return env * _SIN[(dt * f * 256 // 1000000) & 255] >> 7
+            return env * _SIN[_phase(dt, f)] >> 7
         if kind == _TALK:
             # syllables: 200 ms slots, each voiced or not, with its own pitch and loudness
             k = dt // 200000
@@ -159,12 +159,12 @@ class Piezo:
             env = amp * (64 + (h >> 8 & 191)) >> 8
             env = env * _SIN[pos * 128 // 200000] >> 7  # half-sine syllable envelope
             f = 110 + (h >> 16 & 127)
-            ph = dt * f * 256 // 1000000
+            ph = _phase(dt, f)
             v = _SIN[ph & 255] * 2 + _SIN[(ph * 2) & 255] + _SIN[(ph * 3) & 255]
             return env * v >> 9
         if kind == _TRUCK:
-            env = amp * _SIN[dt * 128 // e[2]] >> 7  # swell and fade
-            a = _SIN[(dt * 12 * 256 // 1000000) & 255] * 3 + _SIN[(dt * 29 * 256 // 1000000) & 255]
+            env = amp * _SIN[dt // ((e[2] >> 7) or 1) & 127] >> 7  # swell and fade
+            a = _SIN[_phase(dt, 12)] * 3 + _SIN[_phase(dt, 29)]
             return (env * a >> 9) + (self._gauss(env) >> 2)
         # _SCRAPE: friction noise with a 30 ms random loudness, a tiny click every ~100 ms
         k = dt // 30000
@@ -173,8 +173,20 @@ class Piezo:
         k = dt // 100000
         c = dt - k * 100000 - (_hash(e[7], k + 77777) % 90000)
         if 0 <= c < 4000:
-            x += (amp * 2 * _EXP[c * 32 // 500 if c < 4000 else 255] >> 8) * _SIN[(c * 1500 * 256 // 1000000) & 255] >> 7
+            x += (amp * 2 * _EXP[c * 32 // 500 if c < 4000 else 255] >> 8) * _SIN[_phase(c, 1500)] >> 7
         return x
+
+
+def _phase(dt, f):
+    # (dt * f * 256 // 10**6) & 255, the phase of an f Hz wave dt us in, kept in the 31-bit small-int range
+    # of a 32-bit port (a product past 2**30 would allocate a long int on every sample).
+    d = dt % 1000000
+    p = 0
+    while f > 1000:
+        p = (p + d * 1000) % 1000000
+        f -= 1000
+    p = (p + d * f) % 1000000
+    return p * 16 // 62500
 
 
 def _clip01(a):

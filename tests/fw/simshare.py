@@ -1,0 +1,50 @@
+# The simulated chips' own share of the heap, measured part by part (run under MicroPython; printed as
+# `SHARE <part> <bytes>`). Each figure is the live heap a part adds: its modules' bytecode, loaded from
+# .mpy as in the tests, plus its objects in the largest set-up a firmware test uses. A board has none of
+# this, so the harness adds these figures on top of the board's heap (host/mausbox/heapbudget.py).
+import gc
+
+
+def live():
+    gc.collect()
+    return gc.mem_alloc()
+
+
+def measure():
+    keep = []
+    out = []
+    b = live()
+    from maus.sim.mfrc522_emu import MFRC522Emu
+
+    emu = MFRC522Emu()
+    for i in range(6):  # the most tags a test puts on the pad at once (six-card anticollision)
+        emu.put(emu.make_tag("mg/mouse/%02d" % i, 216))
+    keep.append(emu)
+    a = live()
+    out.append(("rfid", a - b))
+    b = a
+    from maus.sim.piezo import Piezo
+
+    keep.append(Piezo(1))
+    a = live()
+    out.append(("piezo", a - b))
+    b = a
+    from maus.sim.world import SimPin, World
+
+    w = World()
+    keep.append([SimPin(w, i) for i in range(6)])
+    a = live()
+    out.append(("world", a - b))
+    b = a
+    import logfs
+
+    fs = logfs.Fs()  # the RAM flash of a log test: 32 blocks of 512 bytes, mounted as littlefs
+    keep.append(fs)
+    a = live()
+    out.append(("flash", a - b))
+    fs.close()
+    return out
+
+
+for name, n in measure():
+    print("SHARE", name, n)

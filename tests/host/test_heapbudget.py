@@ -1,0 +1,43 @@
+"""The heap figures the harness runs under: the board's heap and the simulated chips' measured share."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import FIRMWARE, FWTESTS, INTERPS, ROOT, run_micropython
+from mausbox import heapbudget
+
+needs32 = pytest.mark.skipif(INTERPS["32"].binary is None, reason="no 32-bit MicroPython built")
+
+
+@needs32
+def test_sim_share_constants_match_what_the_chips_take():
+    """Each simulated part's constant covers its measured heap on the 32-bit build, with no more than 10 %
+    (and 512 bytes of rounding) to spare: a part that grows fails here, not as a MemoryError elsewhere."""
+    proc = run_micropython(FWTESTS / "simshare.py", interp=INTERPS["32"], heapsize=1 << 20)
+    assert proc.returncode == 0, proc.stdout.decode() + proc.stderr.decode()
+    got = {k: int(v) for k, v in re.findall(r"SHARE (\w+) (\d+)", proc.stdout.decode())}
+    assert set(got) == set(heapbudget.SIM_SHARE), got
+    for part, measured in got.items():
+        const = heapbudget.SIM_SHARE[part]
+        assert measured <= const <= measured * 1.1 + 512, (part, measured, const)
+
+
+def test_the_board_heap_is_the_stock_esp32_generic_image():
+    # shared/micropython/README.md: 111,936 bytes after the heap's one planned growth
+    assert heapbudget.BOARD_HEAP == 111936
+
+
+def test_a_test_file_carries_the_sim_parts_it_imports():
+    search = [FIRMWARE, FWTESTS]
+    assert heapbudget.sim_parts(FWTESTS / "test_rfid.py", search) == ["rfid"]
+    assert heapbudget.sim_parts(FWTESTS / "test_ticks.py", search) == []
+    assert "flash" in heapbudget.sim_parts(FWTESTS / "test_gamelog.py", search)  # through logfs
+    assert heapbudget.sim_parts(FWTESTS / "test_capture.py", search) == ["world"]
+
+
+def test_the_suite_header_names_the_32_bit_build_and_its_heap(pytestconfig):
+    line = INTERPS["32"].describe()
+    assert "32-bit" in line and str(heapbudget.BOARD_HEAP) in line
+    assert (ROOT / "host" / "mausbox" / "heapbudget.py").is_file()
