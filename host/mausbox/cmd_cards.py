@@ -205,10 +205,11 @@ def sheet_cards(idents: list[str], catalog: dict | None) -> list:
     for ident in idents:
         card = cardsheet.Card(ident, [])
         if card.game not in cats and _builtin(card.game).is_file():
-            data = load_catalog(card.game)
-            cats[card.game] = (data, _catalog_items(data))
-        data, items = cats.get(card.game, (None, {}))
-        card.fields = cardsheet.card_fields(card.game, card.kind, items.get(ident), data)
+            builtin = load_catalog(card.game)
+            cats[card.game] = (builtin, _catalog_items(builtin))
+        if card.game in cats:
+            data, items = cats[card.game]
+            card.fields = cardsheet.card_fields(card.game, card.kind, items.get(ident), data)
         out.append(card)
     return out
 
