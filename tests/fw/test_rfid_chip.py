@@ -293,7 +293,7 @@ def test_clock_restarts_without_losing_time_or_events():
     assert emu.now < 1 << 28
     # polls across restarts, heap locked
     emu.ns_per_call = 20000
-    for i in range(3):
+    for _ in range(3):
         emu.sleep_us(200000)
         t += 100
         micropython.heap_lock()

@@ -279,6 +279,13 @@ def test_a_card_leaving_at_any_bit_of_any_answer():
         assert pad.p.faults == 0
 
 
+def _identify_and_read(r, sak, res):
+    t = r.identify(sak)
+    res.append(t)
+    if t in iso14443a.TYPE2:
+        res.append(r.read(3))  # still (or again) selected: READ works
+
+
 def test_tag_types_by_sak_and_get_version():
     got = []
     for tag, want in ((NTAG(UA, 213), iso14443a.T_NTAG213), (NTAG(UA, 215), iso14443a.T_NTAG215),
@@ -287,14 +294,7 @@ def test_tag_types_by_sak_and_get_version():
         emu, r = reader()
         emu.put(tag)
         res = []
-
-        def use(u, n, sak):
-            t = r.identify(sak)
-            res.append(t)
-            if t in iso14443a.TYPE2:
-                res.append(r.read(3))  # still (or again) selected: READ works
-
-        assert r.scan(use) == 1
+        assert r.scan(lambda u, n, sak, r=r, res=res: _identify_and_read(r, sak, res)) == 1
         got.append(res[0])
         assert res[0] == want, (want, res)
         if want in iso14443a.TYPE2:

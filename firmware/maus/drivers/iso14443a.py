@@ -214,7 +214,7 @@ class PCD:
         An answer whose CRC fails is asked for once more: the tag stays selected after sending it,
         and the fault may have been on the reader's own bus."""
         try:
-            for attempt in range(2):
+            for _ in range(2):
                 st = self._command2(_READ, page)
                 if st != OK:
                     return self._fail(st)
@@ -244,7 +244,7 @@ class PCD:
         """GET_VERSION (NTAG21x, MIFARE Ultralight EV1): 8 bytes into self.version_info. OK, NO_TAG
         (a tag that does not know it says nothing and leaves the session), NAK or ERROR."""
         try:
-            for attempt in range(2):
+            for _ in range(2):
                 st = self._command2(_GET_VERSION, -1)
                 if st != OK:
                     return st  # silence is an answer here, not a fault

@@ -98,13 +98,13 @@ _NCFG = const(9)
 _CHK = const(12)  # registers check() reads: the configuration, TReload H/L, CommandReg, VersionReg
 
 
-def _sleep_us(us):
+def _clock_sleep():
+    # time.sleep_us itself on MicroPython (nothing in between on the poll path); CPython has none.
     import time
 
     if hasattr(time, "sleep_us"):
-        time.sleep_us(us)
-    else:  # CPython (tests without an emulator clock)
-        time.sleep(us / 1000000)
+        return time.sleep_us
+    return lambda us: time.sleep(us / 1000000)
 
 
 class MFRC522(Scanner):
@@ -116,7 +116,7 @@ class MFRC522(Scanner):
         self._spi = spi
         self._cs = cs
         self._rst = rst
-        self._sleep = sleep_us or _sleep_us
+        self._sleep = sleep_us or _clock_sleep()
         self._w2 = bytearray(2)
         self._r2 = bytearray(2)
         self._rxo = bytearray(1 + _FIFO)  # FIFO read addresses (_tx, _rxi and buf are PCD's)

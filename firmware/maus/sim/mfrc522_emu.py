@@ -72,8 +72,6 @@ CMD_SOFT_RESET = const(0x0F)
 
 # ComIrqReg / DivIrqReg / ErrorReg / Status bits.
 _SET1 = const(0x80)
-_HI_ALERT_IRQ = const(0x08)
-_LO_ALERT_IRQ = const(0x04)
 _ERR_IRQ = const(0x02)
 _CRC_IRQ = const(0x04)
 _BUFFER_OVFL = const(0x10)
@@ -232,7 +230,7 @@ class MFRC522Emu(RFUnit):
         if n == 0:
             return
         if not self._addressable():
-            for i in range(n):
+            for _ in range(n):
                 self._mosi(0)  # the bits still cross the wire (and may be hit)
             return
         a = self._mosi(buf[0])
@@ -481,21 +479,6 @@ class MFRC522Emu(RFUnit):
                 self._timer_at = -1
             return
         r[reg] = v
-
-    # --- the FIFO (8.3): a 64-byte ring ---------------------------------------------------------------
-    def _fifo_push(self, v):
-        self.fifo[(self.fifo_r + self.fifo_n) & 63] = v
-        self.fifo_n += 1
-        if _FIFO_SIZE - self.fifo_n <= self.regs[WaterLevelReg]:
-            self.regs[ComIrqReg] |= _HI_ALERT_IRQ
-
-    def _fifo_pop(self):
-        v = self.fifo[self.fifo_r]
-        self.fifo_r = (self.fifo_r + 1) & 63
-        self.fifo_n -= 1
-        if self.fifo_n <= self.regs[WaterLevelReg]:
-            self.regs[ComIrqReg] |= _LO_ALERT_IRQ
-        return v
 
     # --- commands (10.3) --------------------------------------------------------------------------------
     def _command_reg(self, v):

@@ -9,6 +9,7 @@ from maus.sim.rf_field import Field
 # Registers, commands and bits (datasheet names; same values as in mfrc522_emu).
 _CommandReg = const(0x01)
 _ComIrqReg = const(0x04)
+_WaterLevelReg = const(0x0B)
 _ErrorReg = const(0x06)
 _ControlReg = const(0x0C)
 _BitFramingReg = const(0x0D)
@@ -27,6 +28,8 @@ _IDLE_IRQ = const(0x10)
 _RX_IRQ = const(0x20)
 _ERR_IRQ = const(0x02)
 _TIMER_IRQ = const(0x01)
+_HI_ALERT_IRQ = const(0x08)
+_LO_ALERT_IRQ = const(0x04)
 _BUFFER_OVFL = const(0x10)
 _COLL_ERR = const(0x08)
 _PARITY_ERR = const(0x02)
@@ -67,6 +70,9 @@ class RFUnit:
         self.now = 0  # ns of virtual time
         self.rf_fc = 0  # carrier cycles spent on frames and frame delays
         self.frames = 0  # frames sent
+        self._pd = False  # soft power-down (the chip's CommandReg PowerDown), or waking from it
+        self._coll_parity = 0  # the chip variant (MFRC522Emu sets them)
+        self._collpos_rxalign = 1
         self._rf_reset()
 
     def _rf_reset(self):
@@ -80,6 +86,21 @@ class RFUnit:
         self._rx_err = 0
         self._rx_coll = 0
         self._timer_at = -1  # the running timer reaches zero then
+
+    # --- the FIFO (datasheet 8.3): a 64-byte ring ----------------------------------------------------
+    def _fifo_push(self, v):
+        self.fifo[(self.fifo_r + self.fifo_n) & 63] = v
+        self.fifo_n += 1
+        if _FIFO_SIZE - self.fifo_n <= self.regs[_WaterLevelReg]:
+            self.regs[_ComIrqReg] |= _HI_ALERT_IRQ  # 9.3.1.5: HiAlertIRq stores the event
+
+    def _fifo_pop(self):
+        v = self.fifo[self.fifo_r]
+        self.fifo_r = (self.fifo_r + 1) & 63
+        self.fifo_n -= 1
+        if self.fifo_n <= self.regs[_WaterLevelReg]:
+            self.regs[_ComIrqReg] |= _LO_ALERT_IRQ
+        return v
 
     def _field_on(self):
         return self.powered and not self._pd and self.regs[_TxControlReg] & 0x03 != 0
