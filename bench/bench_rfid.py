@@ -44,7 +44,8 @@ from maus.sim.mfrc522_emu import MFRC522Emu, Pin  # noqa: E402
 IDENT = "mg/clothing/31"
 FC_MHZ = 13.56
 NS_PER_BYTE = 2000  # 4 MHz
-RFID_TESTS = ("test_mfrc522", "test_ndef", "test_rfid", "test_rfid_chip", "test_rfid_faults", "test_rfid_recovery")
+RFID_TESTS = ("test_mfrc522", "test_ndef", "test_rfid", "test_rfid_board", "test_rfid_chip", "test_rfid_faults",
+              "test_rfid_recovery")
 
 
 def frame_fc(bits: int) -> int:
