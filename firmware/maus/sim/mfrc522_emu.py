@@ -83,13 +83,13 @@ _FLUSH_BUFFER = const(0x80)
 _T_AUTO = const(0x80)
 
 VERSION = const(0x92)  # VersionReg of an MFRC522 version 2.0 (datasheet 9.3.4.8)
-_FIFO_SIZE = const(64)  # datasheet 8.3.1: 64 x 8 bits
+_FIFO_SIZE = const(64)  # datasheet 8.3: a 64 x 8-bit FIFO
 _TD_NS = const(37740)  # 8.8.2: after the crystal runs, td = 1024/27 us before the chip can be addressed
 _REBASE_NS = const(1 << 28)  # the clock restarts near 0 past this (see _rebase)
 
 # Chip behaviours the datasheet (or the field) leaves open, one named variant per possibility. Fields:
 # crystal start-up after a hard reset, SoftReset or power-down (us; 8.8.2 gives only td on top),
-# ParityErr set with CollErr on a collided byte, CollPos counting the RxAlign offset (table 61),
+# ParityErr set with CollErr on a collided byte, CollPos counting the RxAlign offset (9.3.1.15),
 # the Idle command stopping a running timer (table 149 says nothing about the timer), a MIFARE Classic
 # answering an unauthenticated READ with a NAK (else silence), CRC coprocessor time per byte (ns;
 # 8.4 gives none), and the byte MISO reads while the chip cannot be addressed (the pin floats).
@@ -467,7 +467,7 @@ class MFRC522Emu(RFUnit):
                 or reg == TCounterValRegL or reg == CRCResultRegH or reg == CRCResultRegL:
             return  # read-only
         if reg == CollReg:
-            r[reg] = (r[reg] & 0x7F) | (v & 0x80)  # only ValuesAfterColl is writable (table 59)
+            r[reg] = (r[reg] & 0x7F) | (v & 0x80)  # only ValuesAfterColl is writable (9.3.1.15)
             return
         if reg == Status2Reg:
             r[reg] &= v | 0xF7  # MFCrypto1On: software can only clear it

@@ -40,7 +40,7 @@ _T_AUTO = const(0x80)
 _T_AUTO_RESTART = const(0x10)
 _RX_MULTIPLE = const(0x04)
 _T_PRESCAL_EVEN = const(0x10)
-_FIFO_SIZE = const(64)
+_FIFO_SIZE = const(64)  # datasheet 8.3
 _ETU_FC = const(128)  # one bit at 106 kbit/s = 128/fc = 9.44 us (ISO 14443-2 8.1)
 _ETU_NS = const(9439)
 _TIMER_STOP_BITS = const(5)  # TAuto: the timer stops after the 5th received bit (datasheet table 106)
@@ -183,7 +183,7 @@ class RFUnit:
         self._rx_last = total & 7 if nrx else 0
         self._rx_err = err
         # CollPos counts data bits from 1 (32 reads as 0); whether the RxAlign offset is part of it
-        # the datasheet leaves open (table 61): the chip variant says.
+        # the datasheet leaves open (CollReg, 9.3.1.15): the chip variant says.
         pos = coll + 1 + (align if self._collpos_rxalign else 0)
         if coll < 0 or pos > 32:
             self._rx_coll = _COLL_POS_NOT_VALID | (r[_CollReg] & _VALUES_AFTER_COLL)

@@ -8,7 +8,7 @@
 # anticollision frame the PICC completes the split byte and sends its parity bit (6.2.3.2).
 # The receiver syncs on the first SOF; a tag answering later by half a bit or more lands its
 # modulation in the other half-bit. Where both halves of a bit carry modulation it reports a
-# collision only if the weaker half reaches CollLevel of the stronger (MFRC522 datasheet 9.3.3.8,
+# collision only if the weaker half reaches CollLevel of the stronger (MFRC522 datasheet 9.3.2.9,
 # RxThresholdReg); below that the stronger card wins the bit: a strong card can mask a weak one.
 # Nothing below MinLevel is heard at all. The datasheet gives no scale for either; here a card flat
 # on the pad is strength 100, MinLevel counts 2 per step and CollLevel n means n/8 of the stronger.
