@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from mausbox import simrun
+from mausbox.sim import run as simrun
 from mausbox.paths import FIRMWARE_PKG, micropython_binary
 
 CLICK, DOUBLE, LONG, YOUNG = "123456", "qwerty", "asdfgh", "zxcvbn"
