@@ -7,7 +7,7 @@ import json
 import shutil
 
 import pytest
-from mausbox import simrun
+from mausbox.sim import run as simrun
 from mausbox.build import mpy_compatible, parse_mpy_info
 from mausbox.cli import UserError, main
 from mausbox.deploy import MAIN_PY, confirm_boot, deploy, firmware_files, make_plan

@@ -22,7 +22,7 @@ import pytest
 import serial
 from mausbox.cli import main as mausbox_main
 from mausbox.paths import micropython_binary
-from mausbox.simrun import DEFAULT_HEAP, prepare_root
+from mausbox.sim.run import DEFAULT_HEAP, prepare_root
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from mausbox import simrun
+from mausbox.sim import run as simrun
 from mausbox.cmd_doctor import PIEZO_RANGE
 from mausbox.paths import micropython_binary
 

@@ -91,11 +91,24 @@ def _pinger():
                 time.sleep_ms(1)
 
 
+_PONG = b"P\n"
+_ctl_write = _ctl.write
+_schedule = micropython.schedule
+_get_ident = _thread.get_ident
+
+
 def _pong(_):
-    if _thread.get_ident() != _main_id:  # with the GIL any thread runs callbacks: hand it on
-        micropython.schedule(_pong, 0)
-        return
-    _ctl.write(b"P\n")
+    # Allocates nothing: it may run while the app holds the heap locked.
+    try:
+        if _get_ident() != _main_id:  # with the GIL any thread runs callbacks: hand it on
+            _schedule(_pong, 0)
+            return
+        _ctl_write(_PONG)
+    except Exception:  # noqa: BLE001 - a full queue or a locked heap: try again at the next check point
+        try:
+            _schedule(_pong, 0)
+        except Exception:  # noqa: BLE001
+            pass
 
 
 _thread.start_new_thread(_pinger, ())
@@ -268,9 +281,12 @@ builtins.input = _input
 
 
 def _unlock():
-    # Code interrupted inside heap_lock() leaves the heap locked; a board's REPL forces it open.
-    while micropython.heap_unlock():
-        pass
+    # Code interrupted inside heap_lock() leaves the heap locked; a board's REPL forces it open
+    # (pyexec.c sets gc_lock_depth to 0). Lock and unlock once to learn the depth: past 0 it would wrap.
+    micropython.heap_lock()
+    n = micropython.heap_unlock()
+    while n > 0:
+        n = micropython.heap_unlock()
 
 
 def _print_exception(exc):

@@ -329,6 +329,13 @@ class SerialUnit:
         self._proc: subprocess.Popen | None = None
         self._registry: Path | None = None
         self._requests: list[str] = []
+        trace = os.environ.get("MAUSBOX_SERIAL_TRACE")  # a file: every byte each way, for debugging
+        self._trace = open(trace, "a") if trace else None
+
+    def _log(self, what: str, data: bytes) -> None:
+        if self._trace is not None:
+            self._trace.write(f"{time.monotonic():.4f} {what} {data!r}\n")
+            self._trace.flush()
 
     # -- life cycle ----------------------------------------------------------------------------------
 
@@ -438,7 +445,7 @@ class SerialUnit:
         self._kbd = 3  # the interrupt char (micropython.kbd_intr)
         self._queued = bytearray()  # keys that came after the command was sent, before it started
         self._stdin = bytearray()  # keys on their way to the code's stdin
-        self._sig_out = False  # a SIGINT is in flight: no other until the pong
+        self._sig_out = False  # a SIGINT is in flight: no other until the pong (a new process has none)
         self._ping_due = False
         self._fence_due = False
         self._raw_left = 0  # the next bytes on the unit's stdout are binary (sys.stdout.buffer)
@@ -946,6 +953,7 @@ class SerialUnit:
         except OSError:
             k = 0
         if k:
+            self._log(">", bytes(self._tx[:k]))
             del self._tx[:k]
             self.tx_bytes += k
             if self.baud:
@@ -964,6 +972,7 @@ class SerialUnit:
             return
         if now - self._stall_since > QUIET_DROP_S:
             termios.tcflush(self._slave, termios.TCIFLUSH)
+            self._log("dropped", bytes(self._tx))
             self._tx.clear()
             self._stall_since = None
 
@@ -978,6 +987,7 @@ class SerialUnit:
         if not data:
             return
         self.rx_bytes += len(data)
+        self._log("<", data)
         if self.baud:
             self._tok_in -= len(data)
         self._feed(data)
@@ -1007,6 +1017,7 @@ class SerialUnit:
             else:
                 self._status_buf = self._status_buf[i + 1:]
             proc = self._proc
+            self._log("status", line)
             self._on_status(tag, rest, body)
             if self._proc is not proc:
                 return  # restarted: the rest belonged to the old interpreter

@@ -39,9 +39,14 @@ class RTC:
         import json
 
         t = time.mktime((dt[0], dt[1], dt[2], dt[4], dt[5], dt[6], 0, 0))
-        with open(CLOCK + ".tmp", "w") as f:
-            f.write(json.dumps({"offset_s": t - time.time()}))
-        os.rename(CLOCK + ".tmp", CLOCK)
+        here = os.getcwd()
+        os.chdir("/")  # VfsPosix renames only between relative paths
+        try:
+            with open(CLOCK[1:] + ".tmp", "w") as f:
+                f.write(json.dumps({"offset_s": t - time.time()}))
+            os.rename(CLOCK[1:] + ".tmp", CLOCK[1:])
+        finally:
+            os.chdir(here)
 
     def init(self, dt):
         self.datetime(dt)
