@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import serial
 from mausbox.paths import micropython_binary
-from mausbox.sim.serial import SerialUnit, continue_with_input, running_units
+from mausbox.sim.ports import running_units
+from mausbox.sim.serial import SerialUnit, continue_with_input
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 

@@ -42,7 +42,8 @@ import time
 import tty
 from pathlib import Path
 
-from mausbox.paths import data_home, micropython_binary
+from mausbox.paths import micropython_binary
+from mausbox.sim.ports import registry_dir
 
 REPLSERVER = Path(__file__).with_name("replserver.py")
 
@@ -1114,30 +1115,3 @@ def _die_with_parent():
     pr_set_pdeathsig = 1
     sigkill = int(signal.SIGKILL)
     return lambda: prctl(pr_set_pdeathsig, sigkill)
-
-
-def registry_dir() -> Path:
-    """Running virtual units announce themselves here, so `mausbox ports` can list them."""
-    return data_home() / "units"
-
-
-def running_units() -> list[dict]:
-    """The virtual units whose process is alive and whose pty still exists."""
-    units: list[dict] = []
-    d = registry_dir()
-    if not d.is_dir():
-        return units
-    for f in sorted(d.glob("*.json")):
-        try:
-            info = json.loads(f.read_text())
-            os.kill(int(info["pid"]), 0)
-            if not os.path.exists(info["pty"]):
-                raise OSError
-        except (OSError, ValueError, KeyError, TypeError):
-            try:
-                f.unlink()  # stale: its process is gone
-            except OSError:
-                pass
-            continue
-        units.append(info)
-    return units
