@@ -379,8 +379,8 @@ def _banner():
 
 
 def _complete(text):
-    # py/repl.c mp_repl_autocomplete, for one dotted name at the end of the line: returns the text to
-    # insert, or b"\n" + the candidates (the bridge prints them in columns), or b"".
+    # py/repl.c mp_repl_autocomplete for the dotted name at the end of the line: b"1" + the text to
+    # insert, b"N" + the candidates (the bridge prints them in columns), or b"" for none.
     s = str(text, "utf-8")
     i = len(s)
     while i > 0 and (s[i - 1].isalpha() or s[i - 1].isdigit() or s[i - 1] in "._"):
@@ -393,21 +393,22 @@ def _complete(text):
         except (AttributeError, KeyError):
             return b""
     word = parts[-1]
-    names = dir(obj) if obj is not None else list(_g) + dir(builtins)
-    found = sorted(set(n for n in names if n.startswith(word) and (word[:1] == "_" or n[:1] != "_")))
-    if obj is None and not word:
-        found = [n for n in found if n[:1] != "_"]
+    if obj is None and s.startswith("import "):
+        names = [k for k in sys.modules if "." not in k] + ["machine", "micropython", "sys"]
+    else:
+        names = dir(obj) if obj is not None else list(_g) + dir(builtins)
+    found = sorted(set(n for n in names if n.startswith(word) and (word or n[:1] != "_")))
     if not found:
+        if i == 0 and word and "import ".startswith(word):
+            return b"1" + "import "[len(word):].encode()
         return b""
-    if len(found) == 1:
-        return (found[0][len(word):]).encode()
     common = found[0]
     for n in found[1:]:
         while not n.startswith(common):
             common = common[:-1]
-    if len(common) > len(word):
-        return common[len(word):].encode()
-    return b"\n" + " ".join(found).encode()
+    if len(found) == 1 or len(common) > len(word):
+        return b"1" + common[len(word):].encode()
+    return b"N" + " ".join(found).encode()
 
 
 _rx = bytearray()  # the command stream read so far
