@@ -30,8 +30,8 @@ def _root(args) -> Path:
 
 
 def run(args) -> int:
-    from mausbox.sim import run as simrun
     from mausbox.cli import EXIT_USAGE, UserError
+    from mausbox.sim import run as simrun
 
     heap = args.heap or simrun.DEFAULT_HEAP
     root = _root(args)

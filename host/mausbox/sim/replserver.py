@@ -15,13 +15,13 @@
 # + n bytes of console input it left unread, R<id> soft reset asked (SystemExit), H hard reset asked
 # (machine.reset), K<c> kbd_intr(c), W<n> the next n bytes on fd 1 are binary, P pong, C<n>\n + n
 # bytes: completion, B<banner> booted.
+import _thread
 import builtins
 import os
 import select
 import sys
 import time
 
-import _thread
 import micropython
 
 _root, _mode = sys.argv[1], sys.argv[2]
