@@ -119,7 +119,8 @@ def main() -> int:
     assert exe is not None
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
-        env = dict(os.environ, XDG_DATA_HOME=str(t / "data"), PATH=f"{BIN}:{os.environ['PATH']}")
+        os.environ["XDG_DATA_HOME"] = str(t / "data")  # the registry: for the units started here and the tools
+        env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}")
         if tree is not None:
             bare = run_tests(tree, [], dict(env, MICROPY_MICROPYTHON=exe))
             (t / "rt").mkdir()

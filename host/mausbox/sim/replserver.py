@@ -5,7 +5,7 @@
 # shared/runtime/pyexec.c's parse_compile_execute does on an ESP32.
 #
 # argv: replserver.py ROOT MODE CTL_FD CMD_FD PING_FD SHIM_DIR [DIR ...]   MODE: "f" friendly, "r" raw.
-# Each DIR is mounted read-write at /.simN and put on sys.path (simulated hardware modules).
+# Each DIR is mounted read-only at /.simN and put on sys.path (simulated hardware modules).
 # fd 0 is the console's input (what the host types while code runs), fd 1 and 2 its output: the bridge
 # turns "\n" into "\r\n" there, as a board's stdout does for text.
 # Commands on CMD_FD: b"<kind><id> <len>\n" + source (kind "s" single: a friendly REPL line; "x" file
@@ -43,10 +43,11 @@ def _mount():
     # The folder is the unit's flash: "/" inside the unit is ROOT, as on the board.
     os.umount("/")
     os.mount(os.VfsPosix(_root), "/")
-    os.mount(os.VfsPosix(_shim), "/.vu")
+    # Read-only: code on the unit (mpremote's `fs rm -r :/`, say) must not delete the host's sources.
+    os.mount(os.VfsPosix(_shim), "/.vu", readonly=True)
     path = ["", ".frozen", "/lib"]
     for i, p in enumerate(sys.argv[7:]):
-        os.mount(os.VfsPosix(p), "/.sim%d" % i)
+        os.mount(os.VfsPosix(p), "/.sim%d" % i, readonly=True)
         path.append("/.sim%d" % i)
     sys.path[:] = path
     os.chdir("/")
