@@ -226,18 +226,8 @@ _real_import = builtins.__import__
 def _import(name, *args):
     if len(args) > 3 and args[3]:
         return _real_import(name, *args)  # a relative import
-    if name == "machine":
-        m = sys.modules.get("machine")
-        if m is None or m.__name__ != "machine" or not hasattr(m, "RTC"):
-            sys.path.append("/.vu")
-            try:
-                import vumachine
-            finally:
-                sys.path.pop()
-            m = _module("machine")
-            m.__dict__.update(vumachine.exports(_status, _real_machine))
-            sys.modules["machine"] = m
-        return m
+    if name == "machine" and sys.modules.get("machine") is not _machine:
+        sys.modules["machine"] = _machine  # the board's, also after a `del sys.modules[...]`
     if name in _HIDDEN:
         raise ImportError("no module named '%s'" % name)
     return _real_import(name, *args)
@@ -250,7 +240,16 @@ sys.modules["__main__"] = _main_mod
 sys.modules["sys"] = _make_sys()
 sys.modules["micropython"] = _make_micropython()
 _real_machine = sys.modules.pop("machine", None) or __import__("machine")
-sys.modules.pop("machine", None)
+sys.path.append("/.vu")
+import vumachine  # noqa: E402
+
+sys.path.pop()
+_machine = _module("machine")
+_machine.__dict__.update(vumachine.exports(_status, _real_machine))
+del vumachine
+sys.modules.pop("vumachine", None)
+sys.modules["machine"] = _machine
+os.umount("/.vu")  # out of the unit's sight: `os.listdir("/")` and `mpremote rm -r :/` see no trace
 builtins.__import__ = _import
 
 
