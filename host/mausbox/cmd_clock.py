@@ -1,34 +1,20 @@
 """`mausbox clock`: the unit's real-time clock, set from the host.
 
-A board keeps time in its RTC (`machine.RTC().datetime(...)`, lost at power-off). The virtual unit runs
-on the host's clock; `clock set` writes `/clock.json` `{"offset_s": <float>}` there, and the simulated
-hardware reports wall time as `time.time() + offset_s` (no file: the host's time).
+A board keeps time in its RTC (`machine.RTC().datetime(...)`, lost at power-off). The virtual unit's
+machine.RTC keeps it as an offset from the host's clock in `/clock.json` `{"offset_s": <float>}`, which
+the simulated hardware reads too (no file: the host's time).
 """
 
 from __future__ import annotations
 
 HELP = "set the unit's clock from this computer (clock set), or compare it (clock show)"
 
-_SET = """import sys,time
-if sys.platform=='linux':
- import json
- import os
- os.chdir('/')
- with open('clock.json.tmp','w') as f:f.write(json.dumps({'offset_s':%r-time.time()}))
- os.rename('clock.json.tmp','clock.json')
-else:
- import machine
- machine.RTC().datetime(%r)
+_SET = """import machine
+machine.RTC().datetime(%r)
 """
-_SHOW = """import sys,time
-o=0
-if sys.platform=='linux':
- try:
-  import json
-  with open('/clock.json') as f:o=json.loads(f.read())['offset_s']
- except (OSError,ValueError,KeyError):
-  pass
-print(repr(time.localtime(int(time.time()+o))[:6]))
+_SHOW = """import machine
+d=machine.RTC().datetime()
+print(repr(d[:3]+d[4:7]))
 """
 
 
@@ -49,14 +35,6 @@ def rtc_tuple(t: float, utc: bool = False) -> tuple:
     return (tm.tm_year, tm.tm_mon, tm.tm_mday, tm.tm_wday, tm.tm_hour, tm.tm_min, tm.tm_sec, 0)
 
 
-def sim_epoch(host_t: float, utc: bool = False) -> float:
-    """What the virtual unit's `time.time() + offset_s` must read so that its localtime() (the host's zone)
-    shows local time, or UTC with --utc."""
-    import time
-
-    return host_t - (time.localtime(host_t).tm_gmtoff if utc else 0)
-
-
 def run(args) -> int:
     import ast
     import json
@@ -72,7 +50,7 @@ def run(args) -> int:
         link.enter_raw(soft_reset=True)
         if args.action == "set":
             now = time.time()
-            link.exec(_SET % (sim_epoch(now, utc), rtc_tuple(now, utc)))
+            link.exec(_SET % (rtc_tuple(now, utc),))
         parts = ast.literal_eval(link.exec(_SHOW).decode().strip())
     host = time.gmtime() if utc else time.localtime()
     drift = round(time.mktime(time.struct_time(tuple(parts) + (0, 0, -1)))

@@ -133,7 +133,7 @@ def run(args) -> int:
     from pathlib import Path
 
     from mausbox.cli import EXIT_PROBLEM, EXIT_USAGE, UserError
-    from mausbox.sim.serial import running_units
+    from mausbox.sim.ports import running_units
     from mausbox.transport import resolve_port
 
     port = resolve_port(args.port)

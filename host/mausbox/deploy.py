@@ -87,11 +87,17 @@ def board_file(name: str) -> Path:
     return path
 
 
+def is_virtual(mpy: int) -> bool:
+    """The virtual unit (sys.platform 'esp32' like its board) runs on the host's CPU: native code for
+    x86/x64, where an ESP32's is xtensawin."""
+    return parse_mpy_info(mpy)[2] in ("x86", "x64")
+
+
 def firmware_files(platform: str, mpy: int, board: str) -> tuple[dict[str, bytes], str]:
     """What a deployment writes: compiled firmware, /board.json and /main.py."""
     info = parse_mpy_info(mpy)
     use_mpy = mpy_compatible(info)
-    on_sim = platform == "linux"
+    on_sim = is_virtual(mpy)
     files: dict[str, bytes] = {}
     for src in sorted(FIRMWARE_PKG.rglob("*")):
         if not src.is_file() or "__pycache__" in src.parts:
@@ -129,7 +135,7 @@ def make_plan(files: dict[str, bytes], remote: dict[str, str | None]) -> Plan:
 def probe(link: UnitLink, paths: list[str]) -> dict:
     """The unit's MicroPython (.mpy info, platform) and the sha256 of each path (None: missing), in one exec.
     One line per file: a listing of ~100 files stays small on a 96 KB heap."""
-    out = link.exec(_PROBE % (sorted(paths),), timeout=30).decode("utf-8", "replace").split("\n")
+    out = link.exec(_PROBE % (sorted(paths),), timeout=30).decode("utf-8", "replace").splitlines()
     try:
         mpy, platform = out[0].split()
         files: dict[str, str | None] = {}
@@ -142,8 +148,8 @@ def probe(link: UnitLink, paths: list[str]) -> dict:
         raise LinkError(f"{link.port}: the unit's file listing was garbled") from None
 
 
-def default_board(platform: str) -> str:
-    return "sim" if platform == "linux" else "esp32-devkitc"
+def default_board(mpy: int) -> str:
+    return "sim" if is_virtual(mpy) else "esp32-devkitc"
 
 
 def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float = 20, mip: bool = True
@@ -151,7 +157,7 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
     link.enter_raw(soft_reset=True)  # a fresh interpreter: the game's memory is free again
     first = probe(link, [])
     platform = first["platform"]
-    board = board or _board_on_unit(link) or default_board(platform)
+    board = board or _board_on_unit(link) or default_board(first["mpy"])
     files, how = firmware_files(platform, first["mpy"], board)
     remote = probe(link, list(files))["files"]
     plan = make_plan(files, remote)
@@ -167,7 +173,7 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
         link.exec(f"import os\nos.remove({'/' + path!r})")
         say(f"  removed {path}")
     notes = []
-    if platform == "linux":
+    if is_virtual(first["mpy"]):
         notes.append("micropython-lib packages: the virtual unit ships its own")
     elif mip:
         notes += install_deps(link, say)

@@ -8,7 +8,7 @@ from pathlib import Path
 import jsonschema
 from conftest import MICROPYTHON, ROOT
 from maus import logread
-from mausbox import simrun
+from mausbox.sim import run as simrun
 
 SCENARIOS = ROOT / "tests" / "scenarios"  # the folder
 SCHEMA = json.loads((ROOT / "docs" / "log-schema.json").read_text())

@@ -7,11 +7,11 @@ import json
 import shutil
 
 import pytest
-from mausbox import simrun
 from mausbox.build import mpy_compatible, parse_mpy_info
 from mausbox.cli import UserError, main
 from mausbox.deploy import MAIN_PY, confirm_boot, deploy, firmware_files, make_plan
 from mausbox.paths import FIRMWARE_PKG, micropython_binary
+from mausbox.sim import run as simrun
 from mausbox.sim.serial import SerialUnit
 from mausbox.transport import UnitLink
 

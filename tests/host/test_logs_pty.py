@@ -19,7 +19,17 @@ from mausbox.store import Store
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 
-from test_logs_pull import make_log, write_unit  # noqa: E402
+from test_logs_pull import make_log  # noqa: E402
+from test_logs_pull import write_unit as write_logs  # noqa: E402
+
+UID = "5e1d00000abc"  # the virtual unit's machine.unique_id(), which the firmware writes into its logs
+
+
+def write_unit(root, logs, uid=UID):
+    """A unit folder with these logs, its machine.unique_id() the one in them (as on a board)."""
+    write_logs(root, logs)
+    (root / ".sim").mkdir(exist_ok=True)
+    (root / ".sim" / "unique_id").write_text(uid + "\n")
 
 
 def serial_unit(root, **kw):
@@ -67,7 +77,7 @@ class FaultyLink(ReplLink):
         raise LinkLost("cable pulled (test)")
 
 
-def logs_for(seed, sizes, unit="abc"):
+def logs_for(seed, sizes, unit=UID):
     rng = random.Random(seed)
     return {"%05d-mg.jsonl" % (i + 1): make_log(rng, n, unit=unit) for i, n in enumerate(sizes)}
 
@@ -95,7 +105,7 @@ def test_pull_over_the_pty(tmp_path):
         try:
             res = pull_unit(link, store)
             check_pulled(store, root, logs, res)
-            assert res.unit == "abc"  # no machine.unique_id on the unix port: the id in the newest log
+            assert res.unit == u.unique_id == UID  # machine.unique_id(): each virtual unit has its own
             damaged = [o for o in res.outcomes if o.damage]
             assert [o.name for o in damaged] == ["00000-mg.jsonl"] and not res.ok
             again = pull_unit(link, store)
@@ -179,7 +189,7 @@ def test_hostile_names_refused(tmp_path):
     assert any("path escape" in o.detail for o in res.outcomes)
     assert not os.path.exists("/tmp/pwned.jsonl")
     files = sorted(str(p.relative_to(tmp_path / "store2")) for p in (tmp_path / "store2").rglob("*") if p.is_file())
-    assert files == ["logs.sqlite", "raw/abc/00001-mg.jsonl"]
+    assert files == ["logs.sqlite", f"raw/{UID}/00001-mg.jsonl"]
 
 
 def test_a_handful_of_faulty_pulls_through_the_pty(tmp_path):
@@ -194,7 +204,7 @@ def test_a_handful_of_faulty_pulls_through_the_pty(tmp_path):
         for seed in range(3):
             for f in (root / "logs").glob("*.pulled"):
                 f.unlink()
-            for p in store.raw_dir("abc").glob("*") if store.raw_dir("abc").exists() else []:
+            for p in store.raw_dir(UID).glob("*") if store.raw_dir(UID).exists() else []:
                 p.unlink()
             link = FaultyLink(u.pty_path, rate=0.05, seed=seed)
             try:
@@ -222,8 +232,8 @@ def test_cli_pull_all_units_in_parallel(tmp_path, monkeypatch, capsys):
     roots = []
     for i, sizes in enumerate(([40, 200], [100], [5, 5, 5])):
         root = tmp_path / ("unit%d" % i)
-        logs = logs_for(10 + i, sizes, unit="u%d" % i)  # as machine.unique_id() gives on a board
-        write_unit(root, logs)
+        logs = logs_for(10 + i, sizes, unit="5e1d0000000%d" % i)
+        write_unit(root, logs, "5e1d0000000%d" % i)
         roots.append((root, logs))
     from mausbox.sim.serial import SerialUnit
 
@@ -240,10 +250,10 @@ def test_cli_pull_all_units_in_parallel(tmp_path, monkeypatch, capsys):
     assert len(out) == 3 and all(not r["error"] for r in out)
     assert rc == 0
     pulled = sorted((r["unit"], log["name"]) for r in out for log in r["logs"] if log["status"] == "pulled")
-    assert pulled == sorted(("u%d" % i, n) for i, (_, logs) in enumerate(roots) for n in logs)
+    assert pulled == sorted(("5e1d0000000%d" % i, n) for i, (_, logs) in enumerate(roots) for n in logs)
     for i, (root, logs) in enumerate(roots):
         for n, data in logs.items():
-            assert (store.parent / "raw" / ("u%d" % i) / n).read_bytes() == data
+            assert (store.parent / "raw" / ("5e1d0000000%d" % i) / n).read_bytes() == data
             assert (root / "logs" / (n + ".pulled")).exists()
     assert main(["logs", "list", "--store", str(store), "--json"]) == 0
-    assert sorted(g["unit"] for g in json.loads(capsys.readouterr().out)) == ["u0", "u0", "u1", "u2", "u2", "u2"]
+    assert sorted(g["unit"] for g in json.loads(capsys.readouterr().out)) == ["5e1d00000000"] * 2 + ["5e1d00000001"] + ["5e1d00000002"] * 3

@@ -34,7 +34,7 @@ def unit(tmp_path):
 def test_exec_eval_and_errors(unit):
     with UnitLink(unit.pty_path) as link:
         assert link.eval("6*7") == 42
-        assert link.exec("x = 3\nprint(x)") == b"3\n"
+        assert link.exec("x = 3\nprint(x)") == b"3\r\n"  # text from a board comes with \\r\\n
         assert link.eval("x") == 3  # one session, one globals dict
         with pytest.raises(UnitExecError) as e:
             link.exec("1/0")

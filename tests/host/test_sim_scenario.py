@@ -6,7 +6,7 @@ import sys
 
 import pytest
 from conftest import ROOT
-from mausbox import simrun
+from mausbox.sim import run as simrun
 from scenariokit import SCENARIOS, play
 
 BAD = [

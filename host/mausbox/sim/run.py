@@ -154,8 +154,11 @@ def parse_scenario(text: str, name: str = "scenario") -> list[dict]:
 
 
 def firmware_env(root: Path, **extra: str) -> dict:
+    from mausbox.sim.serial import unit_id
+
     env = dict(os.environ)
     env["MICROPYPATH"] = f"{root}:.frozen"
+    env["MAUSBOX_UNIT_ID"] = unit_id(root)
     for k in ("MAUSBOX_SIM_SCENARIO", "MAUSBOX_SIM_CTL", "MAUSBOX_SIM_OUT"):
         env.pop(k, None)
     env.update(extra)

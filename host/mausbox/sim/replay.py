@@ -20,7 +20,7 @@ from maus import logread
 from maus import settings as fw_settings
 from maus import unit as fw_unit
 
-from mausbox import simrun
+from mausbox.sim import run as simrun
 
 EXIT_MATCH, EXIT_MISMATCH, EXIT_DAMAGED = 0, 1, 2
 JUDGED = ("verdict", "score", "claim", "game_end")
