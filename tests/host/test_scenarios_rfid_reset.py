@@ -3,7 +3,7 @@ said): the unit notices, sets it up again and reads the next cards, so the game 
 
 import json
 
-from mausbox import simrun
+from mausbox.sim import run as simrun
 from scenariokit import SCENARIOS, check_log, first_end, play
 
 # mg-2p-cheese with the reader resetting: while a card is held, just before a card is tapped, between
