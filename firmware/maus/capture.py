@@ -6,9 +6,11 @@
 # runs in service(), called by the main loop: a press counts only if the pin is still low after the
 # settle time (glitches are rejected, the first-edge time is kept); releases, re-arming after the
 # debounce window and stuck buttons are handled there too. See docs/capture.md.
+from array import array
+
 from micropython import const
 
-from maus.ticks import ticks_diff
+from maus.ticks import ticks_add, ticks_diff
 
 _ARMED = const(0)  # waiting for a falling edge
 _SETTLING = const(1)  # edge seen at _t[i]; confirm after settle time
@@ -46,6 +48,10 @@ class Capture:
         self._hard = False
         self.pending = False  # set by the handler: service() has work
         self.irq_count = 0
+        # The poll capture's register loop (hw.scan, maus.race sets it for "capture": "poll"), and
+        # where it puts each button's µs since the call.
+        self.scan = None
+        self._dt = array("i", [0] * n)
         # One handler per pin, made once: the IRQ receives only the Pin object.
         self._handlers = [self._make_handler(i) for i in range(n)]
 
@@ -76,9 +82,41 @@ class Capture:
         self.pending = True
 
     def poll(self, max_us):
-        """`poll` capture for race windows: sample every button's level in a tight loop for up to max_us
-        (or until a press edge is seen), timing first edges by the loop, whatever the IRQ scheduler does.
-        Shares the IRQ path's state, so whichever sees an edge first owns it. Returns True on an edge."""
+        """`poll` capture for race windows: watch every armed button for up to max_us (or until one reads
+        low), timing first edges by the loop, whatever the IRQ scheduler does. With hw.scan (a viper loop
+        reading the GPIO input and timer registers, a few µs a pass) the scheduler waits meanwhile;
+        without, a Python loop of levels() and ticks_us(). Shares the IRQ path's state: the earliest
+        evidence of an edge wins. Returns 1 on an edge, 0 when max_us passed, -1 with no button armed."""
+        scan = self.scan
+        if scan is None:
+            return self._poll_py(max_us)
+        state = self._state
+        armed = 0
+        for i in range(self.n):
+            if state[i] == _ARMED:
+                armed |= 1 << i
+        if not armed:
+            return -1
+        dt = self._dt
+        t0 = self._ticks()
+        low = scan(armed, max_us, dt)
+        if not low:
+            return 0
+        for i in range(self.n):
+            if low >> i & 1:
+                t = ticks_add(t0, dt[i])
+                st = state[i]
+                if st == _ARMED:
+                    self._t[i] = t
+                    self._snap[i] = low
+                    state[i] = _SETTLING
+                    self._pins[i].irq(handler=None)
+                elif st == _SETTLING and ticks_diff(t, self._t[i]) < 0:
+                    self._t[i] = t  # its handler ran first (right after the loop), with a later time
+        self.pending = True
+        return 1
+
+    def _poll_py(self, max_us):
         ticks = self._ticks
         levels = self._levels
         state = self._state

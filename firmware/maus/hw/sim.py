@@ -7,6 +7,7 @@
 #
 # Inputs come from a scenario file (virtual time; MAUSBOX_SIM_SCENARIO) or a control FIFO (real time;
 # MAUSBOX_SIM_CTL). Peripheral state (LEDs, display, sounds) goes as JSON lines to MAUSBOX_SIM_OUT.
+import gc
 import json
 import os
 import time
@@ -14,7 +15,7 @@ import time
 import framebuf
 from micropython import const
 
-from maus.sim.world import SimPin, World
+from maus.sim.world import Esp32Timing, SimPin, World
 
 _OLED_FRAME_US = const(23000)  # a full 128x64 frame over 400 kHz I2C
 _NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
@@ -34,7 +35,7 @@ class RealWorld(World):
     """Real time for interactive play: now follows the host clock; inputs arrive from a FIFO."""
 
     def __init__(self, ctl=None):
-        super().__init__(0)
+        super().__init__(0, rebase=True)
         self._last = time.ticks_us()
         self.ctl = ctl  # callable: poll the control channel, apply inputs
 
@@ -44,19 +45,23 @@ class RealWorld(World):
         t = time.ticks_us()
         self.now += time.ticks_diff(t, self._last)
         self._last = t
+        self._check_rebase()
 
     def ticks_us(self):
         self._sync()
-        return self.now & 0x3FFFFFFF
+        return World.ticks_us(self)
 
     def ticks_ms(self):
         self._sync()
-        return (self.now // 1000) & 0x3FFFFFFF
+        return World.ticks_ms(self)
 
     def spend(self, us):
         if self.ctl:
             self.ctl(0)
         self.run_irqs()
+
+    def run(self, us):
+        self.spend(us)
 
     def sleep_until(self, t_us):
         self._sync()
@@ -71,6 +76,38 @@ class RealWorld(World):
                 self.run_irqs()
                 return True
         return False
+
+
+def timing_model(name=None, seed=0):
+    """The virtual unit's timing: the ESP32 model (default) or "ideal" (MAUSBOX_SIM_TIMING=ideal)."""
+    name = name or _env("MAUSBOX_SIM_TIMING") or "esp32"
+    if name == "ideal":
+        return None
+    if name != "esp32":
+        raise ValueError("MAUSBOX_SIM_TIMING: esp32 or ideal, not %r" % (name,))
+    return Esp32Timing(seed + 1)
+
+
+class _FlashFile:
+    # A log file whose writes reach the simulated flash at flush time (littlefs commits on sync).
+    def __init__(self, f, world):
+        self.f = f
+        self.world = world
+        self._n = 0
+
+    def write(self, b):
+        self._n += len(b)
+        return self.f.write(b)
+
+    def flush(self):
+        self.f.flush()
+        if self._n:
+            self.world.flash_write(self._n)
+            self._n = 0
+
+    def close(self):
+        self.flush()
+        self.f.close()
 
 
 class Out:
@@ -110,7 +147,7 @@ class SimNeoPixel:
             self.buf[i] = rgb
 
     def write(self):
-        self.hw.spend(_NEOPIXEL_US_PER_LED * self.n)
+        self.hw.block(_NEOPIXEL_US_PER_LED * self.n)
         self.shown = list(self.buf)
         self.hw.out.send({"leds": ["%02x%02x%02x" % c for c in self.shown]})
 
@@ -134,7 +171,7 @@ class SimPWM:
         self._publish()
 
     def _publish(self):
-        self.hw.out.send({"tone": self._freq if self._duty else 0, "t": self.hw.world.now // 1000})
+        self.hw.out.send({"tone": self._freq if self._duty else 0, "t": self.hw.world.ticks_ms()})
 
 
 class SimOLED(framebuf.FrameBuffer):
@@ -149,7 +186,7 @@ class SimOLED(framebuf.FrameBuffer):
         self.frames = 0
 
     def show(self):
-        self.hw.spend(_OLED_FRAME_US)
+        self.hw.block(_OLED_FRAME_US)
         self.frames += 1
         self.hw.out.send({"oled": self.buffer.hex() if hasattr(self.buffer, "hex") else _hex(self.buffer)})
 
@@ -176,7 +213,7 @@ class SimADC:
     def read_u16(self):
         self.hw.world.spend(_ADC_READ_US)
         self.reads += 1
-        return self.piezo.sample(self.hw.world.now)
+        return self.piezo.sample(self.hw.world.ticks_us())
 
 
 class SimSPI:
@@ -189,17 +226,17 @@ class SimSPI:
 
     def write(self, buf):
         self.bytes += len(buf)
-        self.hw.spend(_SPI_CALL_US + _SPI_US_PER_BYTE * len(buf))
+        self.hw.block(_SPI_CALL_US + _SPI_US_PER_BYTE * len(buf))
         self.dev.write(buf)
 
     def write_readinto(self, out, into):
         self.bytes += len(out)
-        self.hw.spend(_SPI_CALL_US + _SPI_US_PER_BYTE * len(out))
+        self.hw.block(_SPI_CALL_US + _SPI_US_PER_BYTE * len(out))
         self.dev.write_readinto(out, into)
 
     def readinto(self, buf, write=0):
         self.bytes += len(buf)
-        self.hw.spend(_SPI_CALL_US + _SPI_US_PER_BYTE * len(buf))
+        self.hw.block(_SPI_CALL_US + _SPI_US_PER_BYTE * len(buf))
         self.dev.readinto(buf, write)
 
 
@@ -214,14 +251,17 @@ class Hardware:
                 world = RealWorld(self._poll_ctl)
                 self._open_ctl(ctl_path)
             else:
-                world = World(0)
+                world = World(0, model=timing_model(kw.get("timing"), seed), rebase=True)
         self.world = world
+        world.on_rebase.append(self._rebased)
         self.realtime = isinstance(world, RealWorld)
+        self._live = -1  # heap in use at the last look (a drop: a garbage collection ran)
         self.out = Out(out if out is not None else _env("MAUSBOX_SIM_OUT"))
         self.ticks_us = world.ticks_us
         self.ticks_ms = world.ticks_ms
         self.buttons = [SimPin(world, n) for n in board["buttons"]]
-        self.levels = None
+        self._pins_by_gpio = list(self.buttons)
+        self.levels = self._levels
         parts = board.get("parts", {})
         self.leds = SimNeoPixel(self, len(self.buttons)) if "leds" in parts else None
         self.buzzer = SimPWM(self) if "buzzer" in parts else None
@@ -261,10 +301,96 @@ class Hardware:
 
     # --- time --------------------------------------------------------------------------------------
     def spend(self, us):
+        """The firmware's own bytecode for `us` µs (a main-loop pass): handlers run at its branches."""
+        self._gc_check()
+        self.world.run(us)
+
+    def block(self, us):
+        """A C call of `us` µs (a bus transfer): no handler runs until it returns."""
         self.world.spend(us)
 
     def idle(self, ms):
-        self.world.sleep_until(self.world.now + ms * 1000)
+        w = self.world
+        if w.model is not None and ms > 10:
+            ms = 10  # as maus.hw.esp32.idle: sleep_ms(10) at most, the board's loop wakes no earlier
+        w.sleep_until(w.now + ms * 1000)
+
+    def _gc_check(self):
+        # The unix port's GC runs when the heap is short, as the board's does: a drop of the heap in
+        # use since the last look means a collection ran; the world charges its pause.
+        try:
+            live = gc.mem_alloc()
+        except AttributeError:  # CPython
+            return
+        if 0 <= live < self._live:
+            self.world.collected(live >> 10)
+        self._live = live
+
+    def _rebased(self, shift):
+        if self.scenario_end_us >= 0:
+            self.scenario_end_us -= shift
+
+    def window(self, is_open):
+        """maus.race: a race window opens or closes (the simulator counts flash writes and GCs in it)."""
+        self._gc_check()
+        self.world.window = is_open
+
+    # --- registers (the poll capture reads them as maus.hw.esp32 reads the chip's) ----------------
+    def gpio_in(self):
+        """GPIO_IN_REG: bit n = level of GPIO n (every simulated input and output pin)."""
+        v = 0
+        for p in self._pins_by_gpio:
+            if p.level:
+                v |= 1 << p.num
+        return v
+
+    def _levels(self):
+        # bitmask of buttons that are low now (bit k = player k+1), folded from one register read
+        a = self.gpio_in()
+        out = 0
+        b = self.buttons
+        for k in range(len(b)):
+            if not (a >> b[k].num) & 1:
+                out |= 1 << k
+        return out
+
+    def scan(self, armed, max_us, out):
+        """The poll capture's loop (maus.hw.esp32 scan, a viper loop there): sample the input register
+        and the µs counter every poll_pass_us, holding the scheduler off, until a button in `armed` (a
+        player bitmask) reads low or max_us pass. -> the bitmask seen low; out[k] = µs from the call to
+        the sample that saw button k. The world skips the samples between its events: the same samples."""
+        w = self.world
+        m = w.model
+        step = m.poll_pass_us if m is not None else 1
+        t0 = w.now
+        end = t0 + max_us
+        t = t0
+        while True:
+            low = self._levels() & armed
+            if low:
+                for k in range(len(self.buttons)):
+                    if low >> k & 1:
+                        out[k] = t - t0
+                w.spend(t + step - w.now)  # the pass that saw it; then queued handlers run
+                return low
+            nxt = w.next_action()
+            if nxt < 0 or nxt >= end:
+                w.spend(end - w.now)
+                return 0
+            if nxt < t + step:
+                nxt = t + step
+            t = t0 + (nxt - t0 + step - 1) // step * step  # the first sample at or after the event
+            if t > end:
+                t = end
+            a = w._actions
+            while a and a[0][0] <= t:
+                w._apply_until(a[0][0])
+            w.now = t
+
+    # --- the flash -------------------------------------------------------------------------------------
+    def flash_file(self, f):
+        """A log file on the simulated flash: each flush is a littlefs sync the world times and counts."""
+        return _FlashFile(f, self.world)
 
     def finished(self):
         """Scenario mode: every action applied."""
@@ -306,7 +432,7 @@ class Hardware:
     def knock(self, amp_ms):
         amp, ms = amp_ms
         if self.piezo is not None:
-            self.piezo.knock(self.world.now, amp, ms)
+            self.piezo.knock(self.world.ticks_us(), amp, ms)
 
     def noise(self, level):
         if self.piezo is not None:
@@ -348,7 +474,7 @@ class Hardware:
             if not line or line[0] == "#":
                 continue
             act = json.loads(line)
-            t = act["at_ms"] * 1000
+            t = act["at_ms"] * 1000 - self.world.shifted  # scenario time -> the rebased clock
             if t > self.scenario_end_us:
                 self.scenario_end_us = t
             self.world.at(t, self._scenario_step, act)
