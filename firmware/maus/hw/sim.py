@@ -256,6 +256,8 @@ class Hardware:
         world.on_rebase.append(self._rebased)
         self.realtime = isinstance(world, RealWorld)
         self._live = -1  # heap in use at the last look (a drop: a garbage collection ran)
+        self._win_a0 = 0  # heap in use as the race window opened
+        self.window_alloc = 0  # the most a window allocated (bytes)
         self.out = Out(out if out is not None else _env("MAUSBOX_SIM_OUT"))
         self.ticks_us = world.ticks_us
         self.ticks_ms = world.ticks_ms
@@ -316,14 +318,25 @@ class Hardware:
         w.sleep_until(w.now + ms * 1000)
 
     def _gc_check(self):
-        # The unix port's GC runs when the heap is short, as the board's does: a drop of the heap in
-        # use since the last look means a collection ran; the world charges its pause.
+        # Collections, seen from the heap in use at each main-loop pass: a drop of 4 KB or more is a
+        # collection that ran (explicit frees of list growth and buffers are smaller); in a race window,
+        # growth past the room the board has left (Esp32Timing.window_room_kb) is the collection the
+        # board would run there. The world charges the pause and counts those inside windows.
         try:
             live = gc.mem_alloc()
         except AttributeError:  # CPython
             return
-        if 0 <= live < self._live:
-            self.world.collected(live >> 10)
+        w = self.world
+        if 0 <= live < self._live - 4096:
+            w.collected(live >> 10)
+            self._win_a0 = live
+        elif w.window and w.model is not None:
+            grown = live - self._win_a0
+            if grown > self.window_alloc:
+                self.window_alloc = grown
+            if grown > w.model.window_room_kb * 1024:
+                w.collected(live >> 10)
+                self._win_a0 = live
         self._live = live
 
     def _rebased(self, shift):
@@ -334,6 +347,8 @@ class Hardware:
         """maus.race: a race window opens or closes (the simulator counts flash writes and GCs in it)."""
         self._gc_check()
         self.world.window = is_open
+        if is_open:
+            self._win_a0 = self._live
 
     # --- registers (the poll capture reads them as maus.hw.esp32 reads the chip's) ----------------
     def gpio_in(self):

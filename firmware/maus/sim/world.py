@@ -67,6 +67,10 @@ class Esp32Timing:
     gc_us_per_heap_kb = 20
     gc_us_per_live_kb = 40
     heap_kb = 109  # 111,936 bytes (host/mausbox/heapbudget.py BOARD_HEAP)
+    # Free heap the unit has at a reveal on the board, after the window's own collection: the board's
+    # heap less the unit's peak in a game (`make bench`: heap.peak_race) with margin. A window that
+    # allocates more would collect inside it (maus.hw.sim counts it).
+    window_room_kb = 16
     # I2C at 400 kHz: an SSD1306 128x64 frame is 1 KB + addressing, ~9 bits a byte: ~23 ms (the port's
     # machine.I2C blocks until the transfer ends). SPI at 10 MHz to the MFRC522: ~1 µs a byte plus
     # the call; an RFID poll is ~30 register accesses at ~50 µs each of MicroPython (maus/hw/sim.py).
@@ -149,7 +153,8 @@ class World:
             fn(r)
 
     def _check_rebase(self):
-        if self.rebase and self.now >= _REBASE_AT:
+        # At the end of a call that moved time: a time the caller computed for the call stays right.
+        while self.rebase and self.now >= _REBASE_AT:
             self._rebase()
 
     # --- external actions -------------------------------------------------------------------------
@@ -234,7 +239,6 @@ class World:
     def spend(self, us):
         """The firmware is inside a C call for `us` µs (a bus transfer, a flash write): the world goes on
         meanwhile; queued handlers run after it, at the next bytecode branch."""
-        self._check_rebase()
         end = self.now + us
         a = self._actions
         if a and a[0][0] <= end:
@@ -243,6 +247,7 @@ class World:
         self.busy_us += us
         if self.qlen:
             self.run_irqs()
+        self._check_rebase()
 
     def run(self, us):
         """The firmware runs `us` µs of bytecode: with a model, handlers run at the next branch after
@@ -251,7 +256,6 @@ class World:
         if m is None:
             self.spend(us)
             return
-        self._check_rebase()
         end = self.now + us
         while True:
             nxt = self._actions[0][0] if self._actions else -1
@@ -270,12 +274,12 @@ class World:
             self._apply_until(nxt)
         if end > self.now:
             self.now = end
+        self._check_rebase()
 
     def sleep_until(self, t_us):
         """Idle until t_us. Ideal: returns True as soon as an IRQ handler ran (it would wake the loop).
         With a model this is time.sleep_ms(): handlers run inside it, except in its blind tail (they
         run at the first branch after it returns), and it always sleeps to the end (returns False)."""
-        self._check_rebase()
         m = self.model
         if m is None:
             if self.qlen:
@@ -307,6 +311,7 @@ class World:
             self._apply_until(nxt)
         if t_us > self.now:
             self.now = t_us
+        self._check_rebase()
         return False
 
     # --- the flash ---------------------------------------------------------------------------------
