@@ -134,7 +134,7 @@ def races(mode, n, seed=11):
         winners = [p - 1 for p, _o in res]
         if tp not in winners or any(truth.get(p, 1 << 40) - t1 > TIE_US for p in winners):
             wrong += 1
-        for p, t in truth.items():
+        for p in truth:
             if p not in got:
                 missed += 1
                 continue

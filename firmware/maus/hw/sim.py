@@ -15,7 +15,7 @@ import time
 import framebuf
 from micropython import const
 
-from maus.sim.world import Esp32Timing, SimPin, World
+from maus.sim.world import Esp32Timing, FlashFile, SimPin, World
 
 _OLED_FRAME_US = const(23000)  # a full 128x64 frame over 400 kHz I2C
 _NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
@@ -86,28 +86,6 @@ def timing_model(name=None, seed=0):
     if name != "esp32":
         raise ValueError("MAUSBOX_SIM_TIMING: esp32 or ideal, not %r" % (name,))
     return Esp32Timing(seed + 1)
-
-
-class _FlashFile:
-    # A log file whose writes reach the simulated flash at flush time (littlefs commits on sync).
-    def __init__(self, f, world):
-        self.f = f
-        self.world = world
-        self._n = 0
-
-    def write(self, b):
-        self._n += len(b)
-        return self.f.write(b)
-
-    def flush(self):
-        self.f.flush()
-        if self._n:
-            self.world.flash_write(self._n)
-            self._n = 0
-
-    def close(self):
-        self.flush()
-        self.f.close()
 
 
 class Out:
@@ -262,7 +240,6 @@ class Hardware:
         self.ticks_us = world.ticks_us
         self.ticks_ms = world.ticks_ms
         self.buttons = [SimPin(world, n) for n in board["buttons"]]
-        self._pins_by_gpio = list(self.buttons)
         self.levels = self._levels
         parts = board.get("parts", {})
         self.leds = SimNeoPixel(self, len(self.buttons)) if "leds" in parts else None
@@ -351,61 +328,16 @@ class Hardware:
             self._win_a0 = self._live
 
     # --- registers (the poll capture reads them as maus.hw.esp32 reads the chip's) ----------------
-    def gpio_in(self):
-        """GPIO_IN_REG: bit n = level of GPIO n (every simulated input and output pin)."""
-        v = 0
-        for p in self._pins_by_gpio:
-            if p.level:
-                v |= 1 << p.num
-        return v
-
     def _levels(self):
-        # bitmask of buttons that are low now (bit k = player k+1), folded from one register read
-        a = self.gpio_in()
-        out = 0
-        b = self.buttons
-        for k in range(len(b)):
-            if not (a >> b[k].num) & 1:
-                out |= 1 << k
-        return out
+        return self.world.levels(self.buttons)
 
     def scan(self, armed, max_us, out):
-        """The poll capture's loop (maus.hw.esp32 scan, a viper loop there): sample the input register
-        and the µs counter every poll_pass_us, holding the scheduler off, until a button in `armed` (a
-        player bitmask) reads low or max_us pass. -> the bitmask seen low; out[k] = µs from the call to
-        the sample that saw button k. The world skips the samples between its events: the same samples."""
-        w = self.world
-        m = w.model
-        step = m.poll_pass_us if m is not None else 1
-        t0 = w.now
-        end = t0 + max_us
-        t = t0
-        while True:
-            low = self._levels() & armed
-            if low:
-                for k in range(len(self.buttons)):
-                    if low >> k & 1:
-                        out[k] = t - t0
-                w.spend(t + step - w.now)  # the pass that saw it; then queued handlers run
-                return low
-            nxt = w.next_action()
-            if nxt < 0 or nxt >= end:
-                w.spend(end - w.now)
-                return 0
-            if nxt < t + step:
-                nxt = t + step
-            t = t0 + (nxt - t0 + step - 1) // step * step  # the first sample at or after the event
-            if t > end:
-                t = end
-            a = w._actions
-            while a and a[0][0] <= t:
-                w._apply_until(a[0][0])
-            w.now = t
+        return self.world.scan(self.buttons, armed, max_us, out)
 
     # --- the flash -------------------------------------------------------------------------------------
     def flash_file(self, f):
         """A log file on the simulated flash: each flush is a littlefs sync the world times and counts."""
-        return _FlashFile(f, self.world)
+        return FlashFile(f, self.world)
 
     def finished(self):
         """Scenario mode: every action applied."""

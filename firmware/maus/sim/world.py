@@ -314,6 +314,54 @@ class World:
         self._check_rebase()
         return False
 
+    # --- registers: what the poll capture reads (maus.hw.esp32 reads the chip's) ----------------------
+    def gpio_in(self, pins):
+        """GPIO_IN_REG as the pins make it: bit n = level of GPIO n."""
+        v = 0
+        for p in pins:
+            if p.level:
+                v |= 1 << p.num
+        return v
+
+    def levels(self, buttons):
+        """Bitmask of buttons that are low (bit k = player k+1), folded from one register read."""
+        a = self.gpio_in(buttons)
+        out = 0
+        for k in range(len(buttons)):
+            if not (a >> buttons[k].num) & 1:
+                out |= 1 << k
+        return out
+
+    def scan(self, buttons, armed, max_us, out):
+        """The poll capture's loop (maus.hw.esp32 scan, a viper loop there): sample the input register
+        and the µs counter every poll_pass_us, holding the scheduler off, until a button in `armed` (a
+        player bitmask) reads low or max_us pass. -> the bitmask seen low; out[k] = µs from the call to
+        the sample that saw button k. Samples between the world's events are skipped: they read the same."""
+        m = self.model
+        step = m.poll_pass_us if m is not None else 1
+        t0 = self.now
+        end = t0 + max_us
+        t = t0
+        while True:
+            low = self.levels(buttons) & armed
+            if low:
+                for k in range(len(buttons)):
+                    if low >> k & 1:
+                        out[k] = t - t0
+                self.spend(t + step - self.now)  # the pass that saw it; then queued handlers run
+                return low
+            nxt = self.next_action()
+            if nxt < 0 or nxt >= end:
+                self.spend(end - self.now)
+                return 0
+            if nxt < t + step:
+                nxt = t + step
+            t = t0 + (nxt - t0 + step - 1) // step * step  # the first sample at or after the event
+            if t > end:
+                t = end
+            self._apply_until(t)
+            self.now = t
+
     # --- the flash ---------------------------------------------------------------------------------
     def flash_write(self, nbytes):
         """A littlefs write + sync of nbytes (one log record): the flash is programmed (and erased when
@@ -322,6 +370,7 @@ class World:
         self.flash_bytes += nbytes
         if self.window:
             self.window_flash_writes += 1
+            print("SIM flash write in a race window: %d bytes" % nbytes)  # scenario tests look for it
         m = self.model
         if m is None:
             return
@@ -341,9 +390,34 @@ class World:
         self.gcs += 1
         if self.window:
             self.window_gcs += 1
+            print("SIM garbage collection in a race window")
         m = self.model
         if m is not None:
             self.spend(m.gc_pause_us(live_kb))
+
+
+class FlashFile:
+    """A file on the simulated flash: its bytes reach the flash at flush time (littlefs commits on sync),
+    each flush a World.flash_write (timed, and counted inside race windows)."""
+
+    def __init__(self, f, world):
+        self.f = f
+        self.world = world
+        self._n = 0
+
+    def write(self, b):
+        self._n += len(b)
+        return self.f.write(b)
+
+    def flush(self):
+        self.f.flush()
+        if self._n:
+            self.world.flash_write(self._n)
+            self._n = 0
+
+    def close(self):
+        self.flush()
+        self.f.close()
 
 
 class SimPin:
