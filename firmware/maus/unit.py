@@ -619,7 +619,8 @@ class Unit:
         self.gest.poll(now)
         if self.timers:
             due = None
-            for name, t in self.timers.items():
+            for name in self.timers:  # not .items(): a view and a tuple a pass would fill the heap in a race
+                t = self.timers[name]
                 if ticks_diff(now, t) >= 0 and (due is None or ticks_diff(t, self.timers[due]) < 0):
                     due = name
             if due is not None:

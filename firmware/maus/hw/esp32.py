@@ -35,6 +35,7 @@ class Hardware:
         self.adc = self.piezo_pin = self.jumper = None
         self.problems = []
         self._wdt = None
+        self._rmt = None
         if "leds" in parts:
             import neopixel
 
@@ -134,6 +135,15 @@ class Hardware:
 
     def window(self, is_open):
         pass
+
+    def pulse(self, delay_us, low_us):
+        """The latency self-test's edge: the RMT drives the jumper low delay_us from now, for low_us, while
+        the CPU runs the race loop (docs/capture.md). The RMT's own start delay is measured by the test."""
+        if self._rmt is None:
+            import esp32
+
+            self._rmt = esp32.RMT(pin=self.jumper, resolution_hz=1000000, idle_level=True)
+        self._rmt.write_pulses((delay_us, low_us), True)  # high for delay_us, low for low_us, then idle high
 
     def idle(self, ms):
         if ms > 0:

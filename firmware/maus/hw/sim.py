@@ -305,6 +305,8 @@ class Hardware:
             return
         w = self.world
         if 0 <= live < self._live - 4096:
+            if w.window:
+                print("SIM heap dropped from %d to %d bytes" % (self._live, live))
             w.collected(live >> 10)
             self._win_a0 = live
         elif w.window and w.model is not None:
@@ -312,6 +314,7 @@ class Hardware:
             if grown > self.window_alloc:
                 self.window_alloc = grown
             if grown > w.model.window_room_kb * 1024:
+                print("SIM a race window allocated %d bytes" % grown)
                 w.collected(live >> 10)
                 self._win_a0 = live
         self._live = live
@@ -333,6 +336,12 @@ class Hardware:
 
     def scan(self, armed, max_us, out):
         return self.world.scan(self.buttons, armed, max_us, out)
+
+    def pulse(self, delay_us, low_us):
+        """The latency jumper driven by a peripheral: low delay_us from now, for low_us (as esp32.pulse)."""
+        w = self.world
+        w.at(w.now + delay_us, self.jumper.set_level, 0)
+        w.at(w.now + delay_us + low_us, self.jumper.set_level, 1)
 
     # --- the flash -------------------------------------------------------------------------------------
     def flash_file(self, f):
