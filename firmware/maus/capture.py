@@ -46,6 +46,7 @@ class Capture:
         self._snap = [0] * n  # levels of all buttons when the edge was seen
         self._since = [0] * n  # time the current state began (release, hold-off)
         self._hard = False
+        self._seen_at = 0  # when service() last looked
         self.pending = False  # set by the handler: service() has work
         self.irq_count = 0
         # The poll capture's register loop (hw.scan, maus.race sets it for "capture": "poll"), and
@@ -155,6 +156,7 @@ class Capture:
         """Arm every button; a button already low is stuck until released."""
         self._hard = hard
         now = self._ticks()
+        self._seen_at = now
         low = self._levels()
         for i in range(self.n):
             if low & (1 << i):
@@ -184,6 +186,11 @@ class Capture:
         self.pending = False
         now = self._ticks()
         low = self._levels()
+        # The loop could not look for longer than a debounce window (a flash erase, a display refresh):
+        # an edge taken meanwhile whose handler saw the button low counts even if it is up again now.
+        seen = self._seen_at
+        blind = ticks_diff(now, seen) > self.debounce_us
+        self._seen_at = now
         for i in range(self.n):
             st = self._state[i]
             is_low = low & (1 << i)
@@ -197,6 +204,7 @@ class Capture:
                             t = self._t[k]
                     self._pins[i].irq(handler=None)
                     self._t[i] = t
+                    self._snap[i] = low
                     self._state[i] = _SETTLING
                     st = _SETTLING
             if st == _SETTLING:
@@ -205,7 +213,7 @@ class Capture:
                 # a glitch.
                 age = ticks_diff(now, self._t[i])
                 if age >= self.settle_us:
-                    if is_low:
+                    if is_low or (blind and self._snap[i] & (1 << i) and ticks_diff(self._t[i], seen) > 0):
                         self._state[i] = _DOWN
                         self._since[i] = self._t[i]
                         self._emit(EV_PRESS, i, self._t[i])

@@ -646,7 +646,7 @@ class Unit:
             _crash_count(hw, 0)
         wait = self._wait_ms(now)
         if wait > 0 and ticks_diff(now, self._gc_at) > 500:
-            gc.collect()  # idle time: collect now, not during a race
+            getattr(hw, "collect", gc.collect)()  # idle time: collect now, not during a race (sim: timed)
             self._gc_at = now
         hw.idle(wait)
 
