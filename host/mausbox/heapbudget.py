@@ -20,7 +20,7 @@ BOARD_HEAP = 111936
 SIM_SHARE = {
     "rfid": 29184,  # the MFRC522 register emulator, the RF field and six NTAG216 tags
     "piezo": 7680,  # the piezo waveform model
-    "world": 3072,  # virtual time, the soft-IRQ queue and six simulated pins
+    "world": 7168,  # virtual time, the soft-IRQ queue, the ESP32 timing model and six simulated pins
     "flash": 20992,  # a 32 x 512-byte RAM block device mounted as littlefs (a board's flash is not heap)
 }
 

@@ -3,7 +3,6 @@
 from maus.ticks import PERIOD, ticks_add
 from test_mausgeflippt_kit import (
     T0,
-    verdicts,
     check_totals,
     cloth_id,
     mice_where,
@@ -13,6 +12,7 @@ from test_mausgeflippt_kit import (
     reveal,
     settle,
     unworn_cards,
+    verdicts,
     worn_cards,
 )
 
