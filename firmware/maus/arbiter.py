@@ -28,6 +28,8 @@ class Arbiter:
         self._off = [0] * (_MAX + 1)  # offset of each player's first press in `order`
         self.presses = []  # (player, offset_us, kind) in arrival order, for the log
         self.order = []  # players by their first press since the reveal that was not locked out (valid or late)
+        self.late_ties = []  # (player, offset_us) confirmed after decide() but tied with its winner
+        self._first = None
 
     def decide_ms(self):
         # How long after the first valid press to wait: the tie window plus the settle time of a
@@ -45,6 +47,8 @@ class Arbiter:
         self.decided = False
         self.presses = []
         self.order = []
+        self.late_ties = []
+        self._first = None
         for i in range(_MAX + 1):
             self._seen[i] = False
 
@@ -61,6 +65,13 @@ class Arbiter:
             kind = LOCKED  # locked out by a false start: also after the decision
         elif self.decided:
             kind = LATE
+            first = self._first
+            if first is not None and not self._seen[player] and off - first <= self.tie_us:
+                # confirmed after the decision (a contact that bounced past decide_ms) but its first edge
+                # ties with the winner: it is a tied claim all the same
+                kind = VALID
+                self._seen[player] = True
+                self.late_ties.append((player, off))
         elif self._seen[player]:
             kind = LOCKED
         else:
@@ -101,6 +112,7 @@ class Arbiter:
         """Close the race: [(player, offset_us), ...] of the winner and everyone tied with it, earliest first."""
         self.decided = True
         best = self.first()
+        self._first = best
         if best is None:
             return []
         out = [(p, off) for p, off, kind in self.presses if kind == VALID and off - best <= self.tie_us]

@@ -189,3 +189,16 @@ def test_no_passing_on_a_protected_mouse():
     g.on_press(2, ticks_add(T0, 500000))
     t.advance(5001)  # P1 tried (pressed) and takes the cheese; the mouse goes under
     assert g.s.cheeses[1] == 1 and g.s.cheeses[2] == 0 and g.claimant == 1
+
+
+def test_a_tie_confirmed_after_the_decision_joins_the_claims():
+    g, t = new_game(n=3)
+    m = mice_where(False)[0]
+    reveal(g, t, m)
+    race(g, t, (1, 200000))
+    g.on_press(3, ticks_add(T0, 201200))  # bounced for 20 ms: confirmed after the decision
+    assert g.queue == [1, 3] and t.last("claim") == {"player": 3, "offset_us": 201200, "tied": True}
+    g.on_tap(cloth_id(worn_cards(m)[0]), "x", 0)
+    assert g.claimant == 3
+    g.on_tap(cloth_id(worn_cards(m)[1]), "x", 0)
+    assert g.s.mice[1] == 1 and g.s.mice[3] == 1

@@ -115,6 +115,8 @@ class Mausgeflippt(Claims):
                 self.deciding = True
                 self.table.cancel("unclaimed")
                 self.table.timer("decide", arb.decide_ms())
+            elif ph != _RACE and kind == VALID:
+                self._late_tie(player)
             elif ph == _COLLECT and player == self.claimant:
                 self._end_collection(False)
         elif ph == _REVEAL:
@@ -201,6 +203,18 @@ class Mausgeflippt(Claims):
         for p, off in won:
             self.table.log("claim", {"player": p, "offset_us": off, "tied": len(won) > 1})
         self._next_claim()
+
+    def _late_tie(self, p):
+        # A press confirmed after the decision whose first edge ties with the winner (a long-bouncing
+        # contact): a tied claim, in press order among the claims still waiting.
+        arb = self.arb
+        off = arb.offset(p)
+        q = self.queue
+        i = len(q)
+        while i > self.qi and arb.offset(q[i - 1]) > off:
+            i -= 1
+        q.insert(i, p)
+        self.table.log("claim", {"player": p, "offset_us": off, "tied": True})
 
     # --- end of a reveal -------------------------------------------------------------------------
     def _round_end(self):
