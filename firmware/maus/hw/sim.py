@@ -45,7 +45,6 @@ class RealWorld(World):
         t = time.ticks_us()
         self.now += time.ticks_diff(t, self._last)
         self._last = t
-        self._check_rebase()
 
     def ticks_us(self):
         self._sync()
@@ -59,6 +58,7 @@ class RealWorld(World):
         if self.ctl:
             self.ctl(0)
         self.run_irqs()
+        self._check_rebase()  # as a call returns, never inside one (its caller's times stay right)
 
     def run(self, us):
         self.spend(us)
@@ -72,9 +72,11 @@ class RealWorld(World):
             else:
                 time.sleep_ms(wait)
             self._sync()
-            if self.queue:
+            if self.qlen:
                 self.run_irqs()
+                self._check_rebase()
                 return True
+        self._check_rebase()
         return False
 
 
