@@ -115,6 +115,7 @@ class World:
         self.window = False  # a race window is open (set by maus.race through the hardware)
         self.window_flash_writes = 0  # flash writes while a window was open (must stay 0)
         self.window_gcs = 0  # garbage collections while a window was open (must stay 0)
+        self.quiet = False  # no console line for them (a benchmark that writes in windows on purpose)
         self.flash_writes = 0
         self.flash_bytes = 0
         self._flash_fill = 0  # bytes into the current data block
@@ -372,7 +373,8 @@ class World:
         self.flash_bytes += nbytes
         if self.window:
             self.window_flash_writes += 1
-            print("SIM flash write in a race window: %d bytes" % nbytes)  # scenario tests look for it
+            if not self.quiet:
+                print("SIM flash write in a race window: %d bytes" % nbytes)  # scenario tests look for it
         m = self.model
         if m is None:
             return
@@ -392,7 +394,8 @@ class World:
         self.gcs += 1
         if self.window:
             self.window_gcs += 1
-            print("SIM garbage collection in a race window")
+            if not self.quiet:
+                print("SIM garbage collection in a race window")
         m = self.model
         if m is not None:
             self.spend(m.gc_pause_us())
