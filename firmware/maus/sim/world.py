@@ -68,10 +68,12 @@ class Esp32Timing:
     gc_us_per_heap_kb = 20
     gc_us_per_live_kb = 40
     heap_kb = 109  # 111,936 bytes (host/mausbox/heapbudget.py BOARD_HEAP); PSRAM boards: megabytes
-    live_kb = 64  # the unit's live heap in a game on the board (`make bench`: heap.peak_race, rounded)
-    # Free heap the unit has at a reveal on the board, after the window's own collection: the board's
-    # heap less the unit's peak in a game (`make bench`: heap.peak_race) with margin. A window that
-    # allocates more would collect inside it (maus.hw.sim counts it).
+    # the unit's live heap in a game on the board, an estimate: the game's peak (`make bench`:
+    # mausgeflippt.heap_live_peak_in_random_games, 40 KB) plus the shell, drivers and buffers
+    live_kb = 64
+    # Free heap the unit has at a reveal on the board, after the window's own collection: heap_kb less
+    # live_kb is ~45 KB; 16 KB leaves room for fragmentation. A window that allocates more would collect
+    # inside it (maus.hw.sim counts it; `make bench` prints the most a window allocated).
     window_room_kb = 16
     # I2C at 400 kHz: an SSD1306 128x64 frame is 1 KB + addressing, ~9 bits a byte: ~23 ms (the port's
     # machine.I2C blocks until the transfer ends). SPI at 10 MHz to the MFRC522: ~1 µs a byte plus
@@ -186,10 +188,6 @@ class World:
             fn(arg)
 
     # --- the soft-IRQ scheduler ---------------------------------------------------------------------
-    @property
-    def queue(self):
-        return [(self._qh[(self._qi + k) % QUEUE_LEN], self._qp[(self._qi + k) % QUEUE_LEN]) for k in range(self.qlen)]
-
     def irq(self, handler, pin):
         """The ISR: mp_sched_schedule() of the handler, or dropped when the queue is full."""
         if self.qlen >= QUEUE_LEN:
