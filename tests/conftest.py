@@ -63,26 +63,15 @@ class Interp:
         would fragment it, and a unit never does that. Each .mpy names its source relative to the
         checkout, so the heap does not depend on where the checkout lives."""
         if self._tree is None:
+            import atexit
             import shutil
             import tempfile
 
-            from mausbox.build import compile_file
+            from mausbox.build import compile_tree
 
             out = Path(tempfile.mkdtemp(prefix=f"mausbox-{self.tag}-"))
-            for base in (FIRMWARE, FWTESTS):
-                for src in sorted(base.rglob("*")):
-                    if "__pycache__" in src.parts or not src.is_file() or src.name == "manifest.py":
-                        continue
-                    dst = out / src.relative_to(base)
-                    dst.parent.mkdir(parents=True, exist_ok=True)
-                    if src.suffix == ".py":
-                        err = compile_file(src, dst.with_suffix(".mpy"), march=self.march,
-                                           shown=src.relative_to(ROOT))
-                        if err:
-                            raise RuntimeError(err)
-                    elif src.suffix in (".json", ".jsonl", ".py"):
-                        shutil.copyfile(src, dst)
-            self._tree = out
+            atexit.register(shutil.rmtree, out, True)
+            self._tree = compile_tree([FIRMWARE, FWTESTS], out, self.march, ROOT)
         return self._tree
 
     def describe(self) -> str:

@@ -35,7 +35,8 @@ _CHOICES = {
 }
 # part -> integer fields and their range
 _RANGES = {
-    "rfid": (("baud", 100000, 10000000),),  # MFRC522 SPI: up to 10 Mbit/s
+    # MFRC522 SPI clock: up to 10 Mbit/s (datasheet 8.1.2); optional, default drivers.mfrc522.SPI_HZ (4 MHz)
+    "rfid": (("baud", 100000, 10000000),),
     "jumper": (("player", 1, _MAX_PLAYERS),),
 }
 # top-level field -> allowed values (None: any string)
@@ -161,7 +162,7 @@ def _fields(board, errs):
         for field, lo, hi in _RANGES.get(part, ()):
             known.append(field)
             v = spec.get(field)
-            if type(v) is not int or not lo <= v <= hi:
+            if field in spec and (type(v) is not int or not lo <= v <= hi):  # absent: the default
                 errs.append("parts.%s.%s: must be a whole number %d-%d" % (part, field, lo, hi))
         for field in spec:
             if field not in known:

@@ -113,7 +113,7 @@ class Unit:
         from maus.drivers.mfrc522 import MFRC522
 
         try:
-            self.reader = MFRC522(self.hw.spi, self.hw.rfid_cs, self.hw.rfid_rst)
+            self.reader = MFRC522(self.hw.spi, self.hw.rfid_cs, self.hw.rfid_rst, getattr(self.hw, "sleep_us", None))
         except Exception as e:  # noqa: BLE001 - a missing reader is reported by the self-test
             self.hw.problems.append("rfid: %s" % e)
             return

@@ -39,6 +39,27 @@ def compile_file(src: Path, out: Path, march: str = DEFAULT_MARCH, shown: Path |
     return None
 
 
+def compile_tree(bases: list[Path], out: Path, march: str, root: Path) -> Path:
+    """Every .py under each base compiled into one folder `out` (as a unit holds them), data files
+    (.json, .jsonl) copied; each .mpy names its source relative to `root`. Used by the test harness and
+    the benchmarks, so both load exactly what a deploy puts on a unit."""
+    import shutil
+
+    for base in bases:
+        for src in sorted(base.rglob("*")):
+            if "__pycache__" in src.parts or not src.is_file() or src.name == "manifest.py":
+                continue
+            dst = out / src.relative_to(base)
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            if src.suffix == ".py":
+                err = compile_file(src, dst.with_suffix(".mpy"), march=march, shown=src.relative_to(root))
+                if err:
+                    raise RuntimeError(err)
+            elif src.suffix in (".json", ".jsonl"):
+                shutil.copyfile(src, dst)
+    return out
+
+
 # sys.implementation._mpy: bits 0-7 the .mpy version, 8-9 its sub-version, 10+ the native arch.
 MPY_ARCHS = ["", "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp", "xtensa",
              "xtensawin", "rv32imc", "rv64imc"]

@@ -18,7 +18,7 @@ from mausbox.paths import BOARDS_DIR, FIRMWARE_PKG, micropython_binary
 
 DEFAULT_HEAP = "512k"  # the firmware loaded as .mpy (bytecode in RAM, 64-bit objects) plus the simulated chips
 MAIN_PY = "import maus.unit\nmaus.unit.main()\n"
-ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise")
+ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise", "rfid")
 
 
 class ScenarioError(ValueError):
@@ -143,6 +143,9 @@ def parse_scenario(text: str, name: str = "scenario") -> list[dict]:
         elif kind == "noise":
             if type(v) not in (int, float) or not 0 <= v <= 1:
                 raise ScenarioError(f"{where}: \"noise\" takes a level 0..1")
+        elif kind == "rfid":
+            if v != "reset":
+                raise ScenarioError(f"{where}: \"rfid\" takes \"reset\" (the reader chip resets itself)")
         if "ms" in act and kind not in ("hold", "knock"):
             raise ScenarioError(f"{where}: \"ms\" only goes with hold or knock")
         out.append(clean)

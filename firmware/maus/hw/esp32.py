@@ -54,8 +54,10 @@ class Hardware:
             except OSError:
                 self.problems.append("display: no answer on I2C (check SDA/SCL wiring)")
         if "rfid" in parts:
+            from maus.drivers.mfrc522 import SPI_HZ
+
             r = parts["rfid"]
-            self.spi = SPI(2, baudrate=r.get("baud", 10000000), sck=Pin(r["sck"]), mosi=Pin(r["mosi"]),
+            self.spi = SPI(2, baudrate=r.get("baud", SPI_HZ), sck=Pin(r["sck"]), mosi=Pin(r["mosi"]),
                            miso=Pin(r["miso"]))
             self.rfid_cs = Pin(r["cs"], Pin.OUT, value=1)
             self.rfid_rst = Pin(r["rst"], Pin.OUT, value=1)

@@ -20,8 +20,7 @@ from maus.sim.world import Esp32Timing, FlashFile, SimPin, World
 _OLED_FRAME_US = const(23000)  # a full 128x64 frame over 400 kHz I2C
 _NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
 _ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
-_SPI_US_PER_BYTE = const(1)  # 10 MHz SPI, plus call overhead
-_SPI_CALL_US = const(8)
+_SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
 
 
 def _env(name):
@@ -199,24 +198,26 @@ class SimADC:
 class SimSPI:
     """Counts bytes and charges bus time; the MFRC522 emulator answers behind it."""
 
-    def __init__(self, hw, dev):
+    def __init__(self, hw, dev, hz):
         self.hw = hw
         self.dev = dev
         self.bytes = 0
+        self.ns_per_byte = 8000000 // (hz // 1000)
+
+    def _charge(self, n):
+        self.bytes += n
+        self.hw.block(_SPI_CALL_US + n * self.ns_per_byte // 1000)  # a C call: no handler runs in it
 
     def write(self, buf):
-        self.bytes += len(buf)
-        self.hw.block(_SPI_CALL_US + _SPI_US_PER_BYTE * len(buf))
+        self._charge(len(buf))
         self.dev.write(buf)
 
     def write_readinto(self, out, into):
-        self.bytes += len(out)
-        self.hw.block(_SPI_CALL_US + _SPI_US_PER_BYTE * len(out))
+        self._charge(len(out))
         self.dev.write_readinto(out, into)
 
     def readinto(self, buf, write=0):
-        self.bytes += len(buf)
-        self.hw.block(_SPI_CALL_US + _SPI_US_PER_BYTE * len(buf))
+        self._charge(len(buf))
         self.dev.readinto(buf, write)
 
 
@@ -250,15 +251,17 @@ class Hardware:
         self.spi = self.rfid_cs = self.rfid_rst = None
         self.reader = None  # the emulated MFRC522 (the tags are put on its field)
         if "rfid" in parts:
+            from maus.drivers.mfrc522 import SPI_HZ
             from maus.sim import mfrc522_emu
 
-            self.reader = mfrc522_emu.MFRC522Emu()
+            hz = parts["rfid"].get("baud", SPI_HZ)
+            self.reader = mfrc522_emu.MFRC522Emu(spi_hz=hz)
             # MicroPython on an ESP32 spends ~50 us per register access (method call, CS toggles,
             # write_readinto); modelling it keeps the busy-wait reads as few as on the board.
             self.reader.ns_per_call = 50000
-            self.spi = SimSPI(self, self.reader)
+            self.spi = SimSPI(self, self.reader, hz)
             self.rfid_cs = SimPin(world, parts["rfid"]["cs"])
-            self.rfid_rst = SimPin(world, parts["rfid"]["rst"])
+            self.rfid_rst = mfrc522_emu.Pin(1, emu=self.reader)  # wired to the chip's NRSTPD
         self.adc = self.piezo_pin = self.piezo = None
         if "piezo" in parts:
             from maus.sim import piezo
@@ -289,6 +292,16 @@ class Hardware:
     def block(self, us):
         """A C call of `us` µs (a bus transfer): no handler runs until it returns."""
         self.world.spend(us)
+
+    def sleep_us(self, us):
+        # A driver's short wait (the MFRC522 waiting for its oscillator): the world and the chip go on.
+        w = self.world
+        if w.model is not None:
+            w.sleep_until(w.now + us)  # time.sleep_us is mp_hal_delay_us: handlers run, but its tail
+        else:
+            w.spend(us)
+        if self.reader is not None:
+            self.reader.sleep_us(us)
 
     def idle(self, ms):
         w = self.world
@@ -398,6 +411,13 @@ class Hardware:
         if tag is not None:
             self.reader.take(tag)
 
+    def rfid(self, what):
+        # The reader chip itself: "reset" = it resets itself (a brown-out) and says nothing about it.
+        if what != "reset" or self.reader is None:
+            raise ValueError("rfid: only \"reset\", on a board with a reader")
+        self.reader.chip_reset()
+        print("SIM rfid reset")
+
     def knock(self, amp_ms):
         amp, ms = amp_ms
         if self.piezo is not None:
@@ -424,6 +444,8 @@ class Hardware:
             self.knock((act["knock"], act.get("ms", 30)))
         elif "noise" in act:
             self.noise(act["noise"])
+        elif "rfid" in act:
+            self.rfid(act["rfid"])
 
     def load_scenario(self, path):
         # Streamed: only the next action is in memory (the host has checked and sorted the file), so a
