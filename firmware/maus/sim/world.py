@@ -23,8 +23,8 @@ class Esp32Timing:
     Times in µs on an ESP32-WROOM-32E at 240 MHz running MicroPython 1.28 (ESP-IDF 5.x)."""
 
     # GPIO edge -> CPU interrupt -> gpio_isr_service -> machine_pin_isr_handler: mp_sched_schedule() and
-    # mp_hal_wake_main_task_from_isr() (ports/esp32/machine_pin.c). Espressif's figure for a non-IRAM
-    # ISR through the GPIO ISR service at 240 MHz is ~1.5-2.5 µs (ESP-IDF docs, "Interrupt allocation").
+    # mp_hal_wake_main_task_from_isr() (ports/esp32/machine_pin.c): an estimate from published ESP-IDF
+    # GPIO interrupt latencies at 240 MHz (1.5-3 µs through the GPIO ISR service).
     isr_us = 2
     # Pending handlers run only at a VM branch (py/vm.c, pending_exception_check after a jump), one
     # Python callback per check (py/scheduler.c, mp_sched_run_pending): uniform 0..branch_us after the
