@@ -8,7 +8,7 @@ import json
 
 from micropython import const
 
-VERSION = 1  # log format version, "v" in game_start
+VERSION = 2  # log format version, "v" in game_start (2: press late/locked, claim passed)
 
 CRC_KEY = b',"crc":"'
 _SUFFIX_LEN = const(18)  # ,"crc":"hhhhhhhh"}

@@ -14,6 +14,7 @@ from maus.capture import Capture
 from maus.feedback import Feedback
 from maus.game import Player
 from maus.logstore import LogStore, write_atomic
+from maus.race import RaceWindow
 from maus.settings import Settings
 from maus.ticks import ticks_diff
 
@@ -78,13 +79,13 @@ class Unit:
         n = len(hw.buttons)
         self.n = n
         self.capture = Capture(hw.buttons, hw.ticks_us, hw.levels, emit=self._cap_event)
-        self.poll_capture = hw.board.get("capture") == "poll"
+        self.log = None  # type: gamelog.GameLog | None
+        self.window = RaceWindow(hw, self.capture, lambda: self.log)
         self.gest = Gestures(n, self._gesture)
         self._apply_timing()
         self.timers = {}
         self.race = False
         self.game = None
-        self.log = None
         self.mode = "menu"
         self.menu_i = 0
         self.variant_i = 0
@@ -181,11 +182,13 @@ class Unit:
 
     def race_open(self, reveal_t_us):
         self.race = True
+        self.window.open()
         if self.rfid is not None:
             self.rfid.pause()
 
     def race_close(self):
         self.race = False
+        self.window.close()
         if self.rfid is not None:
             self.rfid.resume()
 
@@ -452,7 +455,8 @@ class Unit:
         self.log = gamelog.start_game(
             self.store, self.hw.ticks_ms, short, self.variant, [pl.as_log() for pl in players],
             self.hw.board.get("name"), _hex(self.hw.unique_id()), maus.VERSION, settings,
-            wall=gamelog.wall_iso(wall) if wall else None, ticks=self.hw.ticks_ms(), listener=self._event_line)
+            wall=gamelog.wall_iso(wall) if wall else None, ticks=self.hw.ticks_ms(), listener=self._event_line,
+            wrap=getattr(self.hw, "flash_file", None))
         if self.log.dropped:
             self._say("log_room", n=len(self.log.dropped))
         self.timers = {}
@@ -477,6 +481,7 @@ class Unit:
             self.log = None
         self.mode = "end"
         self.race = False
+        self.window.close()
         self.gest.reset()  # the press that ended the game must not start the next one
         scores = s.get("scores", {})
         lines = []
@@ -496,6 +501,7 @@ class Unit:
             self.log.close()
             self.log = None
         self.race = False
+        self.window.close()
         self.game = None
         self.timers = {}
         self._say("aborted")
@@ -613,19 +619,15 @@ class Unit:
         self.gest.poll(now)
         if self.timers:
             due = None
-            for name, t in self.timers.items():
+            for name in self.timers:  # not .items(): a view and a tuple a pass would fill the heap in a race
+                t = self.timers[name]
                 if ticks_diff(now, t) >= 0 and (due is None or ticks_diff(t, self.timers[due]) < 0):
                     due = name
             if due is not None:
                 del self.timers[due]
                 self._fire_timer(due)
         if self.race:
-            hw.wdt_feed()
-            if self.poll_capture:
-                self.capture.poll(2000)
-                hw.spend(0)
-            else:
-                hw.idle(1)
+            self.window.step()
             return
         if self.rfid is not None:
             for ev in self.rfid.poll(now):
@@ -644,7 +646,7 @@ class Unit:
             _crash_count(hw, 0)
         wait = self._wait_ms(now)
         if wait > 0 and ticks_diff(now, self._gc_at) > 500:
-            gc.collect()  # idle time: collect now, not during a race
+            getattr(hw, "collect", gc.collect)()  # idle time: collect now, not during a race (sim: timed)
             self._gc_at = now
         hw.idle(wait)
 

@@ -21,7 +21,7 @@ BOARD_HEAP = 111936
 SIM_SHARE = {
     "rfid": 39936,  # the MFRC522 register emulator (variants, half-bit RF model) and six NTAG216 tags
     "piezo": 7680,  # the piezo waveform model
-    "world": 4608,  # virtual time, the soft-IRQ queue and six simulated pins
+    "world": 8192,  # virtual time, the soft-IRQ queue, the ESP32 timing model and six simulated pins
     "flash": 22528,  # a 32 x 512-byte RAM block device mounted as littlefs (a board's flash is not heap)
 }
 

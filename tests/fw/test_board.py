@@ -239,7 +239,7 @@ def test_summary_fits_the_screen():
         for line in lines:
             assert len(line) <= 16, line
     s = board.summary(_load(_E))
-    assert "4 players irq" in s and "rfid" in s and "piezo-a" in s
+    assert "4 players poll" in s and "rfid" in s and "piezo-a" in s
 
 
 def test_load_bad_json_names_the_file():
