@@ -2,9 +2,8 @@
 # state after the game: the unit is kept (as on a board, it is still running its end screen).
 import gc
 
-import micropython
-
 import maus.unit
+import micropython
 
 unit = maus.unit.main()
 gc.collect()

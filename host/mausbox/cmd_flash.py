@@ -66,9 +66,10 @@ def plan(board_name: str, firmware: str | None = None) -> dict:
     the given image does not fit the board file."""
     from pathlib import Path
 
+    from maus import board as boardmod
+
     from mausbox.cli import EXIT_PROBLEM, EXIT_USAGE, UserError
     from mausbox.deploy import board_file
-    from maus import board as boardmod
 
     board = boardmod.load(str(board_file(board_name)))
     errs = boardmod.validate(board)
