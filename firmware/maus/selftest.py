@@ -61,7 +61,7 @@ def latency(hw, unit, n=200):
     start delay, measured and taken off), "gc_us" (one garbage collection), or None without a jumper."""
     import gc
 
-    from maus.unit import LOOP_US
+    from maus.unit.core import LOOP_US
 
     out = hw.jumper
     if out is None:

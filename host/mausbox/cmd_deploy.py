@@ -11,6 +11,8 @@ def add_parser(p):
                                    "(default: keep the unit's, else esp32-devkitc, or sim on the virtual unit)")
     p.add_argument("--no-mip", action="store_true", help="do not install micropython-lib packages")
     p.add_argument("--no-confirm", action="store_true", help="do not soft-reset and wait for the boot line")
+    p.add_argument("--romfs", action="store_true", help="put the app into the unit's ROMFS partition (where its "
+                                                        "MicroPython has one) so its bytecode runs from flash")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -18,12 +20,15 @@ def run(args) -> int:
     import json
     from dataclasses import asdict
 
-    from mausbox.deploy import deploy
+    from mausbox.deploy import deploy, deploy_romfs
     from mausbox.transport import UnitLink
 
     say = (lambda *a: None) if args.json else print
     with UnitLink(args.port, timeout=15) as link:
-        report = deploy(link, args.board, say=say, confirm_s=0 if args.no_confirm else 20, mip=not args.no_mip)
+        if args.romfs:
+            report = deploy_romfs(link, args.board, say=say)
+        else:
+            report = deploy(link, args.board, say=say, confirm_s=0 if args.no_confirm else 20, mip=not args.no_mip)
     if args.json:
         print(json.dumps(asdict(report), indent=2))
         return 0

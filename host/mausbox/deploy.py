@@ -182,6 +182,62 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
     return DeployReport(board, how, plan.send, plan.remove, len(plan.unchanged), sent, ready, notes)
 
 
+ROMFS_PROBE = "import vfs\nprint(getattr(vfs, 'rom_ioctl', None) and vfs.rom_ioctl(1) or 0)"
+
+
+def romfs_partitions(link: UnitLink) -> int:
+    """How many ROMFS partitions the unit's MicroPython offers (vfs.rom_ioctl(1)); 0 when it has none."""
+    out = link.exec(ROMFS_PROBE).decode("utf-8", "replace").strip().splitlines()
+    try:
+        return int(out[-1]) if out else 0
+    except ValueError:
+        return 0
+
+
+def romfs_tree(files: dict[str, bytes], dest: Path) -> list[str]:
+    """The app (every maus/ file of a deployment) laid into dest for `mpremote romfs deploy`; -> the paths."""
+    out = []
+    for path, data in sorted(files.items()):
+        if path.startswith("maus/"):
+            (dest / path).parent.mkdir(parents=True, exist_ok=True)
+            (dest / path).write_bytes(data)
+            out.append(path)
+    return out
+
+
+def deploy_romfs(link: UnitLink, board: str | None = None, say=print) -> DeployReport:
+    """The app into the unit's ROMFS partition (bytecode then runs from flash, not the heap; docs/build.md):
+    mpremote builds and writes the image, then /board.json and /main.py go to the filesystem and /maus
+    there is removed (it would shadow /rom/maus on sys.path)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    link.enter_raw(soft_reset=True)
+    if not romfs_partitions(link):
+        raise UserError("this unit's MicroPython has no ROMFS partition (vfs.rom_ioctl): deploy to the filesystem "
+                        "(plain `mausbox deploy`), or flash an image with a romfs partition", EXIT_PROBLEM)
+    first = probe(link, [])
+    board = board or _board_on_unit(link) or default_board(first["platform"])
+    files, how = firmware_files(first["platform"], first["mpy"], board)
+    with tempfile.TemporaryDirectory() as tmp:
+        app = romfs_tree(files, Path(tmp))
+        link.close(restart=False)
+        say(f"deploy: {len(app)} files into the ROMFS partition ({how}, board {board}) with mpremote")
+        proc = subprocess.run([sys.executable, "-m", "mpremote", "connect", link.port, "romfs", "--no-mpy",
+                               "deploy", tmp], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise UserError("mpremote romfs deploy failed: " + (proc.stderr or proc.stdout).strip()[-400:], EXIT_PROBLEM)
+    link.t = UnitLink(link.port, timeout=link.timeout).t  # the same port, opened again after mpremote
+    link.enter_raw(soft_reset=True)
+    for path in ("board.json", "main.py"):
+        link.write_file(path, files[path])
+    link.exec("import os\ndef _rm(d):\n for e in os.ilistdir(d):\n  p=d+'/'+e[0]\n  _rm(p) if e[1]&0x4000 else os.remove(p)\n"
+              " os.rmdir(d)\ntry:\n _rm('/maus')\nexcept OSError:\n pass")
+    ready = confirm_boot(link, 20)
+    return DeployReport(board, how + ", ROMFS", app, [], 0, 0, ready, ["the app runs from the ROMFS partition"])
+
+
 def _board_on_unit(link: UnitLink) -> str | None:
     """Keep the board a unit already has, unless --board says otherwise."""
     out = link.exec("try:\n with open('/board.json') as f:print(f.read())\nexcept OSError:\n pass")

@@ -34,10 +34,10 @@ def test_board_files_leave_out_the_simulator():
     assert how == "mpy v6.3 for xtensawin"
     assert files["main.py"] == MAIN_PY
     assert json.loads(files["board.json"])["name"] == "esp32-devkitc"
-    assert "maus/unit.mpy" in files and "maus/unit.py" not in files
+    assert "maus/unit/core.mpy" in files and "maus/unit/core.py" not in files
     assert not any(p.startswith("maus/sim/") or p == "maus/hw/sim.mpy" for p in files)
     old, how = firmware_files("esp32", (10 << 10) | 5, "esp32-devkitc")  # .mpy v5: ship the sources
-    assert how == "source (.py)" and "maus/unit.py" in old
+    assert how == "source (.py)" and "maus/unit/core.py" in old
     with pytest.raises(UserError):
         firmware_files("esp32", ESP32_MPY, "no-such-board")
 
@@ -66,7 +66,7 @@ def test_full_then_incremental_deploy_over_the_virtual_unit(tmp_path, monkeypatc
             full = deploy(link, say=lambda *a: None, confirm_s=30)
         assert full.ready and full.board == "sim" and full.compiled == f"mpy v6.3 for {simrun.sim_march()}"
         assert (tmp_path / "main.py").read_bytes() == MAIN_PY
-        assert (tmp_path / "maus" / "unit.mpy").is_file()
+        assert (tmp_path / "maus" / "unit" / "core.mpy").is_file()
         assert not list(tmp_path.rglob("*.tmp"))
         # a changed file on the unit, and a stale one: only those are touched
         (tmp_path / "maus" / "ticks.mpy").write_bytes(b"damaged")
@@ -100,9 +100,38 @@ def test_deploy_command_json(tmp_path, capsys):
     with SerialUnit(tmp_path, heapsize=SIM_HEAP) as unit:
         assert main(["deploy", "--port", unit.pty_path, "--json", "--no-confirm"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["board"] == "sim" and "maus/unit.mpy" in report["sent"] and report["bytes_sent"] > 10_000
+    assert report["board"] == "sim" and "maus/unit/core.mpy" in report["sent"] and report["bytes_sent"] > 10_000
 
 
 def test_deploy_command_without_a_unit(capsys):
     assert main(["deploy", "--port", "/dev/no-such-port"]) == 3
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_romfs_deploy_is_refused_where_the_micropython_has_no_romfs(tmp_path):
+    # The virtual unit's MicroPython (unix port) has no ROMFS partition: deploy --romfs says so and
+    # changes nothing; the app's tree for mpremote holds exactly the maus/ files of a deployment.
+    from mausbox.deploy import firmware_files, romfs_tree
+
+    files, _ = firmware_files("esp32", 0, "esp32-devkitc")
+    app = romfs_tree(files, tmp_path)
+    assert app and all(p.startswith("maus/") for p in app)
+    assert "maus/unit/core.py" in app and "maus/texts/unit.de.json" in app
+    assert not any(p.startswith("maus/sim/") for p in app)  # the simulator is never deployed
+    assert (tmp_path / "maus" / "catalogs" / "mg.json").read_bytes() == files["maus/catalogs/mg.json"]
+
+
+def test_romfs_probe_reads_the_partition_count():
+    from mausbox.deploy import romfs_partitions
+
+    class Link:
+        def __init__(self, out):
+            self.out = out
+
+        def exec(self, code):
+            assert "rom_ioctl" in code
+            return self.out
+
+    assert romfs_partitions(Link(b"0\r\n")) == 0
+    assert romfs_partitions(Link(b"1\r\n")) == 1
+    assert romfs_partitions(Link(b"Traceback...\r\nImportError: no module named 'vfs'\r\n")) == 0

@@ -30,7 +30,7 @@ load_catalog = load  # the shell compacts the JSON catalog with this
 class Mausgeflippt(Claims):
     GAME = "mg"
     TITLE = "Mausgeflippt"
-    TEXT = TEXT
+    TEXT = TEXT  # type: ignore[assignment]  # a maus.text.Texts: read from flash when asked
 
     def _prompt(self, repeat=False):
         # the standing prompt of this phase; nothing happens for prompt_timeout_s: said again

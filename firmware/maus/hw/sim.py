@@ -167,7 +167,8 @@ class SimOLED(framebuf.FrameBuffer):
     def show(self):
         self.hw.block(_OLED_FRAME_US)
         self.frames += 1
-        self.hw.out.send({"oled": self.buffer.hex() if hasattr(self.buffer, "hex") else _hex(self.buffer)})
+        if self.hw.out.f is not None:  # the frame as text only for a UI that reads it: a board makes no such copy
+            self.hw.out.send({"oled": self.buffer.hex() if hasattr(self.buffer, "hex") else _hex(self.buffer)})
 
     def contrast(self, c):
         pass
