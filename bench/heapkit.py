@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
 
-from mausbox import heapbudget, simrun  # noqa: E402
+from mausbox import heapbudget  # noqa: E402
+from mausbox.sim import run as simrun  # noqa: E402
 from mausbox.build import compile_file  # noqa: E402
 from mausbox.paths import micropython_binary  # noqa: E402
 
@@ -65,10 +66,15 @@ def _bare(exe: str) -> int:
     return int(out.strip())
 
 
-def prepare(scenario: Path, root: Path) -> Path:
-    """The unit's flash folder with the firmware, its tools and the scenario (checked, in time order)."""
+def prepare(scenario: Path, root: Path, hostsvc: Path | None = None) -> Path:
+    """The unit's flash folder with the firmware, its tools and the scenario (checked, in time order).
+    hostsvc: a maus/hostsvc.py from another branch, compiled in for the heap watcher to load."""
     actions = simrun.parse_scenario(scenario.read_text(encoding="utf-8"), scenario.name)
     simrun.prepare_root(root)
+    if hostsvc is not None:
+        err = compile_file(hostsvc, root / "maus" / "hostsvc.mpy", march=simrun.sim_march(), shown=Path("maus.hostsvc"))
+        if err:
+            raise RuntimeError(err)
     for old in (root / "logs").glob("*") if (root / "logs").exists() else ():
         old.unlink()
     for f in ("settings.json", "settings.bak", "status.json", ".rtcmem", "calib.json"):
@@ -83,11 +89,11 @@ def prepare(scenario: Path, root: Path) -> Path:
     return norm
 
 
-def _run(root: Path, norm: Path, module: str, heap: int, *args: str) -> subprocess.CompletedProcess:
+def _run(root: Path, norm: Path, module: str, heap: int, *args: str, **env_extra: str) -> subprocess.CompletedProcess:
     exe = micropython_binary()
     if exe is None:
         raise FileNotFoundError("no MicroPython unix port (make setup)")
-    env = simrun.firmware_env(root, MAUSBOX_SIM_SCENARIO=str(norm))
+    env = simrun.firmware_env(root, MAUSBOX_SIM_SCENARIO=str(norm), **env_extra)
     env["MICROPYPATH"] = f"{root}:{root / '.sim'}:.frozen"
     return subprocess.run([exe, "-X", f"heapsize={heap}", "-m", module, *args], cwd=root, capture_output=True,
                           text=True, env=env, timeout=1800)
@@ -103,17 +109,19 @@ def _qstrs(out: str) -> dict[str, int]:
     return got
 
 
-def watch(scenario: Path, root: Path) -> dict:
-    """Peak board share per phase (bytes), the names the firmware interned, and what the pools add."""
-    norm = prepare(scenario, root)
+def watch(scenario: Path, root: Path, hostsvc: Path | None = None) -> dict:
+    """Peak board share per phase (bytes), the names the firmware interned, and what the pools add.
+    hostsvc: also load that host service (prepare()) from power-on."""
+    norm = prepare(scenario, root, hostsvc)
     exe = micropython_binary()
-    proc = _run(root, norm, "heapwatch", 1 << 19, str(_bare(exe)))
+    extra = {"MAUSBOX_HEAP_HOSTSVC": "1"} if hostsvc is not None else {}
+    proc = _run(root, norm, "heapwatch", 1 << 19, str(_bare(exe)), **extra)
     if proc.returncode != 0:
         raise RuntimeError(f"{scenario.name}: the heap watcher failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
     vals = {ln.split()[1]: [int(x) for x in ln.split()[2:]] for ln in proc.stdout.splitlines()
             if ln.startswith("HEAPWATCH ") and ln.split()[1] not in ("qstrs", "mem")}
     q = _qstrs(proc.stdout)
-    own = (q["esp32"] - q["start"]) + vals["ssd1306"][1]  # the board's hardware layer's names
+    own = (q["fw"] - q["start"]) + vals["ssd1306"][1]  # the board's hardware layer's names, the driver's
     res = {"scenario": scenario.stem, "sim_share": vals["sim"][0]}
     for phase in ("boot", "game"):
         names = q[phase] - q["sim"] + own

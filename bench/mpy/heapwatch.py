@@ -132,6 +132,11 @@ def main():
     import maus.hw as hwmod
 
     board = hwmod.load_board()
+    # Firmware the simulated Hardware imports itself (the reader's default SPI clock): loaded first, so
+    # it counts as the board's (the unit loads it anyway), not as the simulator's.
+    import maus.drivers.mfrc522  # noqa: F401
+
+    _qstrs("fw")
     a = _live()
     hw = hwmod.open_hardware(board)
     b = _live()
@@ -186,6 +191,14 @@ def main():
     hw.tap = tap
     hw.remove = remove
 
+    import os
+
+    if os.getenv("MAUSBOX_HEAP_HOSTSVC"):
+        # The host service of another branch (maus/hostsvc.py, compiled in by bench/heapkit.py): loaded and
+        # made at power-on as the unit will, so its bytecode, buffers and names are in every phase's peak.
+        from maus.hostsvc import HostService
+
+        _keep.append(HostService(None))
     import maus.unit
 
     _sample()

