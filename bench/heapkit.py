@@ -22,9 +22,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
 
 from mausbox import heapbudget  # noqa: E402
-from mausbox.sim import run as simrun  # noqa: E402
 from mausbox.build import compile_file  # noqa: E402
 from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.sim import run as simrun  # noqa: E402
 
 SCENARIOS = ROOT / "tests" / "scenarios"
 GAMES = {"mausgeflippt": "mg", "mim": "mim", "mms": "mms"}
@@ -38,7 +38,27 @@ ESP32_FROZEN_QSTRS = 395
 QSTR_ENTRY = 7
 QSTR_POOL_HEAD = 24
 
-_QSTR = re.compile(r"qstr pool: n_pool=(\d+), n_qstr=(\d+), n_str_data_bytes=(\d+), n_total_bytes=(\d+)")
+# Names a stock ESP32_GENERIC image (MicroPython 1.28.0) has in ROM, so the firmware using them interns
+# nothing: each is a MP_QSTR_ of the C code the port builds (py/, extmod/, shared/, drivers/, ports/esp32/)
+# or a qstr of a module its boards/manifest.py freezes (micropython-lib at the submodule's commit 8380c7bb).
+# Only the ones the firmware uses are listed (found by matching its .mpy qstr tables against those
+# sources): a name missing here counts as interned, the safe side. The unix port has some of them in ROM
+# too (then they never show up), but not the machine module's (Pin, PWM, ...) nor the frozen ones.
+ESP32_ROM_QSTRS = frozenset("""
+. .. .tmp 0 : <genexpr> <listcomp> ADC ATTN_11DB HOLD I2C IN IRQ_FALLING NeoPixel OUT PULL_UP PWM Pin RMT RTC SPI
+WDT __contains__ __dict__ __file__ __import__ _path add addr align alloc_emergency_exception_buf antenna arg
+array ascii atten b baudrate binascii board buf buffer call cancel cat choice cmd code collect crc32 cs d data
+decode default delattr delete digest discard done dump dumps duty_u16 e edge encode enumerate error esp32 f
+feed file fill floor flush freq gc handler hard hashlib hold i idle idle_level idx ilistdir implementation
+init irq json level line listdir load loads localtime lock locked log machine max memory memoryview message
+min miso mkdir mode module modules mosi msg n name neopixel off offset on os path phase pid pin pins poll
+prompt property pull rb read_u16 real reason release rename request reset resolution_hz rpartition run s scan
+sck scl sda seed seek separators seq setup sha256 sleep sleep_ms sleep_us spi src stat status statvfs stdout
+stream sys t text threshold ticks ticks_add ticks_diff ticks_ms ticks_us time timeout trigger unique_id v val
+version version_info w wait wake wb width write_pulses write_readinto
+""".split())
+
+_QNAME = re.compile(r"^Q\((.*)\)$", re.M)
 
 
 def board_qstr_tables(n: int) -> int:
@@ -99,14 +119,61 @@ def _run(root: Path, norm: Path, module: str, heap: int, *args: str, **env_extra
                           text=True, env=env, timeout=1800)
 
 
-def _qstrs(out: str) -> dict[str, int]:
+def _qstrs(out: str) -> dict[str, set[str]]:
+    """The interned names at each `HEAPWATCH qstrs X` mark (MicroPython's qstr_info(1) after it)."""
     got = {}
-    lines = out.splitlines()
-    for i, line in enumerate(lines):
-        if line.startswith("HEAPWATCH qstrs "):
-            m = _QSTR.search(lines[i + 1])
-            got[line.split()[2]] = int(m.group(2))
+    marks = list(re.finditer(r"^HEAPWATCH qstrs (\w+)$", out, re.M))
+    for k, m in enumerate(marks):
+        end = marks[k + 1].start() if k + 1 < len(marks) else len(out)
+        block = out[m.end():end]
+        block = block[:block.find("\nHEAPWATCH ")] if "\nHEAPWATCH " in block else block
+        got[m.group(1)] = set(_QNAME.findall(block))
     return got
+
+
+def mpy_qstrs(path: Path) -> list[str]:
+    """The names in an .mpy file's qstr table (those mpy-cross did not mark as static)."""
+    b = path.read_bytes()
+
+    def uint(i: int) -> tuple[int, int]:
+        v = 0
+        while True:
+            c = b[i]
+            i += 1
+            v = (v << 7) | (c & 0x7F)
+            if not c & 0x80:
+                return v, i
+
+    i = 4
+    if b[2] & 0x40:  # architecture flags follow
+        _, i = uint(i)
+    n, i = uint(i)
+    _, i = uint(i)
+    out = []
+    for _ in range(n):
+        ln, i = uint(i)
+        if not ln & 1:
+            out.append(b[i:i + (ln >> 1)].decode())
+            i += (ln >> 1) + 1
+    return out
+
+
+def firmware_names(root: Path) -> set[str]:
+    """Every name the deployed firmware's modules (not the simulator's) can intern."""
+    names: set[str] = set()
+    for p in (root / "maus").rglob("*.mpy"):
+        rel = p.relative_to(root / "maus").as_posix()
+        if not rel.startswith("sim/") and rel != "hw/sim.mpy":
+            names.update(mpy_qstrs(p))
+    return names
+
+
+def board_names(q: dict[str, set[str]], phase: str, fw: set[str]) -> set[str]:
+    """The names the board interns by the end of `phase`: all interned since the tool's start, less those
+    only the simulator uses (it interned them, and no firmware module has them), less the ESP32's ROM ones.
+    A name the simulator and the firmware share counts: the board interns it for the firmware."""
+    sim_only = (q["sim"] - q["fw"]) - fw
+    return (q[phase] - q["start"]) - sim_only - ESP32_ROM_QSTRS
 
 
 def watch(scenario: Path, root: Path, hostsvc: Path | None = None) -> dict:
@@ -121,10 +188,10 @@ def watch(scenario: Path, root: Path, hostsvc: Path | None = None) -> dict:
     vals = {ln.split()[1]: [int(x) for x in ln.split()[2:]] for ln in proc.stdout.splitlines()
             if ln.startswith("HEAPWATCH ") and ln.split()[1] not in ("qstrs", "mem")}
     q = _qstrs(proc.stdout)
-    own = (q["fw"] - q["start"]) + vals["ssd1306"][1]  # the board's hardware layer's names, the driver's
+    fw = firmware_names(root)
     res = {"scenario": scenario.stem, "sim_share": vals["sim"][0]}
     for phase in ("boot", "game"):
-        names = q[phase] - q["sim"] + own
+        names = len(board_names(q, phase, fw)) + vals["ssd1306"][1]  # and micropython-lib's ssd1306's
         res[f"{phase}_qstrs"] = names
         res[f"{phase}_qstr_tables"] = board_qstr_tables(names)
         res[phase] = vals[phase][0] + board_qstr_tables(names)

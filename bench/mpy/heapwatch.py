@@ -14,12 +14,13 @@
 #   board-only = maus.hw.esp32's bytecode (measured here against stand-ins for machine and micropython)
 #                and micropython-lib's ssd1306 driver (SSD1306_BYTES, measured once, see below).
 # qstr pools: the unix port's pools double from a few entries, the ESP32's from twice its frozen pool, so
-# the tool pays a large pool up front (base) and prints the qstr counts; bench/heapkit.py adds the pool
-# tables the board's own pools would take for the names the firmware interned.
+# the tool pays a large pool up front (base) and prints every interned name at each mark; bench/heapkit.py
+# works out which of them the board would intern (board_names: not the simulator's own, not the ESP32's
+# ROM names) and adds the pool tables the board's own pools would take for them.
 # Phases: "boot" is power-on to the scenario's first input (boot, self-test, the idle menu), "game"
 # the rest (choosing, joining, the whole game, the end screen).
 #
-# Prints `HEAPWATCH key value` lines, and MicroPython's qstr_info/mem_info lines after `HEAPWATCH qstrs X`
+# Prints `HEAPWATCH key value` lines, and MicroPython's qstr_info(1)/mem_info lines after `HEAPWATCH qstrs X`
 # and `HEAPWATCH mem` markers.
 import gc
 import sys
@@ -49,7 +50,7 @@ def _live():
 
 def _qstrs(when):
     print("HEAPWATCH qstrs", when)
-    micropython.qstr_info()
+    micropython.qstr_info(1)  # and every interned name, one a line
 
 
 def _sample():

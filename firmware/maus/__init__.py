@@ -31,6 +31,16 @@ def unload(name):
             delattr(parent, short)
 
 
+def write_atomic(path, data):
+    # temp file + rename: after a power cut the file is either old or new, never torn.
+    import os
+
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.rename(tmp, path)
+
+
 def call_unloaded(modname, fn, *args):
     """modname.fn(*args), then every module that call imported (modname first of all) is unloaded
     again: for code needed once (validators, catalog builders, the boot steps), so its RAM comes back."""

@@ -5,14 +5,12 @@
 # Line layout (docs/log-format.md):
 #   {"seq":N,"t":MS,"type":"NAME",...fields...,"crc":"hhhhhhhh"}\n
 # The CRC32 (zlib/binascii) is over the exact bytes before ,"crc":" and is 8 lowercase hex digits.
-import binascii
 import json
 
 from micropython import const
 
-VERSION = 2  # log format version, "v" in game_start (2: press late/locked, claim passed)
+from maus.gamelog import CRC_KEY, VERSION, crc_hex  # noqa: F401 - the line format is the writer's
 
-CRC_KEY = b',"crc":"'
 _SUFFIX_LEN = const(18)  # ,"crc":"hhhhhhhh"}
 _HEX = b"0123456789abcdef"
 
@@ -31,10 +29,6 @@ NOT_BYTES = "not bytes"
 INTERNAL = "reader error"  # a bug in this module; tests assert it never appears
 
 ENDS = ("game_end", "game_abort")
-
-
-def crc_hex(body):
-    return b"%08x" % (binascii.crc32(body) & 0xFFFFFFFF)
 
 
 def split_line(line):

@@ -7,6 +7,8 @@ import sys
 
 from micropython import const
 
+from maus import write_atomic  # noqa: F401 - here for the log code and the host
+
 DIR = "logs"
 EXT = ".jsonl"
 PULLED = ".pulled"
@@ -44,14 +46,6 @@ def _remove(path):
         return True
     except OSError:
         return False
-
-
-def write_atomic(path, data):
-    # temp file + rename: after a power cut the file is either old or new, never torn.
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.rename(tmp, path)
 
 
 class LogStore:

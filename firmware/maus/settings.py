@@ -1,91 +1,18 @@
-# Unit settings: one JSON file, validated against SCHEMA, written atomically with a last-good copy.
-# Load order: settings.json, else settings.bak (last good), else defaults; `source`/`message` say which.
-import json
-import os
-
-from maus.logstore import write_atomic
-
-# key: (default, lo, hi) for ints, (default,) for bools, (default, (choices,)) for strings.
-# Game helpers: add your keys here (one dict, one place).
-SCHEMA = {
-    "lang": ("de", ("de", "en")),
-    "volume": (2, 0, 3),
-    "brightness": (32, 1, 255),  # LED level
-    "tie_window_us": (2000, 0, 50000),
-    "lockout": (True,),  # a false start locks the button out for that reveal
-    "debounce_ms": (30, 1, 200),
-    "settle_ms": (3, 0, 50),
-    "stuck_ms": (10000, 2000, 60000),  # a button low this long is stuck
-    "young_hold_ms": (2000, 500, 5000),  # hold to join as a young player
-    "claim_window_ms": (5000, 1000, 60000),
-    "protection_timeout_ms": (3000, 500, 30000),
-    "double_press_ms": (400, 100, 2000),
-    "long_press_ms": (1000, 300, 5000),
-    "prompt_timeout_s": (60, 5, 600),
-    "sensitivity": (5, 1, 9),  # vibration detector level
-    "hints": (False,),
-    "hint_after_s": (20, 5, 600),
-    "dice": ("electronic", ("electronic", "real")),
-}  # type: dict[str, tuple]
+# Unit settings: what a running unit reads (Settings.get) stays in RAM; the schema, its checks and the
+# file handling (maus.setfile) are loaded only to load, change or reset the settings, and let go again
+# (docs/build.md section 7). SCHEMA, defaults, check, parse, dump, remove_all, FILE, BAK are maus.setfile's,
+# reachable here too (loading it) for the host and the tests.
+from maus import call_unloaded
 
 FILE = "settings.json"
 BAK = "settings.bak"
+_F = "maus.setfile"
 
 
-def defaults():
-    return {k: v[0] for k, v in SCHEMA.items()}
+def __getattr__(name):
+    import maus.setfile
 
-
-def check(key, value):
-    # -> None if value is valid for key, else the reason.
-    spec = SCHEMA.get(key)
-    if spec is None:
-        return "unknown setting"
-    d = spec[0]
-    if type(d) is bool:
-        return None if type(value) is bool else "must be true or false"
-    if type(d) is int:
-        if type(value) is not int:
-            return "must be a whole number"
-        if not spec[1] <= value <= spec[2]:
-            return "must be %d..%d" % (spec[1], spec[2])
-        return None
-    if not isinstance(value, str) or value not in spec[1]:
-        return "must be one of " + "|".join(spec[1])
-    return None
-
-
-def parse(data):
-    # bytes -> (values, None) or (None, reason). Missing keys get defaults, unknown keys are ignored.
-    # Never raises.
-    try:
-        obj = json.loads(data)
-    except Exception:  # noqa: BLE001 - any damage means "corrupt"
-        return None, "not valid JSON"
-    if not isinstance(obj, dict):
-        return None, "not a JSON object"
-    out = defaults()
-    for k in obj:
-        if k in SCHEMA:
-            why = check(k, obj[k])
-            if why is not None:
-                return None, "%s %s" % (k, why)
-            out[k] = obj[k]
-    return out, None
-
-
-def dump(values):
-    # Sorted keys, one per line: stable bytes, readable on the host.
-    return ("{\n" + ",\n".join("  %s: %s" % (json.dumps(k), json.dumps(values[k]))
-                               for k in sorted(values)) + "\n}\n").encode()
-
-
-def _read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read(4096)
-    except OSError:
-        return None
+    return getattr(maus.setfile, name)
 
 
 class Settings:
@@ -96,34 +23,14 @@ class Settings:
         self.path = root + FILE
         self.bak = root + BAK
         self.on_change = on_change
-        self.values = defaults()
+        self.values = None  # dict: key -> value, every key of the schema
         self.source = "defaults"
         self.message = ""
         self.load()
 
     def load(self):
         # -> message saying where the settings came from (also in self.source, self.message).
-        data = _read(self.path)
-        if data is None:
-            vals, why = None, "missing"
-        else:
-            vals, why = parse(data)
-        if vals is not None:
-            self.values, self.source, self.message = vals, "file", "settings loaded"
-            return self.message
-        bdata = _read(self.bak)
-        bvals, bwhy = parse(bdata) if bdata is not None else (None, "missing")
-        if bvals is not None:
-            self.values, self.source = bvals, "backup"
-            self.message = "settings.json %s: using last good copy" % why
-            self._save_main()
-        else:
-            self.values, self.source = defaults(), "defaults"
-            if data is None and bdata is None:
-                self.message = "no settings yet: using defaults"
-            else:
-                self.message = "settings.json %s, last good copy %s: using defaults" % (why, bwhy)
-        return self.message
+        return call_unloaded(_F, "load", self)
 
     def __getitem__(self, key):
         return self.values[key]
@@ -132,62 +39,17 @@ class Settings:
         return self.values[key]
 
     def set(self, key, value):
-        # Validate, save atomically, report the change. ValueError with the reason if invalid.
-        # OSError from a full flash propagates: the caller (config command) reports it.
-        why = check(key, value)
-        if why is not None:
-            raise ValueError("%s %s" % (key, why))
-        old = self.values[key]
-        if old == value and type(old) is type(value):
-            return False
-        new = dict(self.values)
-        new[key] = value
-        self.save(new)
-        if self.on_change is not None:
-            self.on_change(key, old, value)
-        return True
+        # Validate, save atomically, report the change; -> False if it was set already. ValueError with the
+        # reason if invalid; OSError from a full flash propagates (the caller reports it).
+        return call_unloaded(_F, "set_one", self, key, value)
 
     def update(self, changes):
         # Several keys at once, all validated before any is saved.
-        for k in changes:
-            why = check(k, changes[k])
-            if why is not None:
-                raise ValueError("%s %s" % (k, why))
-        new = dict(self.values)
-        new.update(changes)
-        old = self.values
-        self.save(new)
-        if self.on_change is not None:
-            for k in sorted(changes):
-                if old[k] != new[k] or type(old[k]) is not type(new[k]):
-                    self.on_change(k, old[k], new[k])
+        call_unloaded(_F, "update", self, changes)
 
     def save(self, values):
         # Current good file -> .bak, then the new one: each step atomic (temp + rename).
-        cur = _read(self.path)
-        if cur is not None and parse(cur)[0] is not None:
-            write_atomic(self.bak, cur)
-        write_atomic(self.path, dump(values))
-        self.values = values
-        self.source = "file"
-
-    def _save_main(self):
-        # Repair settings.json from the values in use; a full flash only means a repair next boot.
-        try:
-            write_atomic(self.path, dump(self.values))
-        except OSError:
-            pass
+        call_unloaded(_F, "save", self, values)
 
     def reset(self):
-        self.update(defaults())
-
-
-def remove_all(root=""):
-    # Factory reset: drop both files.
-    if root and not root.endswith("/"):
-        root += "/"
-    for n in (FILE, BAK, FILE + ".tmp", BAK + ".tmp"):
-        try:
-            os.remove(root + n)
-        except OSError:
-            pass
+        call_unloaded(_F, "reset", self)

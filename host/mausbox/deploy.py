@@ -116,9 +116,26 @@ def firmware_files(platform: str, mpy: int, board: str) -> tuple[dict[str, bytes
         elif src.suffix == ".json":
             files[rel] = src.read_bytes()
     files["board.json"] = board_file(board).read_bytes()
+    ok = board_ok(files["board.json"], files.get("maus/board.py") or files["maus/board.mpy"])
+    if ok is not None:
+        files["board.ok"] = ok
     files["main.py"] = MAIN_PY
     how = f"mpy v{info[0]}.{info[1]}" + (f" for {info[2]}" if info[2] else "") if use_mpy else "source (.py)"
     return files, how
+
+
+def board_ok(board_json: bytes, checker: bytes) -> bytes | None:
+    """board.ok for a unit (maus.unit.boot.board_problems): the board checked here, on the host, by the
+    firmware's own checker, so the unit need not load it at boot; None when the board has problems (the
+    unit then reports them at every boot)."""
+    import binascii
+
+    from maus import board as fw_board
+    from maus.unit.boot import board_stamp
+
+    if fw_board.validate(json.loads(board_json)):
+        return None
+    return board_stamp(binascii.crc32(board_json), binascii.crc32(checker))
 
 
 def make_plan(files: dict[str, bytes], remote: dict[str, str | None]) -> Plan:

@@ -1,5 +1,5 @@
 import micropython
-from maus import gamelog
+from maus import gamelog, logread
 from maus.arbiter import VALID, Arbiter
 from maus.capture import EV_PRESS, Capture
 from maus.race import RaceWindow
@@ -91,7 +91,7 @@ def _race(mode, presses, log=None, w=None):
 
 def test_the_flash_layer_counts_a_record_written_in_a_window():
     w = World(0, model=Esp32Timing())
-    log = gamelog.GameLog(None, "x", w.ticks_ms, FlashFile(_Mem(), w))
+    log = gamelog.GameLog("x", w.ticks_ms, FlashFile(_Mem(), w))
     log.record("game_start", {})
     w.window = True
     log.record("press", {"player": 1, "offset_us": 5, "false_start": False})  # not held: on flash now
@@ -102,7 +102,7 @@ def test_the_flash_layer_counts_a_record_written_in_a_window():
 def test_a_race_window_writes_no_press_record_until_the_race_is_decided():
     w = World(0, model=Esp32Timing(3), rebase=True)
     mem = _Mem()
-    log = gamelog.GameLog(None, "x", w.ticks_ms, FlashFile(mem, w))
+    log = gamelog.GameLog("x", w.ticks_ms, FlashFile(mem, w))
     log.record("game_start", {})
     for mode in ("irq", "poll"):
         w.flash_writes = 0
@@ -110,7 +110,7 @@ def test_a_race_window_writes_no_press_record_until_the_race_is_decided():
         assert w.window_flash_writes == 0, mode  # a press record flushed inside the window fails here
         assert w.window_gcs == 0
         assert log.held == 0 and w.flash_writes >= 1, mode  # written once the race was decided
-    recs = [gamelog.logread.check_line(ln)[0] for ln in mem.data.split(b"\n") if ln]
+    recs = [logread.check_line(ln)[0] for ln in mem.data.split(b"\n") if ln]
     assert [r["seq"] for r in recs] == list(range(len(recs)))
     presses = [r for r in recs if r["type"] == "press"]
     assert [r["player"] for r in presses] == [1, 3, 2, 1, 3, 2]
@@ -119,7 +119,7 @@ def test_a_race_window_writes_no_press_record_until_the_race_is_decided():
 def test_held_records_keep_their_order_and_times_and_the_end_releases_them():
     clock = [1000]
     mem = _Mem()
-    log = gamelog.GameLog(None, "x", lambda: clock[0], mem)
+    log = gamelog.GameLog("x", lambda: clock[0], mem)
     log.record("game_start", {})
     log.hold()
     clock[0] += 40
@@ -129,13 +129,13 @@ def test_held_records_keep_their_order_and_times_and_the_end_releases_them():
     assert mem.data.count(b"\n") == 1  # only game_start so far
     clock[0] += 500
     log.end({1: 0}, [1], {}, "x")
-    recs = [gamelog.logread.check_line(ln)[0] for ln in mem.data.split(b"\n") if ln]
+    recs = [logread.check_line(ln)[0] for ln in mem.data.split(b"\n") if ln]
     assert [(r["seq"], r["t"], r["type"]) for r in recs] == [(0, 0, "game_start"), (1, 40, "press"),
                                                                (2, 43, "gesture"), (3, 543, "game_end")]
 
 
 def test_holding_allocates_nothing():
-    log = gamelog.GameLog(None, "x", lambda: 5, _Mem())
+    log = gamelog.GameLog("x", lambda: 5, _Mem())
     log.record("game_start", {})
     log.hold()
     f = {"player": 1, "offset_us": 7, "false_start": False}

@@ -1,8 +1,7 @@
 # The unit: boot stub. main() boots in steps that each load what they need and let it go again (the
-# board check, log recovery, the self-test), then hands over to the main loop (maus.unit.core), which
-# loads one phase at a time: menu, setup, play. Safe mode after repeated crashes (maus.unit.safe).
-import json
-
+# board check, log recovery, the self-test: maus.unit.boot), then hands over to the main loop
+# (maus.unit.core), which loads one phase at a time: menu, setup, play. Safe mode after repeated crashes
+# (maus.unit.safe).
 from maus import call_unloaded
 
 # menu key -> (identity of the game card, module, players lo, hi, variants, young players allowed,
@@ -26,50 +25,12 @@ def __getattr__(name):
     raise AttributeError(name)
 
 
-def _find_game_class(mod):
-    from maus.game import Game
-
-    for name in dir(mod):
-        obj = getattr(mod, name)
-        if isinstance(obj, type) and obj is not Game and issubclass(obj, Game) and obj.GAME:
-            return obj
-    raise ImportError("no Game class in " + mod.__name__)
-
-
-def load_game(key):
-    modname = GAMES[key][1]
-    mod = __import__(modname, None, None, ("x",))
-    return mod, _find_game_class(mod)
-
-
-def load_catalog(mod, short):
-    """The game's catalog from maus/catalogs/<short>.json, compacted by the game module if it can."""
-    here = __file__.rsplit("/", 2)[0] if __file__.count("/") > 1 else "maus"
-    path = "%s/catalogs/%s.json" % (here, short)
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return None
-    loader = getattr(mod, "load_catalog", None)
-    return loader(data) if loader else data
-
-
 def _crash_count(hw, n=None):
     data = hw.rtc_load()
     cur = data[0] if data and len(data) >= 2 and data[1] == 0xA5 else 0
     if n is not None:
         hw.rtc_save(bytes((n, 0xA5)))
     return cur
-
-
-def write_status(status):
-    from maus.logstore import write_atomic
-
-    try:
-        write_atomic("status.json", json.dumps(status))
-    except OSError:
-        pass
 
 
 def main(hw=None, **kw):
@@ -89,8 +50,7 @@ def main(hw=None, **kw):
 
         unit = Unit(hw, recovered=recovered)
         unit.status["problems"] = list(hw.problems) + board_problems
-        call_unloaded("maus.selftest", "boot", unit)
-        write_status(unit.status)
+        call_unloaded("maus.unit.boot", "selftest", unit)
         print("MAUSBOX READY", unit.status["version"])
         hw.wdt_start(WDT_MS)
         unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))

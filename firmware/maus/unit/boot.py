@@ -1,11 +1,95 @@
-# The boot steps that run before the main loop is loaded, each unloaded again after use (main()).
+# The boot steps that run before and after the main loop is loaded, each unloaded again after use (main()).
+import json
+
 from maus import call_unloaded
+
+BOARD_OK = "board.ok"
 
 
 def prepare(hw, root=""):
-    """-> (problems of the board file, names of the logs recovered). The board file is checked against
+    """-> (problems of the board file, reports of the logs recovered). The board file is checked against
     the ESP32 pin rules, and a game cut short by a power loss gets its log closed."""
-    problems = ["board: " + e for e in call_unloaded("maus.board", "validate", hw.board)]
+    return board_problems(hw.board, root), recover(root)
+
+
+def board_problems(board, root=""):
+    """The board's problems (maus.board.validate), each "board: ...". A board file found good is not
+    checked again while it and the checker stay the same: board.ok holds their checksums (board_stamp),
+    written by the unit after a check and by `mausbox deploy`, which checks the board on the host. The
+    checker and the names it interns then stay out of the unit's RAM (docs/build.md section 7)."""
+    import binascii
+
+    stamp = None
+    try:
+        with open(root + "board.json", "rb") as f:
+            data = f.read()
+        if json.loads(data) == board:  # the board in use is the file's
+            stamp = board_stamp(binascii.crc32(data), _checker_crc())
+    except (OSError, ValueError):
+        pass
+    if stamp is not None:
+        try:
+            with open(root + BOARD_OK, "rb") as f:
+                if f.read() == stamp:
+                    return []
+        except OSError:
+            pass
+    errs = call_unloaded("maus.board", "validate", board)
+    if not errs and stamp is not None:
+        from maus import write_atomic
+
+        try:
+            write_atomic(root + BOARD_OK, stamp)
+        except OSError:
+            pass  # a full flash: checked again at the next boot
+    return ["board: " + e for e in errs]
+
+
+def board_stamp(board_crc, checker_crc):
+    """What board.ok holds: the crc32 of the board file's bytes and of the checker's (maus/board.mpy)."""
+    return b"%08x %08x\n" % (board_crc & 0xFFFFFFFF, checker_crc & 0xFFFFFFFF)
+
+
+def _checker_crc():
+    import binascii
+
+    import maus
+
+    here = maus.__file__.rsplit("/", 1)[0] if "/" in maus.__file__ else "."
+    for ext in (".py", ".mpy"):  # the order in which MicroPython looks for a module
+        try:
+            f = open(here + "/board" + ext, "rb")
+        except OSError:
+            continue
+        with f:
+            buf = bytearray(256)
+            k = 0
+            while True:
+                n = f.readinto(buf)
+                if not n:
+                    return k
+                k = binascii.crc32(memoryview(buf)[:n], k)
+    raise OSError(2)  # ENOENT: no checker, no stamp
+
+
+def recover(root=""):
+    """Repair the logs a power cut left open; -> the reports of those that needed it (maus.logstart)."""
+    from maus.logstart import recover
     from maus.logstore import LogStore
 
-    return problems, call_unloaded("maus.gamelog", "recover", LogStore(root))
+    return recover(LogStore(root))
+
+
+def selftest(unit):
+    """The boot self-test (maus.selftest), then status.json for the host."""
+    call_unloaded("maus.selftest", "boot", unit)
+    write_status(unit.status)
+
+
+def write_status(status):
+    from maus import write_atomic
+
+    try:
+        write_atomic("status.json", json.dumps(status))
+    except OSError:
+        pass

@@ -16,7 +16,6 @@ from maus import loaded, text, unload_since
 from maus.buttons import Gestures
 from maus.capture import Capture
 from maus.feedback import Feedback
-from maus.logstore import LogStore
 from maus.race import RaceWindow
 from maus.settings import Settings
 from maus.ticks import ticks_diff
@@ -34,12 +33,13 @@ class Unit:
         self.root = root
         self.settings = Settings(root, on_change=self._setting_changed)
         self.lang = self.settings.get("lang")
-        self.store = LogStore(root)
         if recovered is None:  # main() recovers before the unit is built, while the heap is empty
             from maus import call_unloaded
 
-            recovered = call_unloaded("maus.gamelog", "recover", self.store)
+            recovered = call_unloaded("maus.unit.boot", "recover", root)
         self.recovered = recovered
+        # logs boot recovery could not repair (flash full): retried when the next game's log is opened
+        self.unrecovered = [r["name"] for r in recovered if "error" in r]
         self.fb = Feedback(hw, self.settings)
         self.fb.console = self._console_say
         n = len(hw.buttons)
@@ -94,6 +94,14 @@ class Unit:
         if self.enrolment.error:
             self.hw.problems.append(self.enrolment.error)
         self.rfid = rfid.Presence(self.reader, self.enrolment)
+
+    @property
+    def store(self):
+        """The logs on flash (maus.logstore.LogStore), made when asked for: the unit's own steps ask while
+        they run unloaded, so the module goes again after them."""
+        from maus.logstore import LogStore
+
+        return LogStore(self.root)
 
     # --- phases -----------------------------------------------------------------------------------------
     def switch(self, name, arg=None):
@@ -381,20 +389,3 @@ class Unit:
             self.step()
             if until is not None and until():
                 break
-
-
-class TableView:
-    # The Table a game sees: the unit's methods under the contract's names (maus.game.Table).
-    def __init__(self, unit):
-        self.u = unit
-        self.now_ms = unit.now_ms
-        self.log = unit.log_record
-        self.say = unit.say
-        self.led = unit.led
-        self.sound = unit.sound
-        self.timer = unit.timer
-        self.cancel = unit.cancel
-        self.race_open = unit.race_open
-        self.race_close = unit.race_close
-        self.detector = unit.detector_arm
-        self.finish = unit.finish

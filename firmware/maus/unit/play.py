@@ -1,18 +1,27 @@
 # The play phase: one game from its start to its end screen (P1 click: again, hold: the menu).
 #
-# Entering it loads the game, its catalog and the log writer; leaving it (maus.unit.core) lets them
-# all go, so only the game being played is in RAM. The piezo detector is made here for the games
-# that need it (GAMES: mms) and dropped with the game.
-import json
-
-import maus
-from maus import gamelog
-from maus.unit import CALIB_FILE, GAMES, load_catalog, load_game
-from maus.unit.core import TableView
+# Entering it loads the game and the log writer; the catalog and the log's opening are done by
+# maus.unit.start, loaded for that and let go again. Leaving the phase (maus.unit.core) lets the rest go,
+# so only the game being played is in RAM. The piezo detector is made here for the games that need it
+# (GAMES: mms) and dropped with the game.
+from maus import call_unloaded, gamelog  # noqa: F401 - the writer of the game's log stays while it plays
+from maus.unit import GAMES
 
 
 def enter(u, arg=None):
     start_game(u)
+
+
+def load_game(key):
+    """(module, Game class) of the game under a menu key (GAMES)."""
+    from maus.game import Game
+
+    mod = __import__(GAMES[key][1], None, None, ("x",))
+    for name in dir(mod):
+        obj = getattr(mod, name)
+        if isinstance(obj, type) and obj is not Game and issubclass(obj, Game) and obj.GAME:
+            return mod, obj
+    raise ImportError("no Game class in " + mod.__name__)
 
 
 def start_game(u):
@@ -20,7 +29,7 @@ def start_game(u):
     mod, cls = load_game(key)
     short = cls.GAME
     try:
-        catalog = load_catalog(mod, short)
+        catalog = call_unloaded("maus.unit.start", "catalog", mod, short)
     except (ValueError, KeyError, TypeError) as e:  # a user's catalog that does not fit the game
         u._say("bad_catalog", why=str(e)[:60])
         u.fb.sound("error")
@@ -29,19 +38,15 @@ def start_game(u):
             u.switch("menu", "join")
         return
     if GAMES[key][6] and u.hw.adc is not None and u.detector is None:
-        _start_detector(u)
+        from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
+
+        call_unloaded("maus.unit.start", "detector", u)
     players = sorted(u.joined, key=lambda pl: pl.id)
     for pl in players:
         pl.young = pl.young and GAMES[key][5]
     u.seed += 1
     settings = dict(u.settings.values)
-    hw = u.hw
-    wall = hw.wall_clock()
-    u.log = gamelog.start_game(
-        u.store, hw.ticks_ms, short, u.variant, [pl.as_log() for pl in players],
-        hw.board.get("name"), _hex(hw.unique_id()), maus.VERSION, settings,
-        wall=gamelog.wall_iso(wall) if wall else None, ticks=hw.ticks_ms(), listener=u._event_line,
-        wrap=getattr(hw, "flash_file", None))
+    u.log = call_unloaded("maus.unit.start", "open_log", u, short, players, settings)
     if u.log.dropped:
         u._say("log_room", n=len(u.log.dropped))
     u.timers = {}
@@ -58,24 +63,21 @@ def start_game(u):
     u.game.start()
 
 
-def _start_detector(u):
-    from maus import piezo
-
-    d = piezo.Detector(sensitivity=u.settings.get("sensitivity"))
-    c = u.calib
-    if c is None:
-        try:
-            with open(CALIB_FILE) as f:
-                c = json.load(f)
-            c = (int(c["base"]), int(c["floor"]))
-        except (OSError, ValueError, KeyError, TypeError):
-            c = None  # not calibrated yet: the detector's defaults
-    if c is not None:
-        d.calibrated(c[0], c[1])
-    d.disarm()
-    cap = u.capture
-    u._stop_watch = lambda: cap.pending or cap.busy()  # made once: watch() polls it often
-    u.detector = d
+class TableView:
+    # The Table a game sees: the unit's methods under the contract's names (maus.game.Table).
+    def __init__(self, unit):
+        self.u = unit
+        self.now_ms = unit.now_ms
+        self.log = unit.log_record
+        self.say = unit.say
+        self.led = unit.led
+        self.sound = unit.sound
+        self.timer = unit.timer
+        self.cancel = unit.cancel
+        self.race_open = unit.race_open
+        self.race_close = unit.race_close
+        self.detector = unit.detector_arm
+        self.finish = unit.finish
 
 
 def end_game(u):
@@ -125,7 +127,3 @@ def game_card(u, key):
             u.fb.sound("prompt")
         return
     u.switch("menu", key)
-
-
-def _hex(b):
-    return "".join("%02x" % x for x in b)

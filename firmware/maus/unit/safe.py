@@ -11,7 +11,7 @@ def safe_mode(hw, crashes):
     fb.update(hw.ticks_ms())
     print("MAUSBOX SAFE MODE: %d crashes in a row; games are disabled, the REPL is free." % crashes)
     print("Fix the cause, then: import maus.unit; maus.unit.clear_safe_mode()")
-    from maus.unit import write_status
+    from maus.unit.boot import write_status
 
     write_status({"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": True, "crashes": crashes})
     return None

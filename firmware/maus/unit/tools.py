@@ -6,8 +6,7 @@ from maus.unit import CALIB_FILE
 
 def calibrate(u):
     """Guided piezo calibration: a few quiet seconds, then gentle taps; saves calib.json."""
-    from maus import piezo
-    from maus.logstore import write_atomic
+    from maus import piezo, write_atomic
 
     hw = u.hw
     if hw.adc is None:

@@ -19,6 +19,7 @@ from pathlib import Path
 from maus import logread
 from maus import settings as fw_settings
 from maus import unit as fw_unit
+from maus.unit.play import load_game
 
 from mausbox.sim import run as simrun
 
@@ -49,7 +50,7 @@ class ReplayError(Exception):
 
 def _game_key(game: str) -> str:
     for key in fw_unit.GAMES:
-        if key == game or fw_unit.load_game(key)[1].GAME == game:
+        if key == game or load_game(key)[1].GAME == game:
             return key
     raise ReplayError(f"the log is of game {game!r}, which this firmware does not know")
 
@@ -337,7 +338,7 @@ def _gestures(plan: Plan, recs: list[dict], game: str, t0: float, timing: dict, 
     ids = {pl["id"] for pl in recs[0]["players"]}
     last_alarm = None
     # mms: after an alarm the next turn comes by itself after report_ms, or sooner with a click
-    report_ms = getattr(fw_unit.load_game("mms")[1], "report_ms", 4000) if game == "mms" else 0
+    report_ms = getattr(load_game("mms")[1], "report_ms", 4000) if game == "mms" else 0
     for n, r in enumerate(recs):
         typ, p, t = r["type"], r.get("player"), t0 + r["t"]
         prev = recs[n - 1] if n else {}

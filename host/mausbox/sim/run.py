@@ -83,6 +83,14 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: 
         rtc.unlink()
     board_src = BOARDS_DIR / f"{board}.json"
     (root / "board.json").write_bytes(board_src.read_bytes())
+    from mausbox.deploy import board_ok
+
+    checker = dest / ("board.mpy" if compiled else "board.py")
+    ok = board_ok(board_src.read_bytes(), checker.read_bytes())
+    if ok is not None:
+        (root / "board.ok").write_bytes(ok)
+    else:
+        (root / "board.ok").unlink(missing_ok=True)
     (root / "main.py").write_text(MAIN_PY)
     return root
 

@@ -1,0 +1,162 @@
+# Opening a game's log, and the boot's repair of logs cut short: each done once and let go again, so
+# neither stays in RAM while a game is played (maus.gamelog is the writer that stays).
+# start_game makes room, opens logs/<NNNNN>-<game>.jsonl and writes game_start; recover cuts a torn tail
+# and closes a game that has no end record.
+import os
+
+from micropython import const
+
+from maus import logread
+from maus.gamelog import POWER_LOSS, RESERVE, VERSION, GameLog, encode
+from maus.logstore import EXT
+
+_TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
+
+
+def start_game(store, clock, game, variant, players, board, unit, fw, settings, wall=None, ticks=0,
+               reserve=RESERVE, listener=None, wrap=None):
+    # Make room, open logs/<NNNNN>-<game>.jsonl and write game_start. Never raises OSError:
+    # on a full or broken flash the returned log is degraded and the game goes on.
+    # players: [(id, colour, young)] or [{"id":..,"colour":..,"young":..}]
+    # wrap(f): the simulator's flash layer around the file (maus.hw.sim flash_file), None on a board.
+    dropped = []
+    f = None
+    err = None
+    name = None
+    try:
+        dropped = store.make_room(reserve)
+    except OSError as e:
+        err = e
+    if store.unrecovered:
+        recover(store)  # there may be room now
+    try:
+        name = "%05d-%s%s" % (store.next_number(), _slug(game), EXT)
+        f = store.create(name)
+        if wrap is not None:
+            f = wrap(f)
+    except OSError as e:
+        err = e
+    log = GameLog(name, clock, f, listener)
+    log.dropped = dropped
+    pl = []
+    for p in players:
+        if isinstance(p, dict):
+            pl.append({"id": p["id"], "colour": p["colour"], "young": bool(p.get("young", False))})
+        else:
+            pl.append({"id": p[0], "colour": p[1], "young": bool(p[2])})
+    log.record("game_start", {"v": VERSION, "game": game, "variant": variant, "players": pl,
+                              "board": board, "unit": unit, "fw": fw, "settings": settings,
+                              "wall": wall, "ticks": ticks})
+    if f is None:
+        log.degraded = True
+        log.error = err
+    if dropped:
+        log.record("note", {"text": "deleted unpulled logs to make room", "logs": dropped})
+    return log
+
+
+def _slug(game):
+    s = "".join(c if ("a" <= c <= "z" or "0" <= c <= "9" or c == "_") else "_" for c in str(game).lower())
+    return s[:24] or "game"
+
+
+def wall_iso(tm):
+    # time.localtime() tuple -> "YYYY-MM-DDTHH:MM:SS"
+    return "%04d-%02d-%02dT%02d:%02d:%02d" % tuple(tm[:6])
+
+
+# --- boot recovery -------------------------------------------------------------------------------
+
+def _finished(path, size, buf):
+    # Fast path: the last line (read into buf) is a verified game_end/game_abort.
+    n = min(size, len(buf))
+    mv = memoryview(buf)
+    with open(path, "rb") as f:
+        f.seek(size - n)
+        f.readinto(mv[:n])
+    if buf[n - 1] != 10:  # newline
+        return False
+    i = buf.rfind(b"\n", 0, n - 1)
+    if i < 0 and n < size:
+        return False  # last line longer than buf: take the slow path
+    rec, err = logread.check_line(bytes(mv[i + 1:n - 1]))
+    return err is None and rec["type"] in logread.ENDS
+
+
+def _scan(path):
+    # Check every line; -> Checker (records not kept).
+    with open(path, "rb") as f:
+        return logread.read_stream(f, keep=False)
+
+
+def _copy(src, dst, n, buf, extra):
+    # dst = the first n bytes of src + extra, committed once at close
+    mv = memoryview(buf)
+    with open(src, "rb") as fi, open(dst, "wb") as fo:
+        while n > 0:
+            k = fi.readinto(buf)
+            if not k:
+                break
+            k = min(k, n)
+            fo.write(mv[:k])
+            n -= k
+        fo.write(extra)
+
+
+def recover_one(store, name, buf=None, size=-1):
+    # -> None if the log is fine, else a dict saying what was done.
+    path = store.path(name)
+    if size < 0:
+        size = os.stat(path)[6]
+    buf = buf or bytearray(_TAIL)
+    if size and _finished(path, size, buf):
+        return None
+    c = _scan(path)
+    cut = size - c.good_end
+    if c.good == 0:
+        if c.lines > 1 or (c.lines == 1 and c.problems[0].what != logread.TORN):
+            return {"name": name, "cut_bytes": 0, "records": 0, "damaged": True}  # not ours to cut
+        # empty or one torn line: the power went before game_start was committed
+        store.delete(name)
+        return {"name": name, "cut_bytes": cut, "records": 0, "deleted": True}
+    if c.end is not None and not cut:
+        return None  # finished; any damage inside is the reader's to report
+    last = c.last
+    seq = last["seq"] + 1
+    t = last["t"]
+    extra = b""
+    if c.end is None:
+        extra = encode(seq, t, "recovered", {"cut_bytes": cut, "records": c.good})
+        extra += encode(seq + 1, t, "game_abort", {"reason": POWER_LOSS})
+    store.unmark(name)  # the bytes change: any pulled marker is void
+    if cut:
+        tmp = path + ".tmp"
+        _copy(path, tmp, c.good_end, buf, extra)
+        os.rename(tmp, path)  # atomic: old torn file or new repaired one
+    elif extra:
+        with open(path, "ab") as f:
+            f.write(extra)  # one commit at close: both records or neither
+    return {"name": name, "cut_bytes": cut, "records": c.good, "aborted": c.end is None}
+
+
+def recover(store):
+    # At boot: repair every log; returns the reports (dicts) of those that needed it.
+    # Never raises OSError: a log that cannot be repaired is reported with "error".
+    ents = store.entries()  # one directory scan: littlefs metadata reads are the cost here
+    store.tidy(ents)
+    out = []
+    buf = bytearray(_TAIL)  # one buffer for the whole boot
+    store.unrecovered = []
+    for name, size in store.logs(ents):
+        try:
+            r = recover_one(store, name, buf, size)
+        except OSError as e:
+            r = {"name": name, "error": e}
+            store.unrecovered.append(name)
+            try:
+                os.remove(store.path(name) + ".tmp")
+            except OSError:
+                pass
+        if r is not None:
+            out.append(r)
+    return out
