@@ -2,36 +2,32 @@
 #
 # Nothing here touches the hardware during a race window: the runtime calls update() only outside
 # races, so a display refresh (~23 ms of I2C on the ESP32) can never delay a press's IRQ handler.
+from micropython import const
+
 from maus.ticks import ticks_diff
 
-COLOURS = {
-    "off": (0, 0, 0),
-    "red": (255, 0, 0),
-    "blue": (0, 60, 255),
-    "green": (0, 255, 0),
-    "yellow": (255, 180, 0),
-    "purple": (160, 0, 255),
-    "cyan": (0, 255, 200),
-    "white": (255, 255, 255),
-    "orange": (255, 80, 0),
-}
+# LED colours: the names, and their (r, g, b) three bytes each in the same order.
+_COLOURS = const(("off", "red", "blue", "green", "yellow", "purple", "cyan", "white", "orange"))
+_RGB = const(b"\x00\x00\x00\xff\x00\x00\x00\x3c\xff\x00\xff\x00\xff\xb4\x00\xa0\x00\xff\x00\xff\xc8"
+             b"\xff\xff\xff\xff\x50\x00")
 
-# name -> ((frequency Hz, ms), ...); frequency 0 = rest
-TUNES = {
-    "start": ((523, 90), (659, 90), (784, 140)),
-    "reveal": ((880, 40),),
-    "ok": ((784, 80), (1047, 140)),
-    "wrong": ((220, 200), (0, 40), (196, 260)),
-    "cheese": ((330, 120), (262, 120), (196, 260)),
-    "alarm": ((1400, 80), (0, 40), (1400, 80), (0, 40), (1400, 160)),
-    "tick": ((1200, 15),),
-    "win": ((523, 100), (659, 100), (784, 100), (1047, 300)),
-    "error": ((150, 300),),
-    "prompt": ((660, 60),),
-    "join": ((700, 60), (900, 60)),
-}
+# Tunes: the names, and each one's notes as frequency (Hz, 0 = rest), ms, frequency, ms, ...
+_TUNES = const(("start", "reveal", "ok", "wrong", "cheese", "alarm", "tick", "win", "error", "prompt", "join"))
+_NOTES = const((
+    (523, 90, 659, 90, 784, 140),
+    (880, 40),
+    (784, 80, 1047, 140),
+    (220, 200, 0, 40, 196, 260),
+    (330, 120, 262, 120, 196, 260),
+    (1400, 80, 0, 40, 1400, 80, 0, 40, 1400, 160),
+    (1200, 15),
+    (523, 100, 659, 100, 784, 100, 1047, 300),
+    (150, 300),
+    (660, 60),
+    (700, 60, 900, 60),
+))
 
-_VOLUME = (0, 1500, 6000, 20000)  # duty_u16 by volume setting 0..3
+_VOLUME = const((0, 1500, 6000, 20000))  # duty_u16 by volume setting 0..3
 
 
 def wrap(text, width=16):
@@ -85,11 +81,10 @@ class Feedback:
         self.led(0, "off")
 
     def sound(self, name):
-        tune = TUNES.get(name)
-        if tune is None or self.hw.buzzer is None:
+        if name not in _TUNES or self.hw.buzzer is None:
             return
-        self._tune = tune
-        self._tune_i = -1
+        self._tune = _NOTES[_TUNES.index(name)]
+        self._tune_i = -2
         self._tune_at = 0
 
     # --- driving the parts (main loop, outside races) -------------------------------------------------
@@ -124,12 +119,13 @@ class Feedback:
 
     def _step_tune(self, now):
         buz = self.hw.buzzer
-        self._tune_i += 1
+        self._tune_i += 2
         if self._tune_i >= len(self._tune):
             buz.duty_u16(0)
             self._tune = None
             return
-        f, ms = self._tune[self._tune_i]
+        f = self._tune[self._tune_i]
+        ms = self._tune[self._tune_i + 1]
         if f:
             buz.freq(f)
             buz.duty_u16(_VOLUME[self.settings.get("volume")])
@@ -145,10 +141,10 @@ class Feedback:
         level = self.settings.get("brightness")
         for i in range(1, self.n + 1):
             colour, mode = self._led[i]
-            rgb = COLOURS.get(colour, (0, 0, 0))
+            k = 3 * _COLOURS.index(colour) if colour in _COLOURS else 0  # an unknown colour: off
             if mode == "blink" and not self._blink_on:
-                rgb = (0, 0, 0)
-            leds[i - 1] = (rgb[0] * level // 255, rgb[1] * level // 255, rgb[2] * level // 255)
+                k = 0
+            leds[i - 1] = (_RGB[k] * level // 255, _RGB[k + 1] * level // 255, _RGB[k + 2] * level // 255)
         leds.write()
 
     def quiet(self):

@@ -5,8 +5,10 @@
 # race windows. No pin, no clock read, no file: the same class runs on the unit, in the virtual unit
 # and in tests (tests/fw/tablefake.py is a Table that records everything).
 
+from micropython import const
+
 # Player colours, by player id 1..6 (index 0 unused). The LEDs show them; the log records them.
-PLAYER_COLOURS = ("", "red", "blue", "green", "yellow", "purple", "cyan")
+_COLOURS = const(("", "red", "blue", "green", "yellow", "purple", "cyan"))
 
 
 class Player:
@@ -15,7 +17,7 @@ class Player:
     def __init__(self, pid, young=False):
         self.id = pid
         self.young = young
-        self.colour = PLAYER_COLOURS[pid]
+        self.colour = _COLOURS[pid]
 
     def as_log(self):
         return {"id": self.id, "colour": self.colour, "young": self.young}
@@ -77,38 +79,21 @@ class Game:
         """The vibration detector fired while armed (Mucks Mäuschen Still)."""
 
 
-class Table:
-    """What a game may do. The runtime implements it; tests use tests/fw/tablefake.py."""
-
-    def now_ms(self):
-        raise NotImplementedError
-
-    def log(self, rtype, fields):
-        """Append a record of type rtype with the dict fields to the game log."""
-
-    def say(self, key, **kw):
-        """Show the prompt TEXT[lang][key].format(**kw) on the display and the console."""
-
-    def led(self, player, colour, mode="on"):
-        """player 0 = all LEDs; colour a name ("red", "white", "off" ...) or None = off; mode "on"|"blink"."""
-
-    def sound(self, name):
-        """One of: "start", "reveal", "ok", "wrong", "cheese", "alarm", "tick", "win", "error", "prompt"."""
-
-    def timer(self, name, ms):
-        """(Re)start the one-shot timer `name`; on_timer(name) follows after ms unless cancelled."""
-
-    def cancel(self, name):
-        """Stop the timer `name` if it runs."""
-
-    def race_open(self, reveal_t_us):
-        """A race starts: the runtime goes idle (no display, no RFID polling) until race_close()."""
-
-    def race_close(self):
-        """The race is decided: normal service resumes (the winner may tap cards now)."""
-
-    def detector(self, armed):
-        """Arm or disarm the vibration detector (Mucks Mäuschen Still)."""
-
-    def finish(self):
-        """The game is over: the runtime logs game_end with game.summary() and shows the results."""
+# The Table: what a game may do. The runtime implements it (maus.unit.play.TableView); tests use
+# tests/fw/tablefake.py. Written out here, not as a class: the unit never needs one (docs/build.md 7).
+#
+#   table.now_ms(): the unit's clock, ms (ticks_ms; use maus.ticks for arithmetic).
+#   table.log(rtype, fields): Append a record of type rtype with the dict fields to the game log.
+#   table.say(key, **kw): Show the prompt TEXT[lang][key].format(**kw) on the display and the console.
+#   table.led(player, colour, mode="on"): player 0 = all LEDs; colour a name ("red", "white", "off" ...) or
+#       None = off; mode "on"|"blink".
+#   table.sound(name): One of: "start", "reveal", "ok", "wrong", "cheese", "alarm", "tick", "win", "error",
+#       "prompt", "join".
+#   table.timer(name, ms): (Re)start the one-shot timer `name`; on_timer(name) follows after ms unless
+#       cancelled.
+#   table.cancel(name): Stop the timer `name` if it runs.
+#   table.race_open(reveal_t_us): A race starts: the runtime goes idle (no display, no RFID polling) until
+#       race_close().
+#   table.race_close(): The race is decided: normal service resumes (the winner may tap cards now).
+#   table.detector(armed): Arm or disarm the vibration detector (Mucks Mäuschen Still).
+#   table.finish(): The game is over: the runtime logs game_end with game.summary() and shows the results.
