@@ -4,7 +4,7 @@ from micropython import const
 
 from maus import cards
 from maus.drivers import mfrc522, ndef
-from maus.rfid import read_area
+from maus.rfid_id import read_area
 
 _AREA = const(60)
 _TYPE2 = const(0x00)

@@ -4,10 +4,14 @@
 # it calls pause() so the reader stays off the CPU and the bus. A poll with no card, or with cards
 # that are already known, allocates nothing. Every poll first reads the reader's configuration back
 # (MFRC522.check): a reader chip that reset itself is set up again before it scans.
+#
+# Reading a new card's identity (its NDEF text, maus.rfid_id with maus.drivers.ndef) is loaded when a card
+# arrives and let go again: it runs once per card, so it need not stay in RAM (docs/build.md section 7).
+# read_area and read_identity are maus.rfid_id's, reachable here too.
 from micropython import const
 
-from maus import cards
-from maus.drivers import iso14443a, mfrc522, ndef
+from maus import call_unloaded, cards
+from maus.drivers import iso14443a
 from maus.ticks import ticks_add, ticks_diff
 
 TAP = "tap"
@@ -17,56 +21,16 @@ _MAX = const(4)  # cards tracked at once (the driver finds at most 4 per scan)
 _FREE = const(0)
 _PENDING = const(1)  # seen, identity not read yet
 _PRESENT = const(2)  # tap reported
-_CC_MAGIC = const(0xE1)  # capability container: NDEF present
 _AREA = const(64)  # TLV bytes read at most for an identity (pages 4..19)
-_NONE = ()
+_NONE = const(())
 
 
-def read_area(reader, buf, cc=None):
-    """Read the TLV area from page 4 into buf, as many pages as the first NDEF message needs.
+def __getattr__(name):  # read_area, read_identity
+    import maus.rfid_id
 
-    With cc (4 bytes) the capability container is read too (page 3 first: CC + 12 bytes), as the
-    card writer needs it; identification skips it, the TLV parse rejects what is not NDEF.
-    Returns the number of bytes in buf, 0 if the tag has no NDEF container, -1 if a READ failed.
-    """
-    st = reader.read(3 if cc is not None else 4)
-    if st == mfrc522.NAK:
-        # No NDEF container for the card writer. To an identification a NAK is a failed read: a tag
-        # leaving in the middle of its answer can leave just 4 bits, and they look like a NAK.
-        return 0 if cc is not None else -1
-    if st != mfrc522.OK:
-        return -1
-    pg = reader.page
-    n = 16
-    if cc is not None:
-        for i in range(4):
-            cc[i] = pg[i]
-        if cc[0] != _CC_MAGIC:
-            return 0
-        n = 12
-    for i in range(n):
-        buf[i] = pg[16 - n + i]
-    cap = len(buf)
-    while True:
-        loc = ndef.find_message(buf, n)
-        if loc is None or loc[0] + loc[1] <= n or n + 16 > cap:
-            return n
-        st = reader.read(4 + n // 4)
-        if st != mfrc522.OK:
-            return -1
-        for i in range(16):
-            buf[n + i] = pg[i]
-        n += 16
+    return getattr(maus.rfid_id, name)
 
 
-def read_identity(reader, buf, cc=None):
-    """The selected tag's identity (canonical), "" if it holds none, None if reading failed."""
-    n = read_area(reader, buf, cc)
-    if n < 0:
-        return None
-    if n == 0:
-        return ""
-    return cards.from_text(ndef.read_text(buf, n)) or ""
 
 
 class Presence:
@@ -207,7 +171,9 @@ class Presence:
             t = self._type[i] = self.reader.identify(sak)
         if t in iso14443a.TYPE2 or (sak == 0 and t == iso14443a.T_UNKNOWN):
             # (a Type 2 tag whose GET_VERSION and re-select both failed: a read failure, tried again)
-            r = read_identity(self.reader, self._buf) if t != iso14443a.T_UNKNOWN else None
+            r = None
+            if t != iso14443a.T_UNKNOWN:
+                r = call_unloaded("maus.rfid_id", "read_identity", self.reader, self._buf)
             if r is None:
                 self._tries[i] += 1
                 if self._tries[i] < self.read_tries:

@@ -2,7 +2,7 @@
 
 Identities are `mausbox:<game>/<kind>/<id>` in the canonical form of `maus.cards`. The unit does the radio
 work: this command runs the firmware's own routines over the raw REPL (the board's MFRC522 driver,
-`maus.cardwriter.write_identity`, `maus.rfid.read_identity`, `maus.cards.Enrolment`), one card at a time,
+`maus.cardwriter.write_identity`, `maus.rfid_id.read_identity`, `maus.cards.Enrolment`), one card at a time,
 and tells the user what to put on the pad.
 """
 
@@ -308,7 +308,7 @@ gc.collect()
 
 _READ_CODE = _PAD + """\
 def _go(ms):
- from maus.rfid import read_identity
+ from maus.rfid_id import read_identity
  hw, r = _pad()
  b = bytearray(60)
  cc = bytearray(4)

@@ -78,7 +78,6 @@ _CRC_POLL_US = const(10)
 _ETU_CUS = const(944)  # a bit at 106 kbit/s: 128/fc = 9.44 us (ISO 14443-2), in 1/100 us
 _FDT_US = const(80)  # a PICC answers 1172/fc = 86 us after the frame (ISO 14443-3 6.2.1.1)
 _POLL_US = const(50)  # ComIrqReg is read this often while an answer may come
-_NO_VIEW = memoryview(b"")
 _VERSIONS = (0x88, 0x90, 0x91, 0x92, 0xB2, 0x12)  # FM17522, MFRC522 0.0/1.0/2.0, FM17522E, a common clone
 
 # The configuration init() writes: (register, value, readback mask). Value 0xFF in RFCfgReg means the
@@ -120,7 +119,7 @@ class MFRC522(Scanner):
         self._w2 = bytearray(2)
         self._r2 = bytearray(2)
         self._rxo = bytearray(1 + _FIFO)  # FIFO read addresses (_tx, _rxi and buf are PCD's)
-        self._views = [_NO_VIEW] * (3 * (_FIFO + 2))  # memoryviews by length, made on first use
+        self._views = {}  # memoryviews by buffer and length, made on first use
         self._reload = -1
         self._version = 0
         co = bytearray(_CHK + 1)  # check(): a burst of read addresses, then the expected values
@@ -138,8 +137,8 @@ class MFRC522(Scanner):
     # --- bus ----------------------------------------------------------------------------------------
     def _view(self, which, n):
         k = which * (_FIFO + 2) + n
-        v = self._views[k]
-        if len(v) == 0:
+        v = self._views.get(k)
+        if v is None:
             v = memoryview((self._tx, self._rxo, self._rxi)[which])[:n]
             self._views[k] = v
         return v

@@ -1,15 +1,26 @@
-# Mausgeflippt card data: the validator (format and rulebook counts). The game loads catalogs through
-# mausgeflippt_cards.load, which runs this once and unloads it again.
+# Mausgeflippt card data: the validator (format and rulebook counts) and the compact Catalog built from a
+# good catalog. The game loads catalogs through mausgeflippt_cards.load, which runs this once and unloads
+# it again.
 #
 # catalogs/mg.json (docs/games/mausgeflippt.md): colours, clothing types and cheese types by name; 32 mice
 # {"id", "wears": ["red hat", ...], "cheese"}, 58 clothing cards {"id", "item"}, 9 cheese cards
 # {"id", "cheese"}. Ids run 1..N, as on the cards' tags ("mg/mouse/07" is mouse id 7).
 from micropython import const
 
-from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MAX_WEARS, MICE, MIN_WEARS, item_code
+from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MAX_WEARS, MICE, MIN_WEARS, Catalog
 
 _MAX_NAMES = const(16)  # an item code is type * 16 + colour: one byte
 _MAX_ERRORS = const(20)
+
+
+def item_code(s, colours, types):
+    """ "red hat" -> type index * 16 + colour index, or None."""
+    if not isinstance(s, str):
+        return None
+    parts = s.split(" ")
+    if len(parts) != 2 or parts[0] not in colours or parts[1] not in types:
+        return None
+    return types.index(parts[1]) * 16 + colours.index(parts[0])
 
 
 def _names(data, key, err):
@@ -104,3 +115,34 @@ def validate_catalog(data):
         if n not in used:
             err("cheeses: no cheese card shows %s (its mice could never be protected)" % n)
     return errors
+
+
+def load(data):
+    """A validated catalog dict -> Catalog. Raises ValueError naming the first problem."""
+    if isinstance(data, Catalog):
+        return data
+    errors = validate_catalog(data)
+    if errors:
+        raise ValueError("mg catalog: " + errors[0])
+    colours = data["colours"]
+    types = data["types"]
+    cheeses = data["cheeses"]
+    mice = sorted(data["mice"], key=lambda m: m["id"])
+    wears = tuple(bytes(item_code(w, colours, types) for w in m["wears"]) for m in mice)
+    mouse_cheese = bytes(cheeses.index(m["cheese"]) for m in mice)
+    clothing = bytes(item_code(c["item"], colours, types) for c in sorted(data["clothing"], key=lambda c: c["id"]))
+    cheese_cards = bytes(cheeses.index(c["cheese"]) for c in sorted(data["cheese_cards"], key=lambda c: c["id"]))
+    return Catalog(tuple(colours), tuple(types), tuple(cheeses), wears, mouse_cheese, clothing, cheese_cards)
+
+
+def default_path():
+    """Where catalogs/mg.json sits in the package (flash: /maus/catalogs/mg.json)."""
+    here = __file__.replace("\\", "/")
+    return here[: here.rfind("/games/")] + "/catalogs/mg.json"
+
+
+def load_file(path=None):
+    import json
+
+    with open(path or default_path()) as f:
+        return load(json.load(f))

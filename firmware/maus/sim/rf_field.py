@@ -272,7 +272,12 @@ def _odd_parity(b):
 
 
 def make_tag(ident, model=213):
-    """An NTAG holding `ident` as an NDEF text record; the UID is derived from the identity."""
+    """An NTAG holding `ident` as an NDEF text record; the UID is derived from the identity. The firmware
+    modules it uses are let go again unless the firmware holds them: the unit loads its NDEF reader only
+    while it reads a card, and so must the heap it measures (bench/heapkit.py)."""
+    import maus
+
+    mark = maus.loaded()
     from maus import cards
     from maus.drivers import ndef
 
@@ -286,4 +291,5 @@ def make_tag(ident, model=213):
     text = cards.to_text(ident) if cards.normalise(ident) else ident
     data = ndef.tlv(ndef.text_record(text))
     tag.mem[16:16 + len(data)] = data
+    maus.unload_since(mark)
     return tag

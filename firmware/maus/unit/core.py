@@ -143,9 +143,6 @@ class Unit:
             self.log.record("settings", {"key": key, "old": old, "new": new})
 
     # --- the Table the games act through ---------------------------------------------------------------
-    def now_ms(self):
-        return self.hw.ticks_ms()
-
     def log_record(self, rtype, fields):
         log = self.log
         if log is not None:
@@ -160,12 +157,6 @@ class Unit:
     def say(self, _key, **kw):
         table = self.game.TEXT if self.game is not None else text.TEXT
         self.fb.text(text.fmt(table, self.lang, _key, kw))
-
-    def led(self, player, colour, mode="on"):
-        self.fb.led(player, colour, mode)
-
-    def sound(self, name):
-        self.fb.sound(name)
 
     def timer(self, name, ms):
         self.timers[name] = self.hw.ticks_ms() + ms

@@ -1,7 +1,7 @@
 # The play phase: one game from its start to its end screen (P1 click: again, hold: the menu).
 #
 # Entering it loads the game and the log writer; the catalog and the log's opening are done by
-# maus.unit.start, loaded for that and let go again. Leaving the phase (maus.unit.core) lets the rest go,
+# maus.unit.ends, loaded for that and let go again. Leaving the phase (maus.unit.core) lets the rest go,
 # so only the game being played is in RAM. The piezo detector is made here for the games that need it
 # (GAMES: mms) and dropped with the game.
 from maus import call_unloaded, gamelog  # noqa: F401 - the writer of the game's log stays while it plays
@@ -29,7 +29,7 @@ def start_game(u):
     mod, cls = load_game(key)
     short = cls.GAME
     try:
-        catalog = call_unloaded("maus.unit.start", "catalog", mod, short)
+        catalog = call_unloaded("maus.unit.ends", "catalog", mod, short)
     except (ValueError, KeyError, TypeError) as e:  # a user's catalog that does not fit the game
         u._say("bad_catalog", why=str(e)[:60])
         u.fb.sound("error")
@@ -40,13 +40,13 @@ def start_game(u):
     if GAMES[key][6] and u.hw.adc is not None and u.detector is None:
         from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
 
-        call_unloaded("maus.unit.start", "detector", u)
+        call_unloaded("maus.unit.ends", "detector", u)
     players = sorted(u.joined, key=lambda pl: pl.id)
     for pl in players:
         pl.young = pl.young and GAMES[key][5]
     u.seed += 1
-    settings = dict(u.settings.values)
-    u.log = call_unloaded("maus.unit.start", "open_log", u, short, players, settings)
+    settings = u.settings.values  # the game's own: a change replaces the unit's dict, never alters this one
+    u.log = call_unloaded("maus.unit.ends", "open_log", u, short, players, settings)
     if u.log.dropped:
         u._say("log_room", n=len(u.log.dropped))
     u.timers = {}
@@ -67,11 +67,11 @@ class TableView:
     # The Table a game sees: the unit's methods under the contract's names (maus.game.Table).
     def __init__(self, unit):
         self.u = unit
-        self.now_ms = unit.now_ms
+        self.now_ms = unit.hw.ticks_ms
         self.log = unit.log_record
         self.say = unit.say
-        self.led = unit.led
-        self.sound = unit.sound
+        self.led = unit.fb.led
+        self.sound = unit.fb.sound
         self.timer = unit.timer
         self.cancel = unit.cancel
         self.race_open = unit.race_open
@@ -81,27 +81,7 @@ class TableView:
 
 
 def end_game(u):
-    g = u.game
-    s = g.summary()
-    if u.log is not None:
-        u.log.end(s.get("scores", {}), s.get("winners", []), s.get("breakdown", {}), s.get("reason", ""))
-        u.log.close()
-        u.log = None
-    u.mode = "end"
-    u.race = False
-    u.window.close()
-    u.gest.reset()  # the press that ended the game must not start the next one
-    scores = s.get("scores", {})
-    lines = []
-    for pid in sorted(scores, key=lambda k: int(k)):
-        mark = "*" if int(pid) in s.get("winners", []) else " "
-        lines.append("%sP%s: %s" % (mark, pid, scores[pid]))
-    u._say("end", scores="\n".join(lines))
-    u.fb.led(0, "off")
-    for w in s.get("winners", []):
-        u.fb.led(w, "white", "blink")
-    u.fb.sound("win")
-    u.last_summary = s
+    call_unloaded("maus.unit.ends", "end", u)
 
 
 def gesture(u, p, kind):
