@@ -136,9 +136,8 @@ def test_validator_never_raises_on_mutated_catalogs():
 
 
 def test_the_validator_is_unloaded_once_the_catalog_is_checked():
-    import sys
-
     import json
+    import sys
 
     with open(mgcards.default_path()) as f:
         data = json.load(f)
