@@ -3,10 +3,9 @@
 # Canonical form (docs/cards.md): lower case, no prefix, the number zero-padded to the width of the
 # kind's largest number: mg/mouse/07, mg/clothing/31, mg/cheese/3, mim/card/05; game cards are
 # game/mausgeflippt, game/mim, game/mms. normalise() maps any accepted spelling to it, or None.
-import json
-import os
-
 from micropython import const
+
+from maus import call_unloaded
 
 PREFIX = "mausbox:"
 
@@ -20,13 +19,16 @@ KINDS = {
 GAME_CARDS = {"mausgeflippt": "mg", "mim": "mim", "mms": "mms"}
 _GAME_ALIASES = {"mg": "mausgeflippt"}
 
-# classify() results.
-KNOWN = const(0)  # a card of the current game
-UNKNOWN = const(1)  # no identity, or not a valid one
-WRONG_GAME = const(2)  # a valid card of another game
-GAME_CARD = const(3)  # a game card (starts a game)
-
 ENROL_PATH = "cards/enrol.json"
+_COLD = "maus.cardfile"
+
+
+def __getattr__(name):  # to_text, classify, norm_uid, KNOWN, UNKNOWN, WRONG_GAME, GAME_CARD
+    import maus.cardfile
+
+    return getattr(maus.cardfile, name)
+
+
 _MAX_IDENT = const(48)
 
 
@@ -91,24 +93,6 @@ def from_text(text):
     return normalise(text)
 
 
-def to_text(ident):
-    """The text record content for an identity: the prefix and the canonical form."""
-    c = normalise(ident)
-    if c is None:
-        raise ValueError("not a card identity: %r" % (ident,))
-    return PREFIX + c
-
-
-def classify(ident, game):
-    """KNOWN, UNKNOWN, WRONG_GAME or GAME_CARD for an identity (or None) read while `game` runs."""
-    p = parse(ident) if ident else None
-    if p is None:
-        return UNKNOWN
-    if p[0] == "game":
-        return GAME_CARD
-    return KNOWN if p[0] == game else WRONG_GAME
-
-
 def uid_hex(uid, n=-1):
     """Upper-case hex of a UID (the enrolment key)."""
     if n < 0:
@@ -116,24 +100,12 @@ def uid_hex(uid, n=-1):
     return "".join("%02X" % uid[i] for i in range(n))
 
 
-def norm_uid(s):
-    """Enrolment key from user input ("04:a1:b2 ..."), or None if it is not a 4/7/10-byte UID."""
-    if not isinstance(s, str):
-        return None
-    h = s.replace(":", "").replace(" ", "").replace("-", "").upper()
-    if len(h) not in (8, 14, 20):
-        return None
-    for ch in h:
-        if ch not in "0123456789ABCDEF":
-            return None
-    return h
-
-
 class Enrolment:
     """UID -> identity for tags that cannot be written, kept as JSON on the flash.
 
     A missing file is an empty map; a corrupt one is reported in `error` and ignored (the unit
     keeps working with no enrolments); invalid entries are skipped and counted in `skipped`.
+    Loading, changing and saving the file are maus.cardfile's.
     """
 
     def __init__(self, path=ENROL_PATH):
@@ -144,77 +116,18 @@ class Enrolment:
         self.load()
 
     def load(self):
-        self.map = {}
-        self.error = None
-        self.skipped = 0
-        try:
-            f = open(self.path)
-        except OSError:
-            return  # no enrolments yet
-        try:
-            with f:
-                data = json.load(f)
-        except Exception as e:  # noqa: BLE001 - ValueError on CPython, ValueError/OSError on MicroPython
-            self.error = "%s: corrupt, ignored (%s)" % (self.path, e)
-            return
-        cards = data.get("cards") if isinstance(data, dict) else None
-        if not isinstance(cards, dict):
-            self.error = "%s: no \"cards\" object, ignored" % self.path
-            return
-        for k, v in cards.items():
-            u = norm_uid(k)
-            c = normalise(v) if isinstance(v, str) else None
-            if u is None or c is None:
-                self.skipped += 1
-            else:
-                self.map[u] = c
+        call_unloaded(_COLD, "load", self)
 
     def get(self, uid_hex_key):
         return self.map.get(uid_hex_key)
 
     def add(self, uid, ident):
         """Enrol a UID (hex string); returns the canonical identity. ValueError on bad input."""
-        u = norm_uid(uid)
-        c = normalise(ident)
-        if u is None:
-            raise ValueError("not a 4-, 7- or 10-byte UID: %r" % (uid,))
-        if c is None:
-            raise ValueError("not a card identity: %r" % (ident,))
-        self.map[u] = c
-        self.save()
-        return c
+        return call_unloaded(_COLD, "add", self, uid, ident)
 
     def remove(self, uid):
-        u = norm_uid(uid)
-        if u is not None and self.map.pop(u, None) is not None:
-            self.save()
-            return True
-        return False
+        return call_unloaded(_COLD, "remove", self, uid)
 
     def save(self):
         # Atomic: write a temporary file, then rename it over the old one.
-        d = self.path.rpartition("/")[0]
-        if d:
-            _makedirs(d)
-        tmp = self.path + ".tmp"
-        with open(tmp, "w") as f:
-            json.dump({"version": 1, "cards": self.map}, f)
-        try:
-            os.rename(tmp, self.path)
-        except OSError:  # FAT cannot rename over an existing file
-            os.remove(self.path)
-            os.rename(tmp, self.path)
-        self.error = None
-
-
-def _makedirs(d):
-    p = "/" if d.startswith("/") else ""
-    for part in d.split("/"):
-        if not part:
-            continue
-        p += part
-        try:
-            os.mkdir(p)
-        except OSError:
-            pass  # exists
-        p += "/"
+        call_unloaded(_COLD, "save", self)
