@@ -6,13 +6,13 @@ from maus.unit import CALIB_FILE
 
 def calibrate(u):
     """Guided piezo calibration: a few quiet seconds, then gentle taps; saves calib.json."""
-    from maus import piezo, write_atomic
+    from maus import piezocal, write_atomic
 
     hw = u.hw
     if hw.adc is None:
         u._say("latency_none")
         return None
-    cal = piezo.Calibration()
+    cal = piezocal.Calibration()
     cal.start(hw.ticks_us())
     u._say("calibrate")
     u.fb.update(hw.ticks_ms())
