@@ -49,7 +49,7 @@ def main() -> int:
         print(f"esp32.heap_peak.{g}.scenario: {worst['scenario']} name")
         print(f"esp32.qstr_tables.{g}: {worst['game_qstr_tables']} bytes")
         print(f"esp32.qstrs.{g}: {worst['game_qstrs']} names")
-    share = heapbudget.sim_share(heapbudget.UNIT_PARTS)
+    share = heapbudget.unit_share()
     failed = 0
     for g, (c, least) in after.items():
         if not c["ok"]:

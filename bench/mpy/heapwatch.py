@@ -130,8 +130,10 @@ def main():
     st["base"] = _live() - bare  # this tool
     esp32_bytes = _board_only()
     _qstrs("esp32")
+    import maus
     import maus.hw as hwmod
 
+    maus.qstr_room = QSTR_ROOM  # the pools have room already: the simulated Hardware need not make it
     board = hwmod.load_board()
     # Firmware the simulated Hardware imports itself (the reader's default SPI clock): loaded first, so
     # it counts as the board's (the unit loads it anyway), not as the simulator's.

@@ -14,16 +14,55 @@ from pathlib import Path
 BOARD = "ESP32_GENERIC (ESP32-WROOM-32, no PSRAM)"
 BOARD_HEAP = 111936
 
+# What of that heap the firmware may take, board share (issue 15, docs/build.md section 7): after boot
+# (to the idle menu), and at any moment of any game. The rest is for GC fragmentation and ESP-IDF.
+BOOT_BUDGET = 64000
+GAME_BUDGET = 80000
+# The harness's margin (bench/bench_harness.py): a test's peak keeps 15 % of its cap free. A test held to
+# a budget runs capped at budget / (1 - MARGIN) plus the simulator's share (budget_cap): a firmware within
+# its budget passes whatever the heap's layout; one that takes much more runs out of memory.
+MARGIN = 0.15
+
+# qstr pools on a stock ESP32_GENERIC image (MicroPython 1.28.0): the pool of the modules it freezes is
+# generated with 10 "allocated entries" whatever its length (tools/mpy-tool.py: qstr_pool_alloc =
+# min(len(new), 10), "so that the first dynamically allocated pool is twice this size"), and each pool a
+# running program adds holds twice the entries of the one before (py/qstr.c qstr_add): 20, 40, 80, 160,
+# 320, 640, 1280 ... An entry takes 7 bytes: a pointer, a 2-byte hash (MICROPY_QSTR_BYTES_IN_HASH at the
+# EXTRA_FEATURES level) and a length byte; a pool adds a 24-byte header. The unix port's pools grow alike.
+FROZEN_POOL_ALLOC = 10
+QSTR_ENTRY = 7
+QSTR_POOL_HEAD = 24
+# The most names the firmware interns in a game, for the pool the virtual unit makes for them
+# (maus.hw.sim.FW_QSTRS; bench/bench_heap.py prints the counts): a board's pools for them are the board's.
+FW_QSTRS = 1200
+
+
+def board_qstr_tables(n: int) -> int:
+    """Bytes of the qstr pool tables a stock ESP32_GENERIC image allocates for n interned names."""
+    total, room, alloc = 0, 0, 2 * FROZEN_POOL_ALLOC
+    while room < n:
+        total += -(-(QSTR_POOL_HEAD + QSTR_ENTRY * alloc) // 16) * 16  # whole 16-byte GC blocks
+        room += alloc
+        alloc *= 2
+    return total
+
+
 # What each simulated chip adds to the heap (bytes; 32-bit build, modules loaded from .mpy), measured
 # by tests/fw/simshare.py (each part alone) and rounded up to the next 512. tests/host/test_heapbudget.py
 # re-measures them and fails if a figure is too small or more than 10 % too large, so they cannot drift
 # from the code.
 SIM_SHARE = {
-    "rfid": 39424,  # the MFRC522 register emulator (variants, half-bit RF model) and six NTAG216 tags
+    "rfid": 33280,  # the MFRC522 register emulator (variants, half-bit RF model) and six NTAG216 tags
     "piezo": 6656,  # the piezo waveform model
     "world": 9216,  # virtual time, the soft-IRQ queue, the ESP32 timing model and six simulated pins
     "hw": 12288,  # the virtual unit's Hardware (maus.hw.sim) less what a board holds too (framebuffer, LEDs)
     "flash": 22016,  # a 32 x 512-byte RAM block device mounted as littlefs (a board's flash is not heap)
+    # The virtual unit's simulated hardware together, as `mausbox sim` builds it from boards/sim.json (every
+    # part, four tags on the pad, and the qstr pool it makes for the firmware's names: maus.hw.sim.qstr_room)
+    "unit": 67584,
+    # The virtual unit's REPL server (host/mausbox/sim/replserver.py: the pty's MicroPython REPL, the
+    # mounts), idle at its prompt: a board's REPL is C, in no heap (measured by tests/host/test_heapbudget.py)
+    "repl": 12288,
 }
 
 # Which firmware modules make up each simulated part (a test importing one carries that part).
@@ -36,12 +75,6 @@ SIM_MODULES = {
 }
 
 
-# What the virtual unit carries: the emulated reader and its tags, the piezo model, virtual time, and the
-# simulated Hardware (maus.hw.sim). Its heap by default is the board's plus their share, so the firmware
-# runs out of memory in the sim where it would on the board.
-UNIT_PARTS = ("rfid", "piezo", "world", "hw")
-
-
 def sim_share(parts) -> int:
     return sum(SIM_SHARE[p] for p in parts)
 
@@ -51,9 +84,23 @@ def heap_for(parts) -> int:
     return BOARD_HEAP + sim_share(parts)
 
 
-def unit_heap() -> int:
-    """The virtual unit's heap: the board's GC heap plus the simulated parts' share."""
-    return heap_for(UNIT_PARTS)
+def unit_share(serial: bool = False) -> int:
+    """What the virtual unit's simulator takes of its heap: its hardware ("unit") less the qstr pool tables
+    a board pays itself for the firmware's names (they are in the board's share), and with `serial` its
+    REPL server ("repl")."""
+    return SIM_SHARE["unit"] - board_qstr_tables(FW_QSTRS) + (SIM_SHARE["repl"] if serial else 0)
+
+
+def unit_heap(serial: bool = False) -> int:
+    """The virtual unit's heap: the board's GC heap plus the simulator's share, so the firmware runs out of
+    memory in the sim where it would on the board (`serial`: served over the REPL pty)."""
+    return BOARD_HEAP + unit_share(serial)
+
+
+def budget_cap(budget: int) -> int:
+    """The heap a whole-game test of the virtual unit runs in to hold the firmware to `budget` (board
+    share, e.g. GAME_BUDGET): the budget with the harness's margin, plus the simulator's share."""
+    return -(-budget * 100 // round((1 - MARGIN) * 100)) + unit_share()
 
 
 _IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+([\w., ]+)|import\s+([\w., ]+))", re.M)

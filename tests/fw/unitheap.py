@@ -1,8 +1,10 @@
-# For test_unit_heap_*.py: a whole game on the virtual unit, in the board's heap. The harness caps such a
-# file at the stock ESP32-WROOM-32's GC heap plus the measured share of the simulated parts the unit carries
-# (host/mausbox/heapbudget.py UNIT_PARTS), so a MemoryError here is one the board would have. Each game is
-# its largest set-up (the most players the game allows). The peaks themselves are `make bench` figures
-# (bench/bench_heap.py). Under CPython there is no such heap and no framebuf: nothing to check there.
+# For test_unit_heap_*.py: the virtual unit boots, or plays a whole game, in the heap a board's budget
+# leaves it. Each such file says HEAP_BUDGET = "game" (or "boot"): the harness caps it at that budget with
+# its 15 % margin plus the virtual unit's simulator share (host/mausbox/heapbudget.py budget_cap), so a
+# firmware that outgrows the budget fails here with a MemoryError. The unit is laid out as `mausbox deploy`
+# lays it out (board.json with its board.ok); each game is its largest set-up (the most players the game
+# allows). The peaks themselves are `make bench` figures (bench/bench_heap.py). Under CPython there is no
+# such heap and no framebuf: nothing to check there.
 import gc
 import json
 import os
@@ -11,51 +13,81 @@ import sys
 ON_MPY = sys.implementation.name == "micropython"
 
 
-def _play(name):
+def _run(name, logs=0):
+    """Boot the virtual unit on scenario `name` (tests/scenarios, or None: a quiet minute at the menu) and
+    let it run it; -> (the unit, the game_end records of its logs, which must be `logs` files)."""
     repo = os.getenv("MAUSBOX_REPO")
     here = os.getcwd()
     work = "/tmp/mausbox-unitheap-" + "".join("%02x" % b for b in os.urandom(4))
     os.mkdir(work)
     os.chdir(work)
     try:
-        acts = []
-        with open(repo + "/tests/scenarios/" + name + ".jsonl") as f:
-            for line in f:
-                line = line.strip()
-                if line and line[0] != "#":
-                    acts.append(json.loads(line))
-        acts.sort(key=lambda a: a["at_ms"])  # stable: same-time actions keep file order
-        with open("scenario.jsonl", "w") as f:
-            for a in acts:
-                f.write(json.dumps(a) + "\n")
-        with open(repo + "/boards/sim.json") as f:
+        _write_scenario(repo, name)  # nothing of it stays in the heap: the unit reads its file
+        _deploy_board(repo + "/boards/sim.json")
+        with open("board.json") as f:
             board = json.load(f)
-        del acts
         gc.collect()
         from maus.hw import sim
 
         hw = sim.Hardware(board, scenario="scenario.jsonl")
+        sim.qstr_room(sim.FW_QSTRS)  # as the virtual unit does (maus.hw.open_hardware)
         import maus.unit
 
         unit = maus.unit.main(hw=hw)  # a MemoryError anywhere in boot or game fails the test
-        assert unit is not None and unit.mode == "end", unit.mode  # the game reached its end screen
         names = [n for n in os.listdir("logs") if n.endswith(".jsonl")]
-        assert len(names) == 1, names
-        ended = False
-        with open("logs/" + names[0]) as f:
-            for line in f:
-                ended = ended or '"type":"game_end"' in line
-        assert ended, "no game_end in the log"
-        return unit.last_summary
+        assert len(names) == logs, names
+        ends = []
+        for n in names:
+            with open("logs/" + n) as f:
+                for line in f:
+                    if '"type":"game_end"' in line:
+                        ends.append(line)
+        return unit, ends
     finally:
         os.chdir(here)
         _rmtree(work)
         import maus
 
-        for k in list(sys.modules):  # the next game boots a fresh firmware, as after a reset
+        for k in list(sys.modules):  # the next run boots a fresh firmware, as after a reset
             if k.startswith("maus."):
                 maus.unload(k)
         gc.collect()
+
+
+def _deploy_board(src):
+    # board.json and the board.ok `mausbox deploy` writes beside it (it checks the board on the host; the
+    # sim board is checked by test_board.py), so the unit skips the check at boot as a deployed one does.
+    import binascii
+
+    import maus
+    from maus.unit.boot import _checker_crc, board_stamp
+
+    with open(src, "rb") as f:
+        data = f.read()
+    with open("board.json", "wb") as f:
+        f.write(data)
+    with open("board.ok", "wb") as f:
+        f.write(board_stamp(binascii.crc32(data), _checker_crc()))
+    maus.unload("maus.unit.boot")
+    maus.unload("maus.unit")
+
+
+def _write_scenario(repo, name):
+    # scenario.jsonl for the simulated hardware: the actions by time (stable: same-time actions keep
+    # their order), as `mausbox sim` writes it.
+    acts = []
+    if name is None:
+        acts.append({"at_ms": 60000, "noise": 0})
+    else:
+        with open(repo + "/tests/scenarios/" + name + ".jsonl") as f:
+            for line in f:
+                line = line.strip()
+                if line and line[0] != "#":
+                    acts.append(json.loads(line))
+    acts.sort(key=lambda a: a["at_ms"])
+    with open("scenario.jsonl", "w") as f:
+        for a in acts:
+            f.write(json.dumps(a) + "\n")
 
 
 def _rmtree(d):
@@ -74,9 +106,21 @@ def _expected(name):
 
 
 def check(name):
+    """The whole game of scenario `name`: it reaches its end screen with the scores it expects."""
     if not ON_MPY:
         return
-    s = _play(name)
+    unit, ends = _run(name, logs=1)
+    assert unit is not None and unit.mode == "end", unit and unit.mode  # the game reached its end screen
+    assert len(ends) == 1, "no game_end in the log"
+    s = unit.last_summary
     want = _expected(name)
     assert {str(k): v for k, v in s["scores"].items()} == want["scores"], (s["scores"], want["scores"])
 
+
+def check_boot():
+    """Power-on to the idle menu (self-test, status, the menu on the display), nothing pressed."""
+    if not ON_MPY:
+        return
+    unit, _ = _run(None)
+    assert unit is not None and unit.mode == "menu", unit and unit.mode
+    assert unit.status["problems"] == [], unit.status["problems"]

@@ -29,7 +29,9 @@ def open_hardware(board, **kw):
     if fam == "sim":
         from maus.hw import sim
 
-        return sim.Hardware(board, **kw)
+        hw = sim.Hardware(board, **kw)
+        sim.qstr_room(sim.FW_QSTRS)  # the virtual unit: the firmware's names get a pool made now
+        return hw
     from maus.hw import esp32
 
     return esp32.Hardware(board, **kw)

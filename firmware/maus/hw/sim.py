@@ -23,6 +23,38 @@ _ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz o
 _SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
 
 
+# Interned names (qstrs) live in pools that double as they fill, the same on the unix port as on an ESP32
+# image (20, 40, ... 640, 1280 entries). The firmware's own names (about 1,000 in a game) stay below 1,260,
+# so a board never adds the 1,280-entry pool; in the virtual unit the simulator's names come on top and a
+# game would need that pool, a 9 KB block, in a heap already cut up by a game. So the virtual unit
+# (maus.hw.open_hardware) allocates it at power-on, while the heap is whole: throwaway names fill the pool in
+# use until the next one is made with room for the firmware's names (FW_QSTRS). Its cost is part of the
+# simulator's share (host/mausbox/heapbudget.py, "unit").
+FW_QSTRS = const(1200)
+
+
+def qstr_room(n):
+    """Intern throwaway names until a pool with room for n more has just been allocated; once a process
+    (the firmware package keeps the mark: another Hardware, or a tool that made room itself, skips it)."""
+    import maus
+
+    if getattr(maus, "qstr_room", 0) >= n:
+        return
+    gc.collect()
+    gc.disable()  # a collection inside the loop would hide the pool's allocation from mem_alloc
+    try:
+        i = 0
+        while True:
+            a = gc.mem_alloc()
+            hasattr(qstr_room, "_sim_q%d" % i)  # interns the name
+            i += 1
+            if gc.mem_alloc() - a >= 7 * n:  # a pool of >= n entries (7 bytes each) was allocated
+                maus.qstr_room = n
+                return
+    finally:
+        gc.enable()
+
+
 def _env(name):
     try:
         return os.getenv(name)
