@@ -106,6 +106,7 @@ class Unit:
         self._boot_ms = hw.ticks_ms()
         self._healthy = False  # ran HEALTHY_MS without a crash: the crash counter was cleared
         self._gc_at = 0
+        self.host = None  # maus.hostsvc.HostService, set by main(): the host's requests over the console
 
     def _start_rfid(self):
         from maus import cards, rfid
@@ -143,6 +144,12 @@ class Unit:
         self.capture.stuck_ms = s.get("stuck_ms")
         self.gest.double_ms = s.get("double_press_ms")
         self.gest.long_ms = s.get("long_press_ms")
+
+    def settings_changed(self):
+        # The host changed settings: the shell follows at once; a game in progress keeps its own copy.
+        self.lang = self.settings.get("lang")
+        if self.mode != "play":
+            self._apply_timing()
 
     def _setting_changed(self, key, old, new):
         if self.log is not None:
@@ -226,6 +233,8 @@ class Unit:
 
     def _event_line(self, line):
         # Every log record also goes to the console for `mausbox monitor`.
+        if self.host is not None and self.host.event(line):
+            return  # sent as an event frame to the monitor that asked for it
         sys.stdout.write("EV ")
         sys.stdout.write(line if isinstance(line, str) else line.decode())
         if not (line.endswith("\n") if isinstance(line, str) else line.endswith(b"\n")):
@@ -646,6 +655,8 @@ class Unit:
         if wait > 0 and ticks_diff(now, self._gc_at) > 500:
             gc.collect()  # idle time: collect now, not during a race
             self._gc_at = now
+        if self.host is not None:
+            wait = self.host.poll(wait)  # the host's requests, never inside a race (returned above)
         hw.idle(wait)
 
     def _wait_ms(self, now):
@@ -697,7 +708,7 @@ def _crash_count(hw, n=None):
     data = hw.rtc_load()
     cur = data[0] if data and len(data) >= 2 and data[1] == 0xA5 else 0
     if n is not None:
-        hw.rtc_save(bytes((n, 0xA5)))
+        hw.rtc_save(bytes((n, 0xA5)) + (data[2:] if data else b""))  # later bytes: the watchdog's (hw.esp32)
     return cur
 
 
@@ -732,8 +743,12 @@ def main(hw=None, **kw):
         write_status(unit.status)
         print("MAUSBOX READY", maus.VERSION)
         hw.wdt_start(WDT_MS)
+        from maus.hostsvc import HostService
+
+        unit.host = HostService(unit)  # the host's link (docs/protocol.md), polled by the main loop
         unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))
     except KeyboardInterrupt:  # Ctrl-C over USB is not a crash, even during the boot
+        hw.wdt_release()  # the REPL has the unit now: its watchdog is kept fed
         if unit is not None and unit.log is not None:
             unit.abort("interrupted (Ctrl-C)")
         _crash_count(hw, 0)
