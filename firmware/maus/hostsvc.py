@@ -338,6 +338,7 @@ class HostService:
                 h.update(mv[:k])
                 done += k
                 if done % _HASH_SLICE == 0:
+                    self.send(0x50, seq, b"")  # "P", empty: still at work (the host's wait starts again)
                     yield 1
             pos = off
             while pos < size:

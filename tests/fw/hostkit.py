@@ -4,6 +4,9 @@
 import binascii
 import json
 
+from maus.logstore import LogStore
+from maus.settings import Settings
+
 
 def crc(head, payload):
     return binascii.crc32(payload, binascii.crc32(head)) & 0xFFFFFFFF
@@ -117,3 +120,40 @@ def answer(svc, con, seq, limit=100000):
                 return json.loads(f[2]), [p for p in frames if p[1] == seq and p[0] in "PD"], t
         text = t
     raise AssertionError("no answer to request %d; text %r" % (seq, bytes(text)[-200:]))
+
+
+class Hw:
+    def __init__(self):
+        self.t = 1000
+        self.clock = None
+
+    def ticks_ms(self):
+        return self.t
+
+    def unique_id(self):
+        return b"\x01\x02\x03\x04\x05\x06"
+
+    def wall_clock(self):
+        return self.clock
+
+    def set_clock(self, rtc):
+        self.clock = (rtc[0], rtc[1], rtc[2], rtc[4], rtc[5], rtc[6], rtc[3], 0)
+
+
+class Ctx:
+    def __init__(self, root):
+        self.hw = Hw()
+        self.store = LogStore(root)
+        self.settings = Settings(root)
+        self.status = {"version": "9.9.9", "board": "sim", "safe_mode": False, "problems": []}
+        self.mode = "menu"
+        self.game = None
+        self.log = None
+        self.race = False
+        self.rfid = None
+        self.reader = None
+        self.enrolment = None
+        self.changed = 0
+
+    def settings_changed(self):
+        self.changed += 1

@@ -7,49 +7,11 @@ import sys
 
 import logfs
 from fwtest import raises
-from hostkit import Console, answer, frame, parse, request
+from hostkit import Console, Ctx, answer, frame, parse, request
 from maus.hostsvc import HostService
 from maus.logstore import LogStore
-from maus.settings import Settings
 
 MPY = sys.implementation.name == "micropython"
-
-
-class Hw:
-    def __init__(self):
-        self.t = 1000
-        self.clock = None
-
-    def ticks_ms(self):
-        return self.t
-
-    def unique_id(self):
-        return b"\x01\x02\x03\x04\x05\x06"
-
-    def wall_clock(self):
-        return self.clock
-
-    def set_clock(self, rtc):
-        self.clock = (rtc[0], rtc[1], rtc[2], rtc[4], rtc[5], rtc[6], rtc[3], 0)
-
-
-class Ctx:
-    def __init__(self, root):
-        self.hw = Hw()
-        self.store = LogStore(root)
-        self.settings = Settings(root)
-        self.status = {"version": "9.9.9", "board": "sim", "safe_mode": False, "problems": []}
-        self.mode = "menu"
-        self.game = None
-        self.log = None
-        self.race = False
-        self.rfid = None
-        self.reader = None
-        self.enrolment = None
-        self.changed = 0
-
-    def settings_changed(self):
-        self.changed += 1
 
 
 def _svc(root):

@@ -57,12 +57,12 @@ class UnitLink:
     allowed); then `request`, `read`, `events`. Use as a context manager."""
 
     def __init__(self, port: str | None = None, timeout: float = 10.0, baud: int = BAUD, recover: bool = True,
-                 host: str = ""):
-        self.port = resolve_port(port)
+                 host: str = "", ser=None):
+        self.port = port if ser is not None and port else resolve_port(port)
         self.timeout = timeout
         self.allow_recover = recover
-        self.host = host
-        self.ser = open_port(self.port, baud)
+        self.host = host or _host_name()
+        self.ser = ser if ser is not None else open_port(self.port, baud)
         self.parser = Parser()
         self._in: deque[Frame | bytes] = deque()
         self._seq = int(time.monotonic() * 1000) & 0x7FFF or 1
@@ -287,7 +287,9 @@ class UnitLink:
                 except ValueError:
                     out.append((line, -1))
 
-        self.request("logs", on_frame=part, timeout=max(self.timeout, 30))
+        done = self.request("logs", on_frame=part)
+        if done.get("n") != len(out):  # a damaged frame of the listing was dropped
+            raise LinkError(f"{self.port}: the listing came incomplete ({len(out)} of {done.get('n')} entries)")
         return out
 
     def read(self, name: str, offset: int, sink: Callable[[bytes], object],
@@ -320,7 +322,7 @@ class UnitLink:
                 progress(have)
 
         seq = self.send_request("read", name=name, off=offset)
-        deadline = time.monotonic() + max(self.timeout, 10)
+        deadline = time.monotonic() + self.timeout
         while True:
             f = self.next_frame(seq, deadline, "read")
             if f.kind == RESPONSE:
@@ -336,7 +338,7 @@ class UnitLink:
             data(f)
             if state["gap"] is not None:
                 raise FrameGap(f"{self.port}: {name}: a chunk was lost at byte {have}", have)
-            deadline = time.monotonic() + max(self.timeout, 10)
+            deadline = time.monotonic() + self.timeout  # P frames too: the unit hashing a resumed read's prefix
 
     def events(self, seconds: float | None = None, lease: int = 10) -> Iterator[dict | bytes]:
         """Log records (dicts; bytes for a record that is not JSON) as the unit writes them, renewing the
@@ -362,6 +364,12 @@ class UnitLink:
             self.request("events", s=0, timeout=min(self.timeout, 3))
         except LinkError:
             pass
+
+
+def _host_name() -> str:
+    import mausbox
+
+    return f"mausbox {mausbox.__version__}"
 
 
 class FrameGap(LinkError):
