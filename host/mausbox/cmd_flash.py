@@ -42,7 +42,7 @@ def image_chip(data: bytes) -> tuple[str, int]:
 
 def esptool_error(text: str, port: str) -> str:
     """esptool's failure text -> what to do."""
-    from mausbox.transport import BUSY_HINT
+    from mausbox.link import BUSY_HINT
 
     low = text.lower()
     if "permission denied" in low:
@@ -134,7 +134,7 @@ def run(args) -> int:
 
     from mausbox.cli import EXIT_PROBLEM, EXIT_USAGE, UserError
     from mausbox.sim.serial import running_units
-    from mausbox.transport import resolve_port
+    from mausbox.link import resolve_port
 
     port = resolve_port(args.port)
     if any(port in (u["pty"], u.get("link")) for u in running_units()):
@@ -169,10 +169,10 @@ def run(args) -> int:
     import time
 
     from mausbox.deploy import deploy
-    from mausbox.transport import UnitLink
+    from mausbox.link import UnitLink
 
     time.sleep(2)  # first boot: MicroPython formats its filesystem
-    with UnitLink(port, timeout=20) as link:
+    with UnitLink(port, timeout=20, recover=False) as link:
         report = deploy(link, args.board)
     print(f"flash: done; the unit booted Mausbox {report.ready}")
     return 0

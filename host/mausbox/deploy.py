@@ -1,6 +1,7 @@
 """Deploying the firmware to a unit: compile to match it, copy only what changed, atomically, then confirm it boots.
 
-One exec asks the unit for its MicroPython (`sys.implementation._mpy`, platform) and the sha256 of every file
+First the host service is asked what the unit is doing: a unit in a game is left alone unless forced, since
+deploying stops the app (the raw REPL is for deploy, flash and recovery only). Then one exec asks the unit for its MicroPython (`sys.implementation._mpy`, platform) and the sha256 of every file
 the deployment would write plus every file under /maus; only files whose hash differs are sent, each written
 to `<name>.tmp` and renamed; files under /maus that the deployment no longer has are removed (a stale `x.py`
 would shadow a new `x.mpy`). Then a soft reset, and the console must show `MAUSBOX READY <version>`.
@@ -16,10 +17,11 @@ from pathlib import Path
 
 from mausbox.build import compile_bytes, mpy_compatible, parse_mpy_info
 from mausbox.cli import EXIT_PROBLEM, UserError
-from mausbox.paths import BOARDS_DIR, FIRMWARE_PKG
-from mausbox.transport import LinkError, UnitLink
+from mausbox.link import LinkError, LinkTimeout, NoService, UnitLink
+from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG
 
-MAIN_PY = b"import maus.unit\nmaus.unit.main()\n"
+BOOT_FILES = ("boot.py", "main.py")  # firmware/boot.py (the watchdog keeper), firmware/main.py (the app)
+MAIN_PY = (FIRMWARE_DIR / "main.py").read_bytes()
 READY = b"MAUSBOX READY "
 LIB_DEPS = ["ssd1306"]  # micropython-lib packages the firmware needs on a board (firmware/manifest.py)
 SIM_ONLY = ("maus/sim/", "maus/hw/sim.py")  # never sent to a board
@@ -110,7 +112,8 @@ def firmware_files(platform: str, mpy: int, board: str) -> tuple[dict[str, bytes
         elif src.suffix == ".json":
             files[rel] = src.read_bytes()
     files["board.json"] = board_file(board).read_bytes()
-    files["main.py"] = MAIN_PY
+    for name in BOOT_FILES:
+        files[name] = (FIRMWARE_DIR / name).read_bytes()
     how = f"mpy v{info[0]}.{info[1]}" + (f" for {info[2]}" if info[2] else "") if use_mpy else "source (.py)"
     return files, how
 
@@ -126,7 +129,7 @@ def make_plan(files: dict[str, bytes], remote: dict[str, str | None]) -> Plan:
     return plan
 
 
-def probe(link: UnitLink, paths: list[str]) -> dict:
+def probe(link, paths: list[str]) -> dict:
     """The unit's MicroPython (.mpy info, platform) and the sha256 of each path (None: missing), in one exec.
     One line per file: a listing of ~100 files stays small on a 96 KB heap."""
     out = link.exec(_PROBE % (sorted(paths),), timeout=30).decode("utf-8", "replace").split("\n")
@@ -146,37 +149,63 @@ def default_board(platform: str) -> str:
     return "sim" if platform == "linux" else "esp32-devkitc"
 
 
-def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float = 20, mip: bool = True
-           ) -> DeployReport:
-    link.enter_raw(soft_reset=True)  # a fresh interpreter: the game's memory is free again
-    first = probe(link, [])
+def precheck(link: UnitLink, force: bool = False, say=print) -> dict | None:
+    """What the unit is doing, asked through the host service (never a Ctrl-C): a unit in a game is left alone
+    unless `force`. Returns its hello (None: it shows its REPL, or does not speak the host protocol)."""
+    try:
+        info = link.request("hello")
+    except NoService:
+        return None  # the REPL: nothing runs that deploying could stop
+    except LinkTimeout:
+        say(f"deploy: {link.port} does not answer the host protocol (older firmware, or none): deploying anyway")
+        return None
+    except LinkError as e:
+        say(f"deploy: {e}: deploying anyway")
+        return None
+    if info.get("mode") == "play" and not force:
+        raise UserError(f"{link.port}: the unit is in a game ({info.get('game')}): deploying stops it and the game "
+                        "ends unfinished. Finish or abort the game first, or deploy with --force", EXIT_PROBLEM)
+    return info
+
+
+def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float = 20, mip: bool = True,
+           force: bool = False, progress=None) -> DeployReport:
+    """`progress(done, total)`: bytes of the files sent so far."""
+    precheck(link, force, say)
+    repl = link.repl()
+    repl.enter_raw(soft_reset=True)  # a fresh interpreter: the game's memory is free again
+    first = probe(repl, [])
     platform = first["platform"]
-    board = board or _board_on_unit(link) or default_board(platform)
+    board = board or _board_on_unit(repl) or default_board(platform)
     files, how = firmware_files(platform, first["mpy"], board)
-    remote = probe(link, list(files))["files"]
+    remote = probe(repl, list(files))["files"]
     plan = make_plan(files, remote)
-    start_bytes = link.bytes_sent
+    start_bytes = repl.bytes_sent
     say(f"deploy: {len(plan.send)} to send, {len(plan.unchanged)} unchanged, {len(plan.remove)} to remove "
         f"({how}, board {board})")
+    total = sum(len(files[p]) for p in plan.send)
+    sent_files = 0
     made: set[str] = set()
     for path in plan.send:
-        _mkdirs(link, path, made)
-        link.write_file(path, files[path])
+        _mkdirs(repl, path, made)
+        base = sent_files
+        repl.write_file(path, files[path], progress=(lambda n, b=base: progress(b + n, total)) if progress else None)
+        sent_files += len(files[path])
         say(f"  sent {path} ({len(files[path])} bytes)")
     for path in plan.remove:
-        link.exec(f"import os\nos.remove({'/' + path!r})")
+        repl.exec(f"import os\nos.remove({'/' + path!r})")
         say(f"  removed {path}")
     notes = []
     if platform == "linux":
         notes.append("micropython-lib packages: the virtual unit ships its own")
     elif mip:
-        notes += install_deps(link, say)
-    sent = link.bytes_sent - start_bytes
+        notes += install_deps(repl, say)
+    sent = repl.bytes_sent - start_bytes
     ready = confirm_boot(link, confirm_s) if confirm_s else None
     return DeployReport(board, how, plan.send, plan.remove, len(plan.unchanged), sent, ready, notes)
 
 
-def _board_on_unit(link: UnitLink) -> str | None:
+def _board_on_unit(link) -> str | None:
     """Keep the board a unit already has, unless --board says otherwise."""
     out = link.exec("try:\n with open('/board.json') as f:print(f.read())\nexcept OSError:\n pass")
     try:
@@ -187,7 +216,7 @@ def _board_on_unit(link: UnitLink) -> str | None:
         return None
 
 
-def _mkdirs(link: UnitLink, path: str, made: set[str]) -> None:
+def _mkdirs(link, path: str, made: set[str]) -> None:
     parts = path.split("/")[:-1]
     for i in range(1, len(parts) + 1):
         d = "/" + "/".join(parts[:i])
@@ -196,7 +225,7 @@ def _mkdirs(link: UnitLink, path: str, made: set[str]) -> None:
             made.add(d)
 
 
-def install_deps(link: UnitLink, say) -> list[str]:
+def install_deps(link, say) -> list[str]:
     """micropython-lib packages with mpremote's mip (downloads on the host, copies over the link)."""
     try:
         from mpremote.mip import _install_package  # type: ignore[import-untyped]
@@ -220,13 +249,11 @@ def install_deps(link: UnitLink, say) -> list[str]:
 
 def confirm_boot(link: UnitLink, timeout: float) -> str:
     """Soft-reset into the friendly REPL; the firmware must print `MAUSBOX READY <version>`."""
-    ser = link.t.serial
-    link.close_raw()
-    ser.write(b"\x04")  # soft reset: boot.py, main.py
+    link.repl().soft_reset()  # boot.py, main.py
     buf = b""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        buf += ser.read(max(1, ser.in_waiting))
+        buf += link.read_raw(min(0.2, max(0.0, end - time.monotonic())))
         i = buf.find(READY)
         if i >= 0 and b"\n" in buf[i:]:
             return buf[i + len(READY):].split(b"\n", 1)[0].strip().decode("utf-8", "replace")
