@@ -502,11 +502,9 @@ class _Shelf:
     rfid = None
 
     def __init__(self):
-        from maus import hw
         from maus.logstore import LogStore
         from maus.settings import Settings
 
-        self.unit_id = "".join("%02x" % b for b in hw.unique_id())
         self.store = LogStore()
         self.settings = Settings()
         self.enrolment = None
@@ -523,6 +521,16 @@ class _Shelf:
             self.status["version"] = maus.VERSION
         except ImportError:
             pass
+
+    @property
+    def unit_id(self):
+        try:
+            import machine
+
+            uid = machine.unique_id()  # a board's, without opening its hardware
+        except (ImportError, AttributeError):
+            uid = self.hw.unique_id()
+        return _hexs(uid)
 
     @property
     def hw(self):

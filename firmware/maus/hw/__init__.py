@@ -37,24 +37,17 @@ def open_hardware(board, **kw):
     return esp32.Hardware(board, **kw)
 
 
-def _family():
-    import sys
-
-    if sys.platform in ("linux", "darwin"):
-        from maus.hw import sim
-
-        return sim
-    from maus.hw import esp32
-
-    return esp32
-
-
-def unique_id():
-    """The unit's id (bytes) without opening the hardware."""
-    return _family().unique_id()
-
-
 def keep_watchdog():
     """For boot.py, which runs after every soft reset, also when the host enters the raw REPL (main.py does
     not run then): a watchdog the app started goes on running, so feed it while no app runs."""
-    return _family().keep_watchdog()
+    try:
+        fam = load_board().get("family")
+    except (OSError, ValueError):
+        return False  # no board file: no app was ever deployed here, so no watchdog either
+    if fam == "sim":
+        from maus.hw import sim
+
+        return sim.keep_watchdog()
+    from maus.hw import esp32
+
+    return esp32.keep_watchdog()

@@ -92,7 +92,7 @@ class Hardware:
         pass
 
     def unique_id(self):
-        return unique_id()
+        return machine.unique_id()
 
     def rtc_load(self):
         try:
@@ -129,10 +129,6 @@ class Hardware:
 
     def reset(self):
         machine.reset()
-
-
-def unique_id():
-    return machine.unique_id()
 
 
 # The watchdog keeper. machine.WDT cannot be stopped and survives a soft reset; the REPL does not run

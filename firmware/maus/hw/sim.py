@@ -388,7 +388,7 @@ class Hardware:
 
     # --- unit services ----------------------------------------------------------------------------------
     def unique_id(self):
-        return unique_id()
+        return b"\x5e\x1d\x00\x00\x00\x01"
 
     def rtc_load(self):
         try:
@@ -430,25 +430,6 @@ class Hardware:
 
     def reset(self):
         raise SystemExit(0)
-
-
-def unique_id():
-    # A virtual unit's "MAC address": six random bytes made at its first boot, kept in its flash folder, so
-    # two virtual units are two units to the host.
-    try:
-        with open(".unit_id", "rb") as f:
-            b = f.read(6)
-        if len(b) == 6:
-            return b
-    except OSError:
-        pass
-    b = os.urandom(6)
-    try:
-        with open(".unit_id", "wb") as f:
-            f.write(b)
-    except OSError:
-        pass
-    return b
 
 
 # --- the watchdog --------------------------------------------------------------------------------------
