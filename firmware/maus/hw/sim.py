@@ -483,8 +483,9 @@ class _Watchdog:
 
     def check(self):
         # virtual time
-        if self.ms and not self.keep and self.world.now - self.vfed > self.ms * 1000:
-            self._bite()
+        late = self.world.now - self.vfed
+        if self.ms and not self.keep and late > self.ms * 1000:
+            self._bite(late // 1000)
             raise WatchdogReset(3)
 
     def _run_thread(self):
@@ -501,8 +502,9 @@ class _Watchdog:
             now = time.ticks_ms()
             if self.keep:
                 self.fed = now
-            if time.ticks_diff(now, self.fed) > self.ms:
-                self._bite()
+            late = time.ticks_diff(now, self.fed)
+            if late > self.ms:
+                self._bite(late)
                 # The reset line: the interpreter dies at once, wherever it is (its parent, the bridge,
                 # starts a fresh one). The unix port has no os.kill; the shell's parent is this process.
                 os.system("kill -9 $PPID")
@@ -511,7 +513,7 @@ class _Watchdog:
                 saved = now
                 self._save()
 
-    def _bite(self):
+    def _bite(self, late_ms):
         self.bites += 1
         ms = self.ms
         self.ms = 0  # a hard reset stops the watchdog
@@ -519,7 +521,8 @@ class _Watchdog:
             os.remove(_WDT_FILE)
         except OSError:
             pass
-        print("E task_wdt: Task watchdog got triggered (not fed for %d ms): the unit resets" % ms)
+        print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
+              % (ms, late_ms))
 
     def _save(self):
         # The wall time of the last feed: the next interpreter (after a soft reset) goes on from there.
