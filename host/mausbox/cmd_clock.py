@@ -11,13 +11,15 @@ HELP = "set the unit's clock from this computer (clock set), or compare it (cloc
 
 
 def add_parser(p):
-    p.add_argument("--port", help="serial port (default: the only unit connected)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the unit's answer")
+    from mausbox.cli import unit_options
+
+    unit_options(p)
     sub = p.add_subparsers(dest="action", metavar="ACTION")
     s = sub.add_parser("set", help="set the unit's clock to this computer's time")
     s.add_argument("--utc", action="store_true", help="set UTC instead of local time")
-    sub.add_parser("show", help="show the unit's time and how far it is off")
+    w = sub.add_parser("show", help="show the unit's time and how far it is off")
+    for q in (s, w):
+        unit_options(q, under=True)
 
 
 def rtc_tuple(t: float, utc: bool = False) -> tuple:

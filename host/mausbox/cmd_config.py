@@ -5,9 +5,9 @@ from __future__ import annotations
 HELP = "show or change a unit's settings: config get [KEY] | set KEY VALUE | reset"
 
 def add_parser(p):
-    p.add_argument("--port", help="serial port (default: the only unit connected)")
-    p.add_argument("--json", action="store_true", help="print settings as JSON")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the unit's answer")
+    from mausbox.cli import unit_options
+
+    unit_options(p)
     sub = p.add_subparsers(dest="action", metavar="ACTION")
     g = sub.add_parser("get", help="show all settings, or one")
     g.add_argument("key", nargs="?")
@@ -16,6 +16,8 @@ def add_parser(p):
     s.add_argument("value")
     r = sub.add_parser("reset", help="every setting back to its default")
     r.add_argument("--yes", action="store_true", help="do not ask")
+    for q in (g, s, r):
+        unit_options(q, under=True)
 
 
 def describe(key: str) -> str:

@@ -9,9 +9,9 @@ PIEZO_RANGE = (2000, 60000)  # a baseline outside means the input floats or is s
 
 
 def add_parser(p):
-    p.add_argument("--port", help="serial port (default: the only unit connected)")
-    p.add_argument("--json", action="store_true", help="print the findings as JSON")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the unit's answer")
+    from mausbox.cli import unit_options
+
+    unit_options(p)
 
 
 def diagnose(status: dict | None, micropython: str, free_flash: int | None, host_version: str) -> list[dict]:
