@@ -12,7 +12,6 @@ import struct
 import time
 
 import serial  # type: ignore[import-untyped]
-from mpremote.transport import TransportError  # type: ignore[import-untyped]
 from mpremote.transport_serial import SerialTransport  # type: ignore[import-untyped]
 
 from mausbox.cli import EXIT_PROBLEM, UserError
@@ -56,21 +55,25 @@ class RawRepl:
 
     # --- session --------------------------------------------------------------------------------------------
     def enter_raw(self, soft_reset: bool = False) -> None:
-        """Stop what runs and enter the raw REPL."""
+        """Stop what runs and enter the raw REPL (the steps of mpremote's enter_raw_repl, each bounded by the
+        link timeout as a whole: its own waits restart at every byte, so a dripping line would hold them)."""
         self.link._in.clear()
         self.link.parser = type(self.link.parser)()
+        t = self.timeout
         try:
             self._interrupt()
-            self.t.serial.timeout = min(self.timeout, 5)
-            with contextlib.redirect_stdout(io.StringIO()):
-                self.t.enter_raw_repl(soft_reset=soft_reset, timeout_overall=self.timeout)
             self._buf = bytearray()
-            self._at_prompt = False  # mpremote stops right before the first `>`
-        except TransportError:
-            raise self.LinkError(f"{self.port} does not answer like MicroPython's REPL: is MicroPython flashed "
-                                 "(`mausbox flash`), or is another program talking to it?") from None
-        except (OSError, serial.SerialException) as e:
-            raise self.LinkLost(f"lost the link to {self.port}: {e}") from None
+            self._write(b"\r\x01")  # Ctrl-A: the raw REPL
+            if soft_reset:
+                self._read_until(b"raw REPL; CTRL-B to exit\r\n>", t)
+                self._write(b"\x04")  # Ctrl-D: soft reset (boot.py runs, main.py does not)
+                self._read_until(b"soft reboot\r\n", t)
+            self._read_until(b"raw REPL; CTRL-B to exit\r\n", t)
+        except self.LinkError:
+            raise self.LinkError(f"{self.port}: no MicroPython raw-REPL prompt within {t:.0f} s: is MicroPython "
+                                 "flashed (`mausbox flash`), or is another program talking to it?") from None
+        self.t.in_raw_repl = True
+        self._at_prompt = False  # as mpremote leaves it: right before the first `>`
 
     def _interrupt(self) -> None:
         """Ctrl-C until the unit shows a prompt: a unit still booting, or code that swallowed one
@@ -80,7 +83,7 @@ class RawRepl:
         while time.monotonic() < end:
             self._write(b"\r\x03")
             quiet_until = time.monotonic() + 0.4
-            while time.monotonic() < quiet_until:
+            while time.monotonic() < min(quiet_until, end):  # a unit that never goes quiet: bounded too
                 chunk = self.link.read_raw(0.02)
                 if chunk:
                     seen = (seen + chunk)[-64:]
@@ -109,9 +112,11 @@ class RawRepl:
         """Before calling mpremote's own functions on `self.t`: they read the `>` prompt themselves."""
         self.ensure_raw()
         self.t.serial.timeout = min(self.timeout, 5)
-        if self._at_prompt:
-            self._write(b"\x01")  # Ctrl-A in the raw REPL: the unit repeats its banner and `>`
-            self._at_prompt = False
+        if not self._at_prompt:
+            self._read_until(b">", self.timeout)
+        self._buf = bytearray()
+        self._write(b"\x01")  # Ctrl-A in the raw REPL: the unit repeats its banner and `>`, for mpremote
+        self._at_prompt = False
 
     def recover(self) -> None:
         """After a broken exchange: interrupt, discard what is in flight, and re-enter the raw REPL."""
@@ -141,8 +146,9 @@ class RawRepl:
                 return False
 
     def _read(self, n: int, timeout: float) -> bytes:
-        """Exactly n bytes, or fewer if the unit goes quiet for `timeout` seconds."""
-        while len(self._buf) < n and self._fill(timeout):
+        """Exactly n bytes, or fewer once `timeout` seconds have passed."""
+        end = time.monotonic() + timeout
+        while len(self._buf) < n and time.monotonic() < end and self._fill(max(0.0, end - time.monotonic())):
             pass
         out = bytes(self._buf[:n])
         del self._buf[:n]
