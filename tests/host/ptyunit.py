@@ -27,8 +27,10 @@ from mausbox.paths import micropython_binary
 
 
 class PtyUnit:
-    def __init__(self, root: Path, heap: str = simrun.DEFAULT_HEAP, env: dict | None = None, prepare: bool = True):
+    def __init__(self, root: Path, heap: str = simrun.DEFAULT_HEAP, env: dict | None = None, prepare: bool = True,
+                 link: str | None = None):
         self.root = Path(root)
+        self.link = link  # a symlink to the port, as `mausbox sim --serial --link` makes
         self.heap = heap
         self.env = env or {}
         self.prepare = prepare
@@ -48,6 +50,11 @@ class PtyUnit:
         self._host_m, self._host_s = os.openpty()
         tty.setraw(self._host_s)
         self.port = os.ttyname(self._host_s)
+        if self.link:
+            if os.path.lexists(self.link):
+                os.unlink(self.link)
+            os.symlink(self.port, self.link)
+            self.port = self.link
         since = time.time() - 1
         env = simrun.firmware_env(self.root, **self.fifo.env(), **self.env)
         self.proc = subprocess.Popen([exe, "-X", f"heapsize={self.heap}", "main.py"], cwd=self.root, env=env,
@@ -124,7 +131,16 @@ class PtyUnit:
     def records(self, log: Path) -> list[dict]:
         return [json.loads(x) for x in log.read_text().splitlines() if x.strip()]
 
+    def register(self, data_home: Path) -> None:
+        """Announce the unit as `mausbox sim --serial` does, so `mausbox ports` finds it."""
+        reg = Path(data_home) / "mausbox" / "units"
+        reg.mkdir(parents=True, exist_ok=True)
+        (reg / f"pty-{os.getpid()}-{id(self)}.json").write_text(
+            json.dumps({"pty": self.port, "link": None, "root": str(self.root), "pid": os.getpid()}))
+
     def stop(self) -> None:
+        if self.link and os.path.lexists(self.link):
+            os.unlink(self.link)
         self._stop = True
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()

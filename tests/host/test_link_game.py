@@ -6,7 +6,6 @@ check through `mausbox sim --serial --headless --scenario` is in test_sim_serial
 from __future__ import annotations
 
 import json
-import os
 import time
 from pathlib import Path
 
@@ -18,14 +17,6 @@ from ptyunit import PtyUnit
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "mg-3p-wait.jsonl"
-
-
-def register(unit: PtyUnit, data: Path) -> None:
-    """Announce the unit as `mausbox sim --serial` does, so `mausbox ports` finds it."""
-    reg = data / "mausbox" / "units"
-    reg.mkdir(parents=True, exist_ok=True)
-    (reg / "test.json").write_text(json.dumps({"pty": unit.port, "link": None, "root": str(unit.root),
-                                               "pid": os.getpid()}))
 
 
 def records(unit: PtyUnit) -> list[dict]:
@@ -51,7 +42,7 @@ def test_host_commands_during_a_game_leave_it_running(tmp_path, monkeypatch, cap
     reveal_s = min(a["at_ms"] for a in actions if "mg/mouse/" in str(a.get("tap"))) / 1000
     with PtyUnit(tmp_path / "unit") as unit:
         assert unit.ready, unit.text()
-        register(unit, tmp_path / "data")
+        unit.register(tmp_path / "data")
         t0 = time.monotonic()
         unit.play(actions, t0)
         wait_for(lambda: any(r["type"] == "game_start" for r in records(unit)), "game_start", unit)

@@ -388,7 +388,13 @@ class Hardware:
 
     # --- unit services ----------------------------------------------------------------------------------
     def unique_id(self):
-        return b"\x5e\x1d\x00\x00\x00\x01"
+        # Each virtual unit has its own (MAUSBOX_UNIT_ID, hex, set by the host; as machine.unique_id()).
+        import binascii
+
+        try:
+            return binascii.unhexlify(_env("MAUSBOX_UNIT_ID") or "5e1d00000001")
+        except ValueError:
+            return b"\x5e\x1d\x00\x00\x00\x01"
 
     def rtc_load(self):
         try:
