@@ -107,19 +107,47 @@ class Console:
 
 
 def answer(svc, con, seq, limit=100000):
-    """Poll until the R frame for seq is out; (R json, P/D frames before it, console text)."""
+    """Poll until the R frame for seq is out; (R json, P/D frames before it, console text). Only what does
+    not make a whole frame yet is kept between polls."""
     parts = []
     text = bytearray()
-    got = bytearray()
+    pending = bytearray()
     for _ in range(limit):
         svc.poll(0)
-        got += con.take()
-        frames, t = parse(got)
+        pending += con.take()
+        cut = _whole(pending)
+        if not cut:
+            continue
+        frames, t = parse(pending[:cut])
+        pending = pending[cut:]
+        text += t
         for f in frames:
             if f[1] == seq and f[0] == "R":
-                return json.loads(f[2]), [p for p in frames if p[1] == seq and p[0] in "PD"], t
-        text = t
+                return json.loads(f[2]), parts, bytes(text)
+            if f[1] == seq and f[0] in "PD":
+                parts.append(f)
     raise AssertionError("no answer to request %d; text %r" % (seq, bytes(text)[-200:]))
+
+
+def _whole(buf):
+    # how many leading bytes of buf hold only whole frames (and text before them)
+    end = 0
+    i = 0
+    while True:
+        j = buf.find(b"#MB", i)
+        if j < 0:
+            return len(buf) if buf.rfind(b"#") < len(buf) - 3 else end
+        if len(buf) < j + 25:
+            return j
+        try:
+            n = int(bytes(buf[j + 11:j + 15]), 16)
+        except ValueError:
+            i = j + 1
+            continue
+        k = j + 25 + n + 1  # the service never sends a raw CR
+        if k > len(buf):
+            return j
+        end = i = k
 
 
 class Hw:

@@ -83,16 +83,18 @@ def test_ctrl_c_is_a_keyboard_interrupt():
 def test_read_streams_every_byte_with_resume_and_digest():
     with logfs.Fs() as fs:
         svc, con, ctx = _svc(fs.root)
-        blob = bytes(range(256)) * 9 + b"\r\n\x10\x04\x03" * 100 + b"#MB1R 0001 0000 00000000 \n" * 3
+        blob = (bytes(range(256)) * 9 + b"\r\n\x10\x04\x03" * 100 + b"#MB1R 0001 0000 00000000 \n" * 3) * 2
         _write(ctx.store.dir + "/00001-mg.jsonl", blob)
-        for off in (0, 1, 1023, 1024, len(blob) - 1, len(blob)):
-            con.send(request(10 + off, "read", name="00001-mg.jsonl", off=off))
-            r, parts, text = answer(svc, con, 10 + off)
-            got = b"".join(p[2][8:] for p in parts)
-            offs = [int(p[2][:8], 16) for p in parts]
-            assert r["size"] == len(blob) and got == blob[off:], off
-            assert r["sha256"] == _hex(hashlib.sha256(blob).digest())
-            assert offs == list(range(off, len(blob), 1024))[:len(offs)] and text == b""
+        for mode, chunk in (("play", 1024), ("menu", 4096)):  # small frames in a game: the loop goes on
+            ctx.mode = mode
+            for off in (0, 1, 1023, 1024, len(blob) - 1, len(blob)):
+                con.send(request(10 + off, "read", name="00001-mg.jsonl", off=off))
+                r, parts, text = answer(svc, con, 10 + off)
+                got = b"".join(p[2][8:] for p in parts if p[0] == "D")
+                offs = [int(p[2][:8], 16) for p in parts if p[0] == "D"]
+                assert r["size"] == len(blob) and got == blob[off:], off
+                assert r["sha256"] == _hex(hashlib.sha256(blob).digest())
+                assert offs == list(range(off, len(blob), chunk))[:len(offs)] and text == b"", (mode, off)
         con.send(request(99, "read", name="00001-mg.jsonl", off=len(blob) + 1))
         assert answer(svc, con, 99)[0]["error"] == "range"
 
@@ -100,6 +102,7 @@ def test_read_streams_every_byte_with_resume_and_digest():
 def test_a_new_request_replaces_a_stream():
     with logfs.Fs() as fs:
         svc, con, ctx = _svc(fs.root)
+        ctx.mode = "play"  # small frames: the stream takes several passes
         _write(ctx.store.dir + "/00001-mg.jsonl", b"x" * 9000)
         con.send(request(1, "read", name="00001-mg.jsonl"))
         svc.poll(0)

@@ -74,6 +74,7 @@ class UnitLink:
         self.bytes_in = 0
         self.bytes_out = 0
         self._repl = None
+        self.then_seq = 0
 
     # --- session --------------------------------------------------------------------------------------------
     def __enter__(self) -> UnitLink:
@@ -194,8 +195,12 @@ class UnitLink:
                 **args) -> dict:
         """Send a request, collect its answer: P and D frames go to `on_frame`, the R frame's JSON is returned;
         UnitError if the unit refused."""
+        return self.answer(self.send_request(op, **args), op, on_frame, timeout)
+
+    def answer(self, seq: int, op: str, on_frame: Callable[[Frame], None] | None = None,
+               timeout: float | None = None) -> dict:
+        """The answer to request `seq` (sent with `send_request`), as `request` collects it."""
         t = self.timeout if timeout is None else timeout
-        seq = self.send_request(op, **args)
         deadline = time.monotonic() + t
         while True:
             f = self.next_frame(seq, deadline, op)
@@ -214,18 +219,26 @@ class UnitLink:
             deadline = time.monotonic() + t  # a good frame of the answer: the unit is at work
 
     # --- the service ----------------------------------------------------------------------------------------
-    def hello(self) -> dict:
+    def hello(self, then: str | None = None) -> dict:
         """Who the unit is (docs/protocol.md `hello`); a unit at its REPL gets the service started first when
-        the link may recover it. Checks that both ends speak a common revision."""
+        the link may recover it. Checks that both ends speak a common revision. `then`: a request (without
+        arguments) sent right behind it, saving a round trip; its seq is in `self.then_seq`."""
         if self.info is not None:
+            if then:
+                self.then_seq = self.send_request(then)
             return self.info
         try:
-            info = self.request("hello", host=self.host, proto=PROTO)
+            seq = self.send_request("hello", host=self.host, proto=PROTO)
+            if then:
+                self.then_seq = self.send_request(then)
+            info = self.answer(seq, "hello")
         except NoService:
             if not self.allow_recover:
                 raise
             self.recover()
             info = self.request("hello", host=self.host, proto=PROTO)
+            if then:
+                self.then_seq = self.send_request(then)
         except UnitError as e:
             if e.code == "proto":
                 raise LinkError(f"{self.port}: {e.msg}") from None
@@ -274,7 +287,8 @@ class UnitLink:
 
     def listing(self) -> list[tuple[str, int]]:
         """Every log and pulled marker in the unit's logs folder: (name, size), as the unit's directory has them."""
-        self.hello()
+        self.hello(then="logs")
+        seq = self.then_seq
         out: list[tuple[str, int]] = []
 
         def part(f: Frame) -> None:
@@ -287,7 +301,7 @@ class UnitLink:
                 except ValueError:
                     out.append((line, -1))
 
-        done = self.request("logs", on_frame=part)
+        done = self.answer(seq, "logs", on_frame=part)
         if done.get("n") != len(out):  # a damaged frame of the listing was dropped
             raise LinkError(f"{self.port}: the listing came incomplete ({len(out)} of {done.get('n')} entries)")
         return out
