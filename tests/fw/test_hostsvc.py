@@ -85,7 +85,7 @@ def test_read_streams_every_byte_with_resume_and_digest():
         svc, con, ctx = _svc(fs.root)
         blob = (bytes(range(256)) * 9 + b"\r\n\x10\x04\x03" * 100 + b"#MB1R 0001 0000 00000000 \n" * 3) * 2
         _write(ctx.store.dir + "/00001-mg.jsonl", blob)
-        for mode, chunk in (("play", 1024), ("menu", 4096)):  # small frames in a game: the loop goes on
+        for mode, chunk in (("play", 1024), ("menu", 8192)):  # small frames in a game: the loop goes on
             ctx.mode = mode
             for off in (0, 1, 1023, 1024, len(blob) - 1, len(blob)):
                 con.send(request(10 + off, "read", name="00001-mg.jsonl", off=off))
