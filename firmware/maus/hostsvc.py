@@ -524,7 +524,8 @@ class _Shelf:
         self.settings = Settings()
         self.enrolment = None
         self._hw = None
-        self._reader = False
+        self._reader = None
+        self._looked = False  # for a reader
         try:
             with open("/status.json") as f:
                 self.status = json.load(f)
@@ -557,8 +558,8 @@ class _Shelf:
 
     @property
     def reader(self):
-        if self._reader is False:
-            self._reader = None
+        if not self._looked:
+            self._looked = True
             if self.hw.spi is not None:
                 from maus.drivers.mfrc522 import MFRC522
 

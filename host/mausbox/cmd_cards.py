@@ -266,7 +266,7 @@ def _ask(link, op: str, **kw) -> dict:
     try:
         return link.request(op, **kw)
     except UnitError as e:
-        if e.code == "op":
+        if e.error == "op":
             raise UserError("the unit's firmware has no card routines (%s): run mausbox deploy" % e.msg,
                             EXIT_PROBLEM) from None
         raise UserError("the unit refused: %s" % e.msg, EXIT_PROBLEM) from None

@@ -133,8 +133,8 @@ def run(args) -> int:
     from pathlib import Path
 
     from mausbox.cli import EXIT_PROBLEM, EXIT_USAGE, UserError
-    from mausbox.sim.serial import running_units
     from mausbox.link import resolve_port
+    from mausbox.sim.serial import running_units
 
     port = resolve_port(args.port)
     if any(port in (u["pty"], u.get("link")) for u in running_units()):

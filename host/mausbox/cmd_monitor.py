@@ -68,7 +68,7 @@ def run(args) -> int:
         pending = bytearray()
         stop = [False]
 
-        def text(t: bytes) -> None:
+        def text(t: bytes, pending=pending, stop=stop) -> None:
             pending.extend(t)
             while b"\n" in pending:
                 i = pending.index(b"\n")

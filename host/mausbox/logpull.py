@@ -231,15 +231,15 @@ class Puller:
             part.unlink()
         stalls = silent = 0
         restarts = 0
+        prog = self.progress
+        moved = (lambda n: prog(e.name, n, max(e.size, n))) if prog else None
         with open(part, "ab") as fh:
             while True:
                 fh.seek(0, 2)
                 have = fh.tell()
                 before = have
                 try:
-                    size, sha = self.link.read(e.name, have, fh.write,
-                                               (lambda n: self.progress(e.name, n, max(e.size, n)))
-                                               if self.progress else None)
+                    size, sha = self.link.read(e.name, have, fh.write, moved)
                     fh.flush()
                     data = part.read_bytes()
                     if len(data) == size and hashlib.sha256(data).hexdigest() == sha:
@@ -260,7 +260,7 @@ class Puller:
                     self._reconnect()
                 except UnitError as err:
                     fh.flush()
-                    if err.code == "range":  # the file shrank under our copy (recovered after a power cut)
+                    if err.error == "range":  # the file shrank under our copy (recovered after a power cut)
                         fh.truncate(0)
                         continue
                     raise PullError("the unit failed reading %s: %s" % (e.name, err.msg)) from None

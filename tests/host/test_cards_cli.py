@@ -137,8 +137,9 @@ def test_cards_without_a_unit_fail_cleanly(tmp_path, capsys):
 
 
 def test_no_cards_during_a_game(unit, capsys):
-    from test_cli_unit_commands import START
     import time
+
+    from test_cli_unit_commands import START
 
     unit.play(START)
     end = time.monotonic() + 60

@@ -70,10 +70,10 @@ def test_requests_round_trip_and_errors(tmp_path):
 
     with pytest.raises(UnitError) as e:
         link.request("set", key="volume", value=9)
-    assert e.value.code == "value" and "0..3" in e.value.msg and e.value.code != EXIT_LINK
+    assert e.value.error == "value" and "0..3" in e.value.msg and e.value.code == 1
     with pytest.raises(UnitError) as e:
         link.request("warp")
-    assert e.value.code == "op"
+    assert e.value.error == "op"
 
 
 def test_revisions_that_do_not_meet_say_which_side_to_update(tmp_path):

@@ -119,8 +119,10 @@ def test_resume_after_a_lost_chunk(tmp_path):
 
     def op_read(req):
         asked.append(req.get("off", 0))
-        if len(asked) == 1:  # the line loses a few bytes inside the third data frame
-            def mangle(chunk, n=[0]):
+        if len(asked) == 1:  # the line loses a few bytes inside the second write of the stream
+            n = [0]
+
+            def mangle(chunk):
                 n[0] += 1
                 return chunk[:40] + chunk[50:] if n[0] == 2 else chunk
             ser._mangle = mangle

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 import serial
-from conftest import FWTESTS, FIRMWARE, MAIN, run_micropython
+from conftest import FIRMWARE, FWTESTS, MAIN, run_micropython
 from mausbox import heapbudget, simrun, simtui
 from mausbox.paths import micropython_binary
 from mausbox.sim.serial import SerialUnit

@@ -463,7 +463,7 @@ class _Watchdog:
     def __init__(self):
         self.ms = 0  # 0: never started
         self.world = None  # virtual time it is checked in, or None
-        self.fed = 0  # time.ticks_ms() of the last feed
+        self.fed = time.ticks_ms()  # of the last feed
         self.vfed = 0  # world.now of the last feed
         self.keep = False  # no app runs: the keeper feeds
         self.thread = False

@@ -6,8 +6,6 @@ uses it to start the host service on a unit that is at its REPL anyway. Every wa
 
 from __future__ import annotations
 
-import contextlib
-import io
 import struct
 import time
 

@@ -13,12 +13,16 @@ import json
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 import serial  # type: ignore[import-untyped]
 
 from mausbox.cli import EXIT_LINK, EXIT_PROBLEM, UserError
 from mausbox.link.frame import DATA, EVENT, PART, PROTO, REQUEST, RESPONSE, Frame, Parser, encode
 from mausbox.link.ports import BAUD, open_port, resolve_port
+
+if TYPE_CHECKING:
+    from mausbox.link.repl import RawRepl
 
 TEXT_TAIL = 600  # console text kept for messages
 
@@ -43,12 +47,13 @@ class NoService(LinkError):
 
 
 class UnitError(UserError):
-    """The unit answered the request with an error (`code`, `msg`: docs/protocol.md)."""
+    """The unit answered the request with an error (`error`: its code, `msg`: docs/protocol.md); `code` is the
+    exit code, as for every UserError."""
 
-    def __init__(self, port: str, op: str, code: str, msg: str):
-        super().__init__(f"{port}: the unit refused `{op}`: {msg}", EXIT_LINK if code == "proto" else EXIT_PROBLEM)
+    def __init__(self, port: str, op: str, error: str, msg: str):
+        super().__init__(f"{port}: the unit refused `{op}`: {msg}", EXIT_LINK if error == "proto" else EXIT_PROBLEM)
         self.op = op
-        self.code = code
+        self.error = error
         self.msg = msg
 
 
@@ -73,7 +78,7 @@ class UnitLink:
         self.on_text: Callable[[bytes], None] | None = None  # console text as it arrives (monitor --raw)
         self.bytes_in = 0
         self.bytes_out = 0
-        self._repl = None
+        self._repl: RawRepl | None = None
         self.then_seq = 0
 
     # --- session --------------------------------------------------------------------------------------------
@@ -240,7 +245,7 @@ class UnitLink:
             if then:
                 self.then_seq = self.send_request(then)
         except UnitError as e:
-            if e.code == "proto":
+            if e.error == "proto":
                 raise LinkError(f"{self.port}: {e.msg}") from None
             raise
         lo, hi = int(info.get("proto_min") or info.get("proto") or 0), int(info.get("proto") or 0)
@@ -313,22 +318,22 @@ class UnitLink:
         the caller resumes from `offset + what sink got`."""
         self.hello()
         have = offset
-        state = {"gap": None}
+        gap = -1  # where a chunk went missing
 
         def data(f: Frame) -> None:
-            nonlocal have
-            if f.kind != DATA or state["gap"] is not None:
+            nonlocal have, gap
+            if f.kind != DATA or gap >= 0:
                 return
             try:
                 off = int(f.payload[:8], 16)
             except ValueError:
-                state["gap"] = have
+                gap = have
                 return
             chunk = f.payload[8:]
             if off + len(chunk) <= have:
                 return  # a repeat of bytes already here
             if off != have:
-                state["gap"] = have
+                gap = have
                 return
             sink(chunk)
             have += len(chunk)
@@ -344,13 +349,13 @@ class UnitLink:
                 if not doc.get("ok"):
                     raise UnitError(self.port, "read", str(doc.get("error")), str(doc.get("msg")))
                 size, sha = doc.get("size"), doc.get("sha256")
-                if state["gap"] is not None or have != size:
+                if gap >= 0 or have != size:
                     raise FrameGap(f"{self.port}: {name}: a chunk was lost at byte {have}", have)
                 if not isinstance(sha, str) or len(sha) != 64:
                     raise LinkError(f"{self.port}: the unit sent no digest for {name}")
                 return size, sha
             data(f)
-            if state["gap"] is not None:
+            if gap >= 0:
                 raise FrameGap(f"{self.port}: {name}: a chunk was lost at byte {have}", have)
             deadline = time.monotonic() + self.timeout  # P frames too: the unit hashing a resumed read's prefix
 
