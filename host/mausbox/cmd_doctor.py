@@ -81,7 +81,7 @@ def run(args) -> int:
     if status is not None and st.get("free_bytes") is not None:
         status = dict(status, free_bytes=st["free_bytes"])  # now, not at boot
     platform = info.get("platform")
-    where = "virtual unit" if platform == "linux" else platform
+    where = "virtual unit" if platform == "linux" or info.get("board") == "sim" else platform
     doing = "the app runs" if info.get("app") else "the app is not running: the unit answers from its REPL"
     findings = [{"check": "port", "ok": True, "detail": f"{port} ({where}); {doing}", "fix": ""}]
     findings += diagnose(status, info.get("micropython") or "?", st.get("free_bytes"), maus.VERSION)

@@ -86,11 +86,8 @@ class PtyUnit:
                         return
                     continue
                 self.out += data
-                try:
-                    os.write(self._host_m, data)
-                except OSError as e:
-                    if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK):
-                        return  # nobody reads the port: the bytes are gone, as on a UART
+                if not self._to_host(data):
+                    return
             if self._host_m in r:
                 try:
                     data = os.read(self._host_m, 65536)
@@ -99,6 +96,23 @@ class PtyUnit:
                 if data:
                     self.rx += len(data)
                     os.write(self._fw_m, data)
+
+    def _to_host(self, data: bytes) -> bool:
+        """The UART's way: a host that reads gets every byte at its pace; output nobody takes for 0.2 s is gone
+        (as the virtual unit's bridge drops it). False if the port is broken."""
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self._host_m, view)
+                view = view[n:]
+                continue
+            except OSError as e:
+                if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK):
+                    return False
+            _, w, _ = select.select([], [self._host_m], [], 0.2)
+            if not w:
+                return True  # nobody reads the port: the rest is dropped
+        return True
 
     def send(self, act: dict) -> None:
         """One physical event now (a press, a card on the pad)."""

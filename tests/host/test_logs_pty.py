@@ -48,9 +48,9 @@ def test_a_copy_cut_short_is_resumed(tmp_path, capsys):
     with PtyUnit(root, env={"MAUSBOX_UNIT_ID": "0a0b0c0d0e01"}) as unit:
         booted = len(unit.out)
         assert main(["logs", "pull", "--port", unit.port, "--store", str(store), "--json", "-v"]) == 0
-        capsys.readouterr()
+        said = capsys.readouterr()
         sent = len(unit.out) - booted
-    assert sent < len(data) - 25_000  # only the rest came over the line
+    assert sent < len(data) - 25_000, (said, unit.text()[-3000:])  # only the rest came over the line
     assert (tmp_path / "raw" / "0a0b0c0d0e01" / "00001-mg.jsonl").read_bytes() == data
     assert not part.exists()
 

@@ -199,7 +199,7 @@ def test_thousand_pulls_over_a_faulty_line(tmp_path):
         logs = {"%05d-mg.jsonl" % (j + 1): make_log(rng, rng.randrange(5, 60)) for j in range(10)}
         unit = base / "unit"
         write_unit(unit, logs)
-        link, ser = loopback.link(unit, timeout=0.05, rng=rng, flip=0.01, drop=0.01, dup=0.01, stall=0.01)
+        link, ser = loopback.link(unit, timeout=0.05, rng=rng, flip=0.015, drop=0.015, dup=0.015, stall=0.015)
         p = Puller(link, base / "dest", base / "staging")
         try:
             res = p.pull_all()
