@@ -70,7 +70,8 @@ class HostService:
         self.events_until = 0  # ticks_ms until which log records go out as E frames
         self.card_until = -1  # ticks_ms until which the pad belongs to the host; -1: not
         self.awake_until = -1  # ticks_ms until which the loop polls often (a host session is on); -1: not
-        self.dead = False  # stdin at its end (a pipe or /dev/null): nothing to serve
+        self.dead = False  # stdin at its end (a pipe or /dev/null): nothing to serve for now
+        self.dead_until = 0
         self.requests = 0
         self.bad_frames = 0
         self.done = False  # serve(): an `exit` request came
@@ -78,6 +79,8 @@ class HostService:
     # --- the main loop's hook -----------------------------------------------------------------------
     def poll(self, wait_ms=0):
         """Serve what the host sent, advance the request in progress; returns how long the loop may idle."""
+        if self.dead and _diff(self._now(), self.dead_until) >= 0:
+            self.dead = False
         if not self.dead:
             self._read()
         if self.job is not None:
@@ -120,8 +123,13 @@ class HostService:
         for _ in range(_IN_PER_POLL):
             if not self.ready():
                 return
-            if not self.inp.readinto(one):
-                self.dead = True  # end of input: a pipe with no writer
+            n = self.inp.readinto(one)
+            if n is None:
+                return  # nothing after all
+            if not n:
+                # End of input (a pipe with no writer, /dev/null): look again in a second, not every pass.
+                self.dead = True
+                self.dead_until = (self._now() + 1000) & 0x3FFFFFFF
                 return
             c = one[0]
             if c == 3:

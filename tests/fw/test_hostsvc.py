@@ -241,3 +241,22 @@ def _rmtree(p):
         else:
             os.remove(q)
     os.rmdir(p)
+
+
+def test_an_input_at_its_end_is_looked_at_once_a_second():
+    with logfs.Fs() as fs:
+        svc, con, ctx = _svc(fs.root)
+        reads = [0]
+
+        def eof(b):
+            reads[0] += 1
+            return 0
+
+        con.readinto = eof
+        svc.ready = lambda: True  # /dev/null: always readable, never a byte
+        for _ in range(50):
+            svc.poll(0)
+        assert reads[0] == 1 and svc.dead
+        ctx.hw.t += 1001
+        svc.poll(0)
+        assert reads[0] == 2
