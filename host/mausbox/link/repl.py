@@ -78,8 +78,11 @@ class RawRepl:
         KeyboardInterrupt, needs more than mpremote's single Ctrl-C. Bounded by the link timeout."""
         end = time.monotonic() + self.timeout
         seen = b""
+        first = True
         while time.monotonic() < end:
-            self._write(b"\r\x03")
+            # Then also Ctrl-B: a unit left in the raw REPL says nothing to Ctrl-C, but shows the friendly prompt
+            self._write(b"\r\x03" if first else b"\r\x03\x02")
+            first = False
             quiet_until = time.monotonic() + 0.4
             while time.monotonic() < min(quiet_until, end):  # a unit that never goes quiet: bounded too
                 chunk = self.link.read_raw(0.02)

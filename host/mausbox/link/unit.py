@@ -89,6 +89,11 @@ class UnitLink:
         self.close()
 
     def close(self) -> None:
+        if self._repl is not None and self._repl.t.in_raw_repl and not self.served:
+            try:  # deploy left the unit in the raw REPL: back to the friendly one (no reset unless asked)
+                self._repl.close_raw()
+            except LinkError:
+                pass
         if self.served:
             self.served = False
             try:  # end serve(): the unit goes back to its raw REPL, then to the friendly one it was at
