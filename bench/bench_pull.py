@@ -21,10 +21,11 @@ sys.path[:0] = [str(HERE.parent / "host"), str(HERE.parent / "firmware")]
 
 import mausbox  # noqa: E402,F401  (installs the micropython shim)
 from maus import gamelog  # noqa: E402
-from mausbox import simrun, simtui  # noqa: E402
 from mausbox.cmd_sim import wait_ready  # noqa: E402
 from mausbox.link import UnitLink  # noqa: E402
 from mausbox.logpull import pull_unit  # noqa: E402
+from mausbox.sim import run as simrun  # noqa: E402
+from mausbox.sim import tui as simtui  # noqa: E402
 from mausbox.sim.serial import SerialUnit  # noqa: E402
 from mausbox.store import Store  # noqa: E402
 

@@ -1,21 +1,41 @@
 # Mausbox firmware: the unit's MicroPython application.
 # Pure modules (rules, scoring, logs, catalogs) never import `machine`; hardware lives in maus.hw.
+#
+# Deployed as .mpy files on the board's filesystem, every loaded module's bytecode lives in the GC heap
+# (docs/build.md): the unit loads what a phase needs and lets it go after (unload_since, call_unloaded).
+import sys
+
 VERSION = "0.1.0"
 
 
-def call_unloaded(modname, fn, *args):
-    """modname.fn(*args), then the module is unloaded again unless someone else already held it: for
-    code needed once (validators, catalog builders), so its RAM comes back."""
-    import sys
+def loaded():
+    """The names of the modules loaded now: a mark for unload_since()."""
+    return tuple(sys.modules)
 
-    held = modname in sys.modules
-    mod = __import__(modname, None, None, (fn,))
+
+def unload_since(mark):
+    """Unload every firmware module imported after `mark` (from loaded()), so its RAM comes back once
+    nothing else holds it. Objects made from such a module keep working; a later import loads it afresh.
+    Only maus.* goes: the interpreter's own and the host's modules stay (the host runs this code too)."""
+    for name in tuple(sys.modules):
+        if name not in mark and name.startswith("maus."):
+            unload(name)
+
+
+def unload(name):
+    """Forget the module `name` (sys.modules and its package's attribute) if it is loaded."""
+    if sys.modules.pop(name, None) is not None:
+        pkg, _, short = name.rpartition(".")
+        parent = sys.modules.get(pkg)
+        if parent is not None and short in parent.__dict__:
+            delattr(parent, short)
+
+
+def call_unloaded(modname, fn, *args):
+    """modname.fn(*args), then every module that call imported (modname first of all) is unloaded
+    again: for code needed once (validators, catalog builders, the boot steps), so its RAM comes back."""
+    mark = loaded()
     try:
-        return getattr(mod, fn)(*args)
+        return getattr(__import__(modname, None, None, (fn,)), fn)(*args)
     finally:
-        if not held:
-            sys.modules.pop(modname, None)
-            pkg, _, name = modname.rpartition(".")
-            parent = sys.modules.get(pkg)
-            if parent is not None and hasattr(parent, name):
-                delattr(parent, name)
+        unload_since(mark)

@@ -9,7 +9,7 @@ from maus.ticks import ticks_diff
 FALSE_START = 0
 VALID = 1
 LOCKED = 2  # ignored: locked out after a false start, or a repeat press in the same race
-LATE = 3  # after the decision
+LATE = 3  # after the decision (logged with its offset all the same: every press of a reveal is)
 NO_RACE = 4
 
 _MAX = 6  # players
@@ -25,7 +25,11 @@ class Arbiter:
         self.decided = False
         self._locked = [False] * (_MAX + 1)
         self._seen = [False] * (_MAX + 1)
+        self._off = [0] * (_MAX + 1)  # offset of each player's first press in `order`
         self.presses = []  # (player, offset_us, kind) in arrival order, for the log
+        self.order = []  # players by their first press since the reveal that was not locked out (valid or late)
+        self.late_ties = []  # (player, offset_us) confirmed after decide() but tied with its winner
+        self._first = None
 
     def decide_ms(self):
         # How long after the first valid press to wait: the tie window plus the settle time of a
@@ -42,6 +46,9 @@ class Arbiter:
         self.open = True
         self.decided = False
         self.presses = []
+        self.order = []
+        self.late_ties = []
+        self._first = None
         for i in range(_MAX + 1):
             self._seen[i] = False
 
@@ -50,19 +57,48 @@ class Arbiter:
         if not self.open:
             return NO_RACE
         off = ticks_diff(t_us, self.reveal_t)
-        if self.decided:
-            kind = LATE
-        elif off < 0:
+        if off < 0:
             kind = FALSE_START
             if self.lockout:
                 self._locked[player] = True
-        elif self._locked[player] or self._seen[player]:
+        elif self._locked[player]:
+            kind = LOCKED  # locked out by a false start: also after the decision
+        elif self.decided:
+            kind = LATE
+            first = self._first
+            if first is not None and not self._seen[player] and off - first <= self.tie_us:
+                # confirmed after the decision (a contact that bounced past decide_ms) but its first edge
+                # ties with the winner: it is a tied claim all the same
+                kind = VALID
+                self._seen[player] = True
+                self.late_ties.append((player, off))
+        elif self._seen[player]:
             kind = LOCKED
         else:
             kind = VALID
             self._seen[player] = True
         self.presses.append((player, off, kind))
+        if (kind == VALID or kind == LATE) and player not in self.order:
+            o = self.order  # by first-edge time: presses arrive a settle time late, maybe out of order
+            i = len(o)
+            while i > 0 and self._off[o[i - 1]] > off:
+                i -= 1
+            o.insert(i, player)
+            self._off[player] = off
         return kind
+
+    def offset(self, player):
+        """Offset of the first press of a player in `order`."""
+        return self._off[player]
+
+    def fields(self, player, kind, off):
+        """The log fields of a press (docs/log-format.md): its offset from the reveal and what it was."""
+        f = {"player": player, "offset_us": off, "false_start": kind == FALSE_START}
+        if kind == LOCKED:
+            f["locked"] = True
+        elif kind == LATE:
+            f["late"] = True
+        return f
 
     def first(self):
         """Offset of the earliest valid press so far, or None."""
@@ -76,6 +112,7 @@ class Arbiter:
         """Close the race: [(player, offset_us), ...] of the winner and everyone tied with it, earliest first."""
         self.decided = True
         best = self.first()
+        self._first = best
         if best is None:
             return []
         out = [(p, off) for p, off, kind in self.presses if kind == VALID and off - best <= self.tie_us]

@@ -35,7 +35,8 @@ _CHOICES = {
 }
 # part -> integer fields and their range
 _RANGES = {
-    "rfid": (("baud", 100000, 10000000),),  # MFRC522 SPI: up to 10 Mbit/s
+    # MFRC522 SPI clock: up to 10 Mbit/s (datasheet 8.1.2); optional, default drivers.mfrc522.SPI_HZ (4 MHz)
+    "rfid": (("baud", 100000, 10000000),),
     "jumper": (("player", 1, _MAX_PLAYERS),),
 }
 # top-level field -> allowed values (None: any string)
@@ -49,6 +50,24 @@ _TOP = (
 _KNOWN = ("name", "title", "family", "capture", "pull", "players", "buttons", "parts",
           "module", "psram", "usb_serial", "notes")  # the last four are optional
 _PSRAM = {"esp32": ("none", "quad"), "esp32s3": ("none", "quad", "octal")}
+# The module on the dev board -> (family, PSRAM): the PSRAM takes pins and decides which MicroPython
+# image drives it (mausbox flash). Espressif's datasheets: WROOM-32x has none, WROVER-x 4-8 MB quad
+# SPI PSRAM on GPIO16/17; S3-WROOM-1-NxRy has y MB PSRAM, R2 quad, R8 octal (GPIO33-37).
+MODULES = {
+    "ESP32-WROOM-32": ("esp32", "none"),
+    "ESP32-WROOM-32D": ("esp32", "none"),
+    "ESP32-WROOM-32E": ("esp32", "none"),
+    "ESP32-WROOM-32UE": ("esp32", "none"),
+    "ESP32-WROVER-B": ("esp32", "quad"),
+    "ESP32-WROVER-E": ("esp32", "quad"),
+    "ESP32-WROVER-IE": ("esp32", "quad"),
+    "ESP32-S3-WROOM-1-N8": ("esp32s3", "none"),
+    "ESP32-S3-WROOM-1-N16": ("esp32s3", "none"),
+    "ESP32-S3-WROOM-1-N4R2": ("esp32s3", "quad"),
+    "ESP32-S3-WROOM-1-N8R2": ("esp32s3", "quad"),
+    "ESP32-S3-WROOM-1-N8R8": ("esp32s3", "octal"),
+    "ESP32-S3-WROOM-1-N16R8": ("esp32s3", "octal"),
+}
 
 
 def load(path):
@@ -60,13 +79,23 @@ def load(path):
             raise ValueError("%s: not valid JSON" % path) from None
 
 
+def _modules(fam):
+    return ", ".join(k for k in sorted(MODULES) if MODULES[k][0] == fam)
+
+
 def _isint(v):
     return type(v) is int  # not bool
 
 
 def psram(board):
-    # Default: DevKitC modules, WROOM-32E (none) and S3-WROOM-1 N8R8 (octal).
-    return board.get("psram", "octal" if board.get("family") == "esp32s3" else "none")
+    # The board's "psram", else its module's; a board without either: none on esp32, octal on esp32s3
+    # (the pins octal PSRAM takes stay off limits when in doubt).
+    if "psram" in board:
+        return board["psram"]
+    m = MODULES.get(board.get("module"))
+    if m is not None and m[0] == board.get("family"):
+        return m[1]
+    return "octal" if board.get("family") == "esp32s3" else "none"
 
 
 def piezo_mode(board):
@@ -124,6 +153,17 @@ def _fields(board, errs):
     for key in ("module", "notes"):
         if key in board and not isinstance(board[key], str):
             errs.append("%s: must be a string" % key)
+    mod = board.get("module")
+    if fam in _PSRAM and (mod is None or isinstance(mod, str)):
+        m = MODULES.get(mod)
+        if mod is None:
+            errs.append("module: required for %s, one of %s" % (fam, _modules(fam)))
+        elif m is None:
+            errs.append("module: %r is not a known module, one of %s" % (mod, _modules(fam)))
+        elif m[0] != fam:
+            errs.append("module: %s is an %s module, not %s" % (mod, m[0], fam))
+        elif "psram" in board and board["psram"] != m[1]:
+            errs.append("psram: %r, but the %s has %s PSRAM" % (board["psram"], mod, m[1]))
     players = board.get("players")
     if not _isint(players) or not _MIN_PLAYERS <= players <= _MAX_PLAYERS:
         errs.append("players: must be a whole number %d-%d" % (_MIN_PLAYERS, _MAX_PLAYERS))
@@ -161,7 +201,7 @@ def _fields(board, errs):
         for field, lo, hi in _RANGES.get(part, ()):
             known.append(field)
             v = spec.get(field)
-            if type(v) is not int or not lo <= v <= hi:
+            if field in spec and (type(v) is not int or not lo <= v <= hi):  # absent: the default
                 errs.append("parts.%s.%s: must be a whole number %d-%d" % (part, field, lo, hi))
         for field in spec:
             if field not in known:

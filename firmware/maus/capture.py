@@ -6,9 +6,11 @@
 # runs in service(), called by the main loop: a press counts only if the pin is still low after the
 # settle time (glitches are rejected, the first-edge time is kept); releases, re-arming after the
 # debounce window and stuck buttons are handled there too. See docs/capture.md.
+from array import array
+
 from micropython import const
 
-from maus.ticks import ticks_diff
+from maus.ticks import ticks_add, ticks_diff
 
 _ARMED = const(0)  # waiting for a falling edge
 _SETTLING = const(1)  # edge seen at _t[i]; confirm after settle time
@@ -44,8 +46,13 @@ class Capture:
         self._snap = [0] * n  # levels of all buttons when the edge was seen
         self._since = [0] * n  # time the current state began (release, hold-off)
         self._hard = False
+        self._seen_at = 0  # when service() last looked
         self.pending = False  # set by the handler: service() has work
         self.irq_count = 0
+        # The poll capture's register loop (hw.scan, maus.race sets it for "capture": "poll"), and
+        # where it puts each button's µs since the call.
+        self.scan = None
+        self._dt = array("i", [0] * n)
         # One handler per pin, made once: the IRQ receives only the Pin object.
         self._handlers = [self._make_handler(i) for i in range(n)]
 
@@ -76,9 +83,41 @@ class Capture:
         self.pending = True
 
     def poll(self, max_us):
-        """`poll` capture for race windows: sample every button's level in a tight loop for up to max_us
-        (or until a press edge is seen), timing first edges by the loop, whatever the IRQ scheduler does.
-        Shares the IRQ path's state, so whichever sees an edge first owns it. Returns True on an edge."""
+        """`poll` capture for race windows: watch every armed button for up to max_us (or until one reads
+        low), timing first edges by the loop, whatever the IRQ scheduler does. With hw.scan (a viper loop
+        reading the GPIO input and timer registers, a few µs a pass) the scheduler waits meanwhile;
+        without, a Python loop of levels() and ticks_us(). Shares the IRQ path's state: the earliest
+        evidence of an edge wins. Returns 1 on an edge, 0 when max_us passed, -1 with no button armed."""
+        scan = self.scan
+        if scan is None:
+            return self._poll_py(max_us)
+        state = self._state
+        armed = 0
+        for i in range(self.n):
+            if state[i] == _ARMED:
+                armed |= 1 << i
+        if not armed:
+            return -1
+        dt = self._dt
+        t0 = self._ticks()
+        low = scan(armed, max_us, dt)
+        if not low:
+            return 0
+        for i in range(self.n):
+            if low >> i & 1:
+                t = ticks_add(t0, dt[i])
+                st = state[i]
+                if st == _ARMED:
+                    self._t[i] = t
+                    self._snap[i] = low
+                    state[i] = _SETTLING
+                    self._pins[i].irq(handler=None)
+                elif st == _SETTLING and ticks_diff(t, self._t[i]) < 0:
+                    self._t[i] = t  # its handler ran first (right after the loop), with a later time
+        self.pending = True
+        return 1
+
+    def _poll_py(self, max_us):
         ticks = self._ticks
         levels = self._levels
         state = self._state
@@ -117,6 +156,7 @@ class Capture:
         """Arm every button; a button already low is stuck until released."""
         self._hard = hard
         now = self._ticks()
+        self._seen_at = now
         low = self._levels()
         for i in range(self.n):
             if low & (1 << i):
@@ -146,6 +186,11 @@ class Capture:
         self.pending = False
         now = self._ticks()
         low = self._levels()
+        # The loop could not look for longer than a debounce window (a flash erase, a display refresh):
+        # an edge taken meanwhile whose handler saw the button low counts even if it is up again now.
+        seen = self._seen_at
+        blind = ticks_diff(now, seen) > self.debounce_us
+        self._seen_at = now
         for i in range(self.n):
             st = self._state[i]
             is_low = low & (1 << i)
@@ -159,6 +204,7 @@ class Capture:
                             t = self._t[k]
                     self._pins[i].irq(handler=None)
                     self._t[i] = t
+                    self._snap[i] = low
                     self._state[i] = _SETTLING
                     st = _SETTLING
             if st == _SETTLING:
@@ -167,7 +213,7 @@ class Capture:
                 # a glitch.
                 age = ticks_diff(now, self._t[i])
                 if age >= self.settle_us:
-                    if is_low:
+                    if is_low or (blind and self._snap[i] & (1 << i) and ticks_diff(self._t[i], seen) > 0):
                         self._state[i] = _DOWN
                         self._since[i] = self._t[i]
                         self._emit(EV_PRESS, i, self._t[i])

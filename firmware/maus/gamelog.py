@@ -14,6 +14,7 @@ _RESERVED = ("seq", "t", "type", "crc")
 _SEP = (",", ":")
 _TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
 RESERVE = 24576  # free bytes wanted before a game starts
+HOLD = const(32)  # records a race window can hold (6 players' presses, gestures and prompts fit)
 POWER_LOSS = "power loss"
 
 
@@ -46,6 +47,13 @@ class GameLog:
         self._clock = clock
         self._last = clock()
         self._f = f
+        # A race window (maus.race) holds records here until the race is decided: a flash write holds
+        # the ESP32's GPIO interrupts off for milliseconds. Preallocated, so holding allocates nothing.
+        self.holding = False
+        self.held = 0
+        self._hold_typ = [""] * HOLD
+        self._hold_f = [None] * HOLD  # type: list
+        self._hold_t = [0] * HOLD
 
     def _now(self):
         # ms since game start (game_start is 0); summed step by step so it never wraps
@@ -61,20 +69,63 @@ class GameLog:
 
     def record(self, typ, fields=None):
         # Append one record; returns its seq. Raises only on programming errors (bad fields).
+        if self.holding:
+            k = self.held
+            if k < HOLD:
+                if not isinstance(typ, str) or not typ:
+                    raise ValueError("bad record type")
+                self._hold_typ[k] = typ
+                self._hold_f[k] = fields
+                self._hold_t[k] = self._now()
+                self.held = k + 1
+                seq = self.seq
+                self.seq += 1
+                return seq
+            self.release()  # full: write what is held, in order (the window pays for it)
+            self.holding = True
         line = encode(self.seq, self._now(), typ, fields or {})
         seq = self.seq
         self.seq += 1
+        self._write(line)
+        self._commit()
+        return seq
+
+    def _write(self, line):
         if self.listener is not None:
             self.listener(line)
         if self._f is None:
             self.lost += 1
-            return seq
+            return
         try:
             self._f.write(line)
-            self._f.flush()  # littlefs sync: the record is on flash now
         except OSError as e:
             self._fail(e)
-        return seq
+
+    def _commit(self):
+        if self._f is not None:
+            try:
+                self._f.flush()  # littlefs sync: the records are on flash now
+            except OSError as e:
+                self._fail(e)
+
+    def hold(self):
+        """A race window opens: keep records in memory (no flash write, no encoding) until release()."""
+        self.holding = True
+
+    def release(self):
+        """The race is decided: write the held records in order, with the times they were made, and
+        commit them with one sync (after a power cut: all of them or none)."""
+        self.holding = False
+        n = self.held
+        if not n:
+            return
+        self.held = 0
+        seq = self.seq - n
+        for k in range(n):
+            f = self._hold_f[k]
+            self._write(encode(seq + k, self._hold_t[k], self._hold_typ[k], f or {}))
+            self._hold_f[k] = None
+        self._commit()
 
     def _fail(self, e):
         self.degraded = True
@@ -88,15 +139,20 @@ class GameLog:
 
     def end(self, scores, winners, breakdown, why):
         # scores/breakdown keyed by player id (int or str), winners a list of player ids.
+        self.release()
         self.record("game_end", {"scores": _skeys(scores), "winners": list(winners),
                                  "breakdown": _skeys(breakdown), "why": why})
         self.close()
 
     def abort(self, reason):
+        self.release()
         self.record("game_abort", {"reason": reason})
         self.close()
 
     def close(self):
+        if self.held:
+            self.release()
+        self.holding = False
         self.closed = True
         if self._f is not None:
             try:
@@ -112,10 +168,11 @@ def _skeys(d):
 
 
 def start_game(store, clock, game, variant, players, board, unit, fw, settings, wall=None, ticks=0,
-               reserve=RESERVE, listener=None):
+               reserve=RESERVE, listener=None, wrap=None):
     # Make room, open logs/<NNNNN>-<game>.jsonl and write game_start. Never raises OSError:
     # on a full or broken flash the returned log is degraded and the game goes on.
     # players: [(id, colour, young)] or [{"id":..,"colour":..,"young":..}]
+    # wrap(f): the simulator's flash layer around the file (maus.hw.sim flash_file), None on a board.
     dropped = []
     f = None
     err = None
@@ -129,6 +186,8 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     try:
         name = "%05d-%s%s" % (store.next_number(), _slug(game), EXT)
         f = store.create(name)
+        if wrap is not None:
+            f = wrap(f)
     except OSError as e:
         err = e
     log = GameLog(store, name, clock, f, listener)

@@ -34,6 +34,7 @@ _LIST_BYTES = const(900)  # listing text per frame
 _HASH_SLICE = const(8192)  # prefix bytes hashed per poll when a read resumes
 _IN_PER_POLL = const(160)  # console bytes taken per poll: typing at the console cannot stall the loop
 _CARD_LEASE_MS = const(30000)  # the pad is the host's this long after the last card request
+_NO_BOUND = const(1 << 20)
 _DLE = const(0x10)
 _CR = const(0x0D)
 _NL = const(0x0A)
@@ -77,6 +78,11 @@ class HostService:
         self.done = False  # serve(): an `exit` request came
 
     # --- the main loop's hook -----------------------------------------------------------------------
+    def serve(self, now=None):
+        """Unit.pollers: serve the host this pass; -> the most ms the loop may idle, or None (no bound)."""
+        w = self.poll(_NO_BOUND)
+        return None if w == _NO_BOUND else w
+
     def poll(self, wait_ms=0):
         """Serve what the host sent, advance the request in progress; returns how long the loop may idle."""
         if self.dead and _diff(self._now(), self.dead_until) >= 0:

@@ -2,11 +2,12 @@
 #
 # The runtime calls Presence.poll(now_ms) from its main loop between races; during a race window
 # it calls pause() so the reader stays off the CPU and the bus. A poll with no card, or with cards
-# that are already known, allocates nothing.
+# that are already known, allocates nothing. Every poll first reads the reader's configuration back
+# (MFRC522.check): a reader chip that reset itself is set up again before it scans.
 from micropython import const
 
 from maus import cards
-from maus.drivers import mfrc522, ndef
+from maus.drivers import iso14443a, mfrc522, ndef
 from maus.ticks import ticks_add, ticks_diff
 
 TAP = "tap"
@@ -18,7 +19,6 @@ _PENDING = const(1)  # seen, identity not read yet
 _PRESENT = const(2)  # tap reported
 _CC_MAGIC = const(0xE1)  # capability container: NDEF present
 _AREA = const(64)  # TLV bytes read at most for an identity (pages 4..19)
-_TYPE2 = const(0x00)  # SAK of a complete NFC Forum Type 2 tag (NTAG21x)
 _NONE = ()
 
 
@@ -31,7 +31,9 @@ def read_area(reader, buf, cc=None):
     """
     st = reader.read(3 if cc is not None else 4)
     if st == mfrc522.NAK:
-        return 0
+        # No NDEF container for the card writer. To an identification a NAK is a failed read: a tag
+        # leaving in the middle of its answer can leave just 4 bits, and they look like a NAK.
+        return 0 if cc is not None else -1
     if st != mfrc522.OK:
         return -1
     pg = reader.page
@@ -77,7 +79,9 @@ class Presence:
         self.reader = reader
         self.enrolment = enrolment
         self._uids = bytearray(_MAX * 10)
+        self._uidv = [memoryview(self._uids)[i * 10:i * 10 + 10] for i in range(_MAX)]
         self._ulen = bytearray(_MAX)
+        self._type = bytearray(_MAX)  # iso14443a.T_* of each card
         self._state = bytearray(_MAX)
         self._miss = bytearray(_MAX)
         self._tries = bytearray(_MAX)
@@ -92,6 +96,7 @@ class Presence:
         self.paused = False
         self.polls = 0
         self.faults = 0  # polls that ended in an exception (a bug or a bus fault), never raised
+        self.reinits = 0  # times the reader had lost its set-up (reset itself) and was set up again
 
     def pause(self):
         self.paused = True
@@ -113,15 +118,27 @@ class Presence:
         self._next = ticks_add(now_ms, self.interval_ms)
         self.polls += 1
         try:
+            r = self.reader
+            if not r.check():
+                # The chip lost its set-up: it reset itself (a brown-out, a spike) or a bus error hit a
+                # register. Set it up again now; if it does not come back, retry after reinit_ms.
+                self.reinits += 1
+                r.ok = r.init()
+                if not r.ok:
+                    self._next = ticks_add(now_ms, self.reinit_ms)
+                    return _NONE
             seen = self._seen
             for i in range(_MAX):
                 seen[i] = 0
-            r = self.reader
             errors = r.errors
             r.scan(self._on_card)
+            st = self._state
+            for i in range(_MAX):
+                if st[i] != _FREE and not seen[i]:
+                    # Not in this walk: a stronger card may mask it. Its own SELECT still reaches it.
+                    r.select_known(self._uidv[i], self._ulen[i], self._on_card)
             if r.errors != errors and not r.self_test():
                 r.ok = False  # the chip stopped answering: set it up again after reinit_ms
-            st = self._state
             for i in range(_MAX):
                 if st[i] != _FREE and not seen[i]:
                     m = self._miss[i] + 1
@@ -176,16 +193,21 @@ class Presence:
             self._ulen[i] = n
             self._state[i] = _PENDING
             self._tries[i] = 0
+            self._type[i] = iso14443a.T_UNKNOWN
         self._seen[i] = 1
         self._miss[i] = 0
         if self._state[i] == _PENDING:
             self._resolve(i, uid, n, sak)
 
     def _resolve(self, i, uid, n, sak):
-        # Once per arrival: the identity from the tag's NDEF text, else from the enrolment map.
+        # Once per arrival: the tag type, the identity from its NDEF text, else from the enrolment map.
         ident = None
-        if sak == _TYPE2:
-            r = read_identity(self.reader, self._buf)
+        t = self._type[i]
+        if t == iso14443a.T_UNKNOWN:
+            t = self._type[i] = self.reader.identify(sak)
+        if t in iso14443a.TYPE2 or (sak == 0 and t == iso14443a.T_UNKNOWN):
+            # (a Type 2 tag whose GET_VERSION and re-select both failed: a read failure, tried again)
+            r = read_identity(self.reader, self._buf) if t != iso14443a.T_UNKNOWN else None
             if r is None:
                 self._tries[i] += 1
                 if self._tries[i] < self.read_tries:

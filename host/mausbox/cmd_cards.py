@@ -47,7 +47,9 @@ def add_parser(p):
 
     q = sub.add_parser("print", help="a printable card sheet (SVG, A4) from a catalog")
     cards(q)
-    q.add_argument("-o", "--output", default="cards.svg", help="SVG file; several pages become NAME-2.svg ...")
+    q.add_argument("-o", "--output", default="cards.html",
+                   help="where the sheet goes: FILE.html (every page, prints as A4; the default cards.html), "
+                        "FILE.svg (one page only), or FOLDER/ (one SVG a page)")
 
     q = sub.add_parser("check", help="validate a catalog file with the game's own validator")
     q.add_argument("file")
@@ -177,58 +179,75 @@ def _check_ident(ident: str) -> str:
 
 # --- the printable sheet -------------------------------------------------------------------------
 
-def sheet_svgs(cards: list[tuple[str, str]], title: str) -> list[str]:
-    """A4 pages (210 x 297 mm) of 3 x 3 card tiles (63 x 88 mm): identity, kind, id, contents, cut marks."""
-    from html import escape
-    from textwrap import wrap
+def _catalog_items(data: dict) -> dict[str, dict]:
+    """identity -> the catalog entry of that card."""
+    from maus import cards
 
-    w, h, cols, rows = 63.0, 88.0, 3, 3
-    x0, y0 = (210 - cols * w) / 2, (297 - rows * h) / 2
-    per = cols * rows
-    pages = []
-    for p in range(0, len(cards), per):
-        parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="210mm" height="297mm" viewBox="0 0 210 297">',
-                 '<text x="105" y="%.1f" font-size="3.5" text-anchor="middle" font-family="sans-serif" '
-                 'fill="#555">%s, page %d of %d</text>' % (y0 - 3, escape(title), p // per + 1,
-                                                          (len(cards) + per - 1) // per)]
-        for i, (ident, desc) in enumerate(cards[p:p + per]):
-            x, y = x0 + (i % cols) * w, y0 + (i // cols) * h
-            bits = ident.split("/")
-            head = bits[1] if bits[0] != "game" else "game"
-            big = bits[2] if len(bits) > 2 else bits[1]
-            parts.append('<g font-family="sans-serif"><rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="none" '
-                         'stroke="#999" stroke-width="0.2" stroke-dasharray="1,1"/>' % (x, y, w, h))
-            parts.append('<text x="%.1f" y="%.1f" font-size="5" fill="#333">%s</text>' % (x + 4, y + 9, escape(head)))
-            parts.append('<text x="%.1f" y="%.1f" font-size="18" font-weight="bold" text-anchor="middle">%s</text>'
-                         % (x + w / 2, y + 34, escape(big)))
-            for k, line in enumerate(wrap(desc, 30)[:8]):
-                parts.append('<text x="%.1f" y="%.1f" font-size="3.6">%s</text>' % (x + 4, y + 46 + 5 * k,
-                                                                                escape(line)))
-            parts.append('<circle cx="%.1f" cy="%.1f" r="12.5" fill="none" stroke="#bbb" stroke-width="0.3"/>'
-                         '<text x="%.1f" y="%.1f" font-size="2.5" text-anchor="middle" fill="#999">sticker</text>'
-                         % (x + w - 16, y + h - 17, x + w - 16, y + h - 16))
-            parts.append('<text x="%.1f" y="%.1f" font-size="3" fill="#555">mausbox:%s</text></g>'
-                         % (x + 4, y + h - 4, escape(ident)))
-        parts.append("</svg>\n")
-        pages.append("".join(parts))
-    return pages
+    game = data["game"]
+    out = {}
+    for key, items in data.items():
+        if not isinstance(items, list) or not all(isinstance(i, dict) and "id" in i for i in items):
+            continue
+        kind = KINDS.get(key, key.rstrip("s"))
+        for it in items:
+            if isinstance(it["id"], int):
+                out[cards.format_id(game, kind, it["id"]) or "%s/%s/%d" % (game, kind, it["id"])] = it
+    return out
+
+
+def sheet_cards(idents: list[str], catalog: dict | None) -> list:
+    """Cards for the sheet with every field filled in: from `catalog`, else from each card's game's built-in
+    catalog (so `cards print mg/clothing/16` shows "item: red bow" without --catalog)."""
+    from mausbox import cardsheet
+
+    cats: dict[str, tuple[dict, dict]] = {}
+    if catalog is not None:
+        cats[catalog["game"]] = (catalog, _catalog_items(catalog))
+    out = []
+    for ident in idents:
+        card = cardsheet.Card(ident, [])
+        if card.game not in cats and _builtin(card.game).is_file():
+            builtin = load_catalog(card.game)
+            cats[card.game] = (builtin, _catalog_items(builtin))
+        if card.game in cats:
+            data, items = cats[card.game]
+            card.fields = cardsheet.card_fields(card.game, card.kind, items.get(ident), data)
+        out.append(card)
+    return out
 
 
 def _print(args) -> int:
     from pathlib import Path
 
+    from mausbox import cardsheet
     from mausbox.cli import EXIT_USAGE, UserError
 
-    cards = _selected(args)
-    pages = sheet_svgs(cards, "Mausbox cards: %s" % (args.catalog or "selection"))
+    chosen = _selected(args)
+    catalog = load_catalog(args.catalog) if args.catalog else None
+    cards = sheet_cards([c[0] for c in chosen], catalog)
+    title = "Mausbox cards: %s" % (cardsheet.GAME_NAMES.get(catalog["game"], catalog["game"]) if catalog
+                                   else "selection")
+    pages = cardsheet.pages(cards, title)
     out = Path(args.output)
-    names = [out] + [out.with_name("%s-%d%s" % (out.stem, i + 2, out.suffix or ".svg")) for i in range(len(pages) - 1)]
     try:
-        for n, page in zip(names, pages):
-            n.write_text(page, encoding="utf-8")
+        if args.output.endswith(("/", "\\")) or out.is_dir():
+            out.mkdir(parents=True, exist_ok=True)
+            names = [out / ("page-%02d.svg" % (i + 1)) for i in range(len(pages))]
+            for n, page in zip(names, pages):
+                n.write_text(page, encoding="utf-8")
+            shown = "%s (%d SVG pages)" % (out, len(pages))
+        elif out.suffix.lower() == ".svg":
+            if len(pages) > 1:
+                raise UserError("%d cards make %d pages, one SVG holds one: give -o SHEET.html (all pages in one "
+                                "file) or -o FOLDER/ (one SVG a page)" % (len(cards), len(pages)), EXIT_USAGE)
+            out.write_text(pages[0], encoding="utf-8")
+            shown = str(out)
+        else:
+            out.write_text(cardsheet.html(pages, title), encoding="utf-8")
+            shown = "%s (%d A4 pages; open it in a browser and print)" % (out, len(pages))
     except OSError as e:
-        raise UserError("cannot write %s: %s" % (out, e), EXIT_USAGE) from None
-    print("wrote %d cards on %d page(s): %s" % (len(cards), len(pages), ", ".join(map(str, names))))
+        raise UserError("cannot write %s: %s" % (out, e.strerror or e), EXIT_USAGE) from None
+    print("wrote %d cards: %s" % (len(cards), shown))
     return 0
 
 

@@ -11,6 +11,8 @@ def add_parser(p):
                                    "(default: keep the unit's, else esp32-devkitc, or sim on the virtual unit)")
     p.add_argument("--no-mip", action="store_true", help="do not install micropython-lib packages")
     p.add_argument("--no-confirm", action="store_true", help="do not soft-reset and wait for the boot line")
+    p.add_argument("--romfs", action="store_true", help="put the app into the unit's ROMFS partition (where its "
+                                                        "MicroPython has one) so its bytecode runs from flash")
     p.add_argument("--force", action="store_true", help="deploy even to a unit in a game (the game ends unfinished)")
     p.add_argument("--timeout", type=float, default=15.0, help="seconds to wait for each answer of the unit")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -21,7 +23,7 @@ def run(args) -> int:
     from dataclasses import asdict
 
     from mausbox import progress
-    from mausbox.deploy import deploy
+    from mausbox.deploy import deploy, deploy_romfs
     from mausbox.link import UnitLink
 
     say = (lambda *a: None) if args.json else print
@@ -35,8 +37,11 @@ def run(args) -> int:
 
     with UnitLink(args.port, timeout=args.timeout, recover=False) as link:
         try:
-            report = deploy(link, args.board, say=tell, confirm_s=0 if args.no_confirm else 20, mip=not args.no_mip,
-                            force=args.force, progress=lambda done, total: bar.set(done, total))
+            if args.romfs:
+                report = deploy_romfs(link, args.board, say=say, force=args.force)
+            else:
+                report = deploy(link, args.board, say=tell, confirm_s=0 if args.no_confirm else 20,
+                                mip=not args.no_mip, force=args.force, progress=lambda done, total: bar.set(done, total))
         finally:
             bar.close()
     if args.json:

@@ -1,8 +1,10 @@
 """`mausbox flash`: MicroPython onto a board with esptool, refusing an image built for another chip, then deploy.
 
-Steps: read the image's chip id from its header; ask the board which chip it is (esptool); refuse a
-mismatch (never forced); erase; write at the chip's bootloader offset (esptool verifies what it wrote);
-wait for MicroPython's REPL; `mausbox deploy`.
+The board file (--board) says which official image the board needs: its module's PSRAM decides the
+variant (official_image). Steps: check the image against the board file (chip from the header, variant
+where the image names it); ask the board which chip it is (esptool); refuse any mismatch (never forced);
+erase; write at the chip's bootloader offset (esptool verifies what it wrote); wait for MicroPython's
+REPL; `mausbox deploy`. `--dry-run` says all that without a port.
 """
 
 from __future__ import annotations
@@ -15,14 +17,95 @@ MPY_BOARD = {"ESP32": "ESP32_GENERIC", "ESP32-S2": "ESP32_GENERIC_S2", "ESP32-S3
              "ESP32-C3": "ESP32_GENERIC_C3", "ESP32-C6": "ESP32_GENERIC_C6"}
 
 
+# family, PSRAM (maus.board.psram) -> the official image (micropython.org/download/<BOARD>, its variant)
+IMAGES = {("esp32", "none"): "ESP32_GENERIC", ("esp32", "quad"): "ESP32_GENERIC-SPIRAM",
+          ("esp32s3", "none"): "ESP32_GENERIC_S3", ("esp32s3", "quad"): "ESP32_GENERIC_S3",
+          ("esp32s3", "octal"): "ESP32_GENERIC_S3-SPIRAM_OCT"}
+FAMILY_CHIP = {"esp32": "ESP32", "esp32s3": "ESP32-S3"}
+# The board name each official image reports (MICROPY_HW_BOARD_NAME in ports/esp32/boards/*/mpconfigboard.h),
+# a string in the image: how an image tells its variant.
+_IMAGE_NAMES = ((b"Generic ESP32S3 module with Octal-SPIRAM", "ESP32_GENERIC_S3-SPIRAM_OCT"),
+                (b"Generic ESP32S3 module", "ESP32_GENERIC_S3"),
+                (b"Generic ESP32 module with SPIRAM", "ESP32_GENERIC-SPIRAM"),
+                (b"Generic ESP32 module", "ESP32_GENERIC"))
+
+
 def add_parser(p):
     p.add_argument("--port", help="serial port (default: the only ESP32 board connected)")
-    src = p.add_mutually_exclusive_group(required=True)
+    src = p.add_mutually_exclusive_group()
     src.add_argument("--firmware", metavar="FILE.bin", help="a MicroPython image for the board's chip")
     src.add_argument("--version", metavar="V", help="fetch the official MicroPython V (e.g. 1.29.0) with mpflash")
-    p.add_argument("--board", help="board file for the deploy that follows (see mausbox deploy)")
+    p.add_argument("--board", help="board file: chooses the image and is deployed after (see mausbox deploy)")
+    p.add_argument("--dry-run", action="store_true", help="say which image would go where, and the deploy after; "
+                                                          "touch no port")
+    p.add_argument("--json", action="store_true", help="with --dry-run: the same as JSON")
     p.add_argument("--yes", action="store_true", help="do not ask before erasing the board")
     p.add_argument("--no-deploy", action="store_true", help="only write MicroPython")
+
+
+def official_image(board: dict) -> str:
+    """The official MicroPython image a board file needs: its module's PSRAM decides the variant."""
+    from maus import board as boardmod
+
+    key = (board.get("family"), boardmod.psram(board))
+    if key not in IMAGES:
+        raise ValueError(f"no official MicroPython image for family {key[0]!r} with {key[1]} PSRAM")
+    return IMAGES[key]
+
+
+def image_variant(data: bytes) -> str | None:
+    """The official image's name when the image says it (its board name string), else None."""
+    for needle, name in _IMAGE_NAMES:
+        if needle in data:
+            return name
+    return None
+
+
+def plan(board_name: str, firmware: str | None = None) -> dict:
+    """What `mausbox flash --board` does: the image, the chip, the offset, the deploy after. UserError when
+    the given image does not fit the board file."""
+    from pathlib import Path
+
+    from maus import board as boardmod
+
+    from mausbox.cli import EXIT_PROBLEM, EXIT_USAGE, UserError
+    from mausbox.deploy import board_file
+
+    board = boardmod.load(str(board_file(board_name)))
+    errs = boardmod.validate(board)
+    if errs:
+        raise UserError(f"boards/{board_name}.json: " + "; ".join(errs), EXIT_USAGE)
+    if board.get("family") not in FAMILY_CHIP:
+        raise UserError(f"{board_name} is a {board.get('family')} board: there is nothing to flash "
+                        "(the virtual unit runs `mausbox sim`)", EXIT_USAGE)
+    chip = FAMILY_CHIP[board["family"]]
+    image = official_image(board)
+    from esptool.targets import CHIP_DEFS  # type: ignore[import-untyped]
+
+    offset = next(c.BOOTLOADER_FLASH_OFFSET for c in CHIP_DEFS.values() if c.CHIP_NAME == chip)
+    out = {"board": board_name, "module": board.get("module"), "psram": boardmod.psram(board), "chip": chip,
+           "image": image, "download": f"https://micropython.org/download/{image.split('-')[0]}/", "offset": offset,
+           "firmware": firmware, "deploy": f"mausbox deploy --board {board_name}"}
+    if firmware:
+        try:
+            data = Path(firmware).read_bytes()
+        except OSError as e:
+            raise UserError(f"cannot read {firmware}: {e.strerror}", EXIT_USAGE) from None
+        try:
+            got, got_offset = image_chip(data)
+        except ValueError as e:
+            raise UserError(f"{firmware}: {e}", EXIT_USAGE) from None
+        if got != chip:
+            raise UserError(f"{Path(firmware).name} is built for an {got}, but {board_name} is an {chip} board "
+                            f"({board.get('module')}): refusing to write it. Use {image} ({out['download']})",
+                            EXIT_PROBLEM)
+        variant = image_variant(data)
+        if variant is not None and variant != image:
+            raise UserError(f"{Path(firmware).name} is the {variant} image, but {board_name} ({board.get('module')}, "
+                            f"{out['psram']} PSRAM) needs {image}: refusing to write it", EXIT_PROBLEM)
+        out["offset"] = got_offset
+        out["variant"] = variant
+    return out
 
 
 def image_chip(data: bytes) -> tuple[str, int]:
@@ -100,8 +183,9 @@ def esptool(args: list[str], port: str) -> None:
         raise UserError(esptool_error("".join(tail), port), EXIT_LINK)
 
 
-def fetch_image(version: str, chip: str) -> str:
-    """The official image for chip and version, via mpflash (needs the network)."""
+def fetch_image(version: str, chip: str, board: str | None = None) -> str:
+    """The official image (board: its name, else the chip's generic one) for a version, via mpflash (needs
+    the network)."""
     import shutil
     import subprocess
     import sys
@@ -110,7 +194,7 @@ def fetch_image(version: str, chip: str) -> str:
     from mausbox.cli import UserError
     from mausbox.paths import data_home
 
-    board = MPY_BOARD.get(chip)
+    board = board or MPY_BOARD.get(chip)
     if board is None:
         raise UserError(f"no official generic MicroPython image known for {chip}: pass --firmware FILE.bin", 2)
     exe = shutil.which("mpflash") or str(Path(sys.executable).parent / "mpflash")
@@ -129,20 +213,45 @@ def fetch_image(version: str, chip: str) -> str:
     return str(found[-1])
 
 
+def _say_plan(p: dict) -> None:
+    print(f"flash: {p['board']} is an {p['chip']} board ({p['module']}, {p['psram']} PSRAM): image {p['image']}")
+    print(f"  write {p['firmware'] or p['image'] + ' (' + p['download'] + ')'} at offset {hex(p['offset'])} "
+          "after erasing the flash, then verify it")
+    print(f"  then: {p['deploy']} (the firmware as .mpy on the filesystem)")
+
+
 def run(args) -> int:
     from pathlib import Path
 
     from mausbox.cli import EXIT_PROBLEM, EXIT_USAGE, UserError
     from mausbox.link import resolve_port
-    from mausbox.sim.serial import running_units
+    from mausbox.sim.ports import running_units
 
+    p = plan(args.board, args.firmware) if args.board else None
+    if args.dry_run:
+        if p is None:
+            raise UserError("--dry-run needs --board NAME (the board file says which image)", EXIT_USAGE)
+        if args.json:
+            import json
+
+            print(json.dumps(p, indent=2))
+        else:
+            _say_plan(p)
+        return 0
+    if not args.firmware and not args.version:
+        raise UserError("say which image: --firmware FILE.bin, or --version V to fetch the official one", EXIT_USAGE)
+    if p is not None:
+        _say_plan(p)
     port = resolve_port(args.port)
     if any(port in (u["pty"], u.get("link")) for u in running_units()):
         raise UserError("this is a virtual unit: it has no flash chip to write; use `mausbox deploy`", EXIT_USAGE)
     print(f"flash: asking the board on {port} which chip it is ...")
     chip = detect_chip(port)
     print(f"flash: the board is an {chip}")
-    path = args.firmware or fetch_image(args.version, chip)
+    if p is not None and p["chip"] != chip:
+        raise UserError(f"the board on {port} is an {chip}, but {args.board} is an {p['chip']} board: "
+                        "refusing to write (wrong board file, or the wrong board plugged in?)", EXIT_PROBLEM)
+    path = args.firmware or fetch_image(args.version, chip, p["image"] if p else None)
     try:
         data = Path(path).read_bytes()
     except OSError as e:

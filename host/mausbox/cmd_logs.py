@@ -232,14 +232,16 @@ def _stats(args) -> int:
         print(json.dumps({"games": len(games), "players": rows}, indent=1, ensure_ascii=False))
         return 0
     print("%d games" % len(games))
-    print("%-20s %5s %4s %6s %6s %8s %7s %7s" % ("player", "games", "wins", "false", "presses", "median", "p10",
-                                                 "p90"))
+    # presses: every press of every reveal (late: after the race was decided; locked: ignored by it);
+    # times: each player's first press after a reveal, in ms
+    print("%-20s %5s %4s %6s %7s %5s %6s %6s %8s %7s %7s" % ("player", "games", "wins", "false", "presses", "late",
+                                                            "locked", "timed", "median", "p10", "p90"))
     def f(v):
         return ("-" if v is None else "%.0f" % v)
     for d in rows:
-        print("%-20s %5d %4d %6d %6d %8s %7s %7s" % (d["name"][:20], d["games"], d["wins"], d["false_starts"],
-                                                    d["reactions"], f(d["median_ms"]), f(d["p10_ms"]),
-                                                    f(d["p90_ms"])))
+        print("%-20s %5d %4d %6d %7d %5d %6d %6d %8s %7s %7s" % (
+            d["name"][:20], d["games"], d["wins"], d["false_starts"], d["presses"], d["late"], d["locked"],
+            d["reactions"], f(d["median_ms"]), f(d["p10_ms"]), f(d["p90_ms"])))
     return 0
 
 

@@ -32,8 +32,8 @@ def _root(args) -> Path:
 
 
 def run(args) -> int:
-    from mausbox import simrun
     from mausbox.cli import EXIT_USAGE, UserError
+    from mausbox.sim import run as simrun
 
     heap = args.heap or simrun.DEFAULT_HEAP
     root = _root(args)
@@ -49,10 +49,10 @@ def run(args) -> int:
             raise UserError(str(e), EXIT_USAGE) from None
         return _report(root, rc, lines, args)
     if args.replay:
-        from mausbox import simreplay  # type: ignore[attr-defined,unused-ignore]
+        from mausbox.sim import replay as simreplay
 
         return simreplay.replay(Path(args.replay), root, heap=heap, as_json=args.json)
-    from mausbox import simtui
+    from mausbox.sim import tui as simtui
 
     return simtui.main(root, heap=heap, serial=args.serial, link=args.link, baud=args.baud,
                        exec_delay_ms=args.exec_delay_ms, headless=args.headless)
@@ -113,8 +113,9 @@ def serial_scenario(args, root: Path, heap: str) -> int:
     import signal
     import time
 
-    from mausbox import simrun, simtui
     from mausbox.cli import EXIT_USAGE, UserError
+    from mausbox.sim import run as simrun
+    from mausbox.sim import tui as simtui
     from mausbox.sim.serial import SerialUnit
 
     path = Path(args.scenario)
@@ -149,7 +150,7 @@ def serial_scenario(args, root: Path, heap: str) -> int:
 
 
 def _report(root: Path, rc: int, lines: list[str], args) -> int:
-    from mausbox import simrun
+    from mausbox.sim import run as simrun
 
     games: list[dict] = []
     for log in simrun.logs_in(root):

@@ -89,11 +89,17 @@ def board_file(name: str) -> Path:
     return path
 
 
+def is_virtual(mpy: int) -> bool:
+    """The virtual unit (sys.platform 'esp32' like its board) runs on the host's CPU: native code for
+    x86/x64, where an ESP32's is xtensawin."""
+    return parse_mpy_info(mpy)[2] in ("x86", "x64")
+
+
 def firmware_files(platform: str, mpy: int, board: str) -> tuple[dict[str, bytes], str]:
     """What a deployment writes: compiled firmware, /board.json and /main.py."""
     info = parse_mpy_info(mpy)
     use_mpy = mpy_compatible(info)
-    on_sim = platform == "linux"
+    on_sim = is_virtual(mpy)
     files: dict[str, bytes] = {}
     for src in sorted(FIRMWARE_PKG.rglob("*")):
         if not src.is_file() or "__pycache__" in src.parts:
@@ -132,7 +138,7 @@ def make_plan(files: dict[str, bytes], remote: dict[str, str | None]) -> Plan:
 def probe(link, paths: list[str]) -> dict:
     """The unit's MicroPython (.mpy info, platform) and the sha256 of each path (None: missing), in one exec.
     One line per file: a listing of ~100 files stays small on a 96 KB heap."""
-    out = link.exec(_PROBE % (sorted(paths),), timeout=30).decode("utf-8", "replace").split("\n")
+    out = link.exec(_PROBE % (sorted(paths),), timeout=30).decode("utf-8", "replace").splitlines()
     try:
         mpy, platform = out[0].split()
         files: dict[str, str | None] = {}
@@ -145,8 +151,8 @@ def probe(link, paths: list[str]) -> dict:
         raise LinkError(f"{link.port}: the unit's file listing was garbled") from None
 
 
-def default_board(platform: str) -> str:
-    return "sim" if platform == "linux" else "esp32-devkitc"
+def default_board(mpy: int) -> str:
+    return "sim" if is_virtual(mpy) else "esp32-devkitc"
 
 
 def precheck(link: UnitLink, force: bool = False, say=print) -> dict | None:
@@ -176,7 +182,7 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
     repl.enter_raw(soft_reset=True)  # a fresh interpreter: the game's memory is free again
     first = probe(repl, [])
     platform = first["platform"]
-    board = board or _board_on_unit(repl) or default_board(platform)
+    board = board or _board_on_unit(repl) or default_board(first["mpy"])
     files, how = firmware_files(platform, first["mpy"], board)
     remote = probe(repl, list(files))["files"]
     plan = make_plan(files, remote)
@@ -196,13 +202,72 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
         repl.exec(f"import os\nos.remove({'/' + path!r})")
         say(f"  removed {path}")
     notes = []
-    if platform == "linux":
+    if is_virtual(first["mpy"]):
         notes.append("micropython-lib packages: the virtual unit ships its own")
     elif mip:
         notes += install_deps(repl, say)
     sent = repl.bytes_sent - start_bytes
     ready = confirm_boot(link, confirm_s) if confirm_s else None
     return DeployReport(board, how, plan.send, plan.remove, len(plan.unchanged), sent, ready, notes)
+
+
+ROMFS_PROBE = "import vfs\nprint(getattr(vfs, 'rom_ioctl', None) and vfs.rom_ioctl(1) or 0)"
+
+
+def romfs_partitions(link) -> int:
+    """How many ROMFS partitions the unit's MicroPython offers (vfs.rom_ioctl(1)); 0 when it has none."""
+    out = link.exec(ROMFS_PROBE).decode("utf-8", "replace").strip().splitlines()
+    try:
+        return int(out[-1]) if out else 0
+    except ValueError:
+        return 0
+
+
+def romfs_tree(files: dict[str, bytes], dest: Path) -> list[str]:
+    """The app (every maus/ file of a deployment) laid into dest for `mpremote romfs deploy`; -> the paths."""
+    out = []
+    for path, data in sorted(files.items()):
+        if path.startswith("maus/"):
+            (dest / path).parent.mkdir(parents=True, exist_ok=True)
+            (dest / path).write_bytes(data)
+            out.append(path)
+    return out
+
+
+def deploy_romfs(link: UnitLink, board: str | None = None, say=print, force: bool = False) -> DeployReport:
+    """The app into the unit's ROMFS partition (bytecode then runs from flash, not the heap; docs/build.md):
+    mpremote builds and writes the image, then /board.json, /boot.py and /main.py go to the filesystem and
+    /maus there is removed (it would shadow /rom/maus on sys.path)."""
+    import subprocess
+    import sys
+    import tempfile
+
+    precheck(link, force, say)
+    repl = link.repl()
+    repl.enter_raw(soft_reset=True)
+    if not romfs_partitions(repl):
+        raise UserError("this unit's MicroPython has no ROMFS partition (vfs.rom_ioctl): deploy to the filesystem "
+                        "(plain `mausbox deploy`), or flash an image with a romfs partition", EXIT_PROBLEM)
+    first = probe(repl, [])
+    board = board or _board_on_unit(repl) or default_board(first["mpy"])
+    files, how = firmware_files(first["platform"], first["mpy"], board)
+    with tempfile.TemporaryDirectory() as tmp:
+        app = romfs_tree(files, Path(tmp))
+        link.close()  # mpremote opens the port itself
+        say(f"deploy: {len(app)} files into the ROMFS partition ({how}, board {board}) with mpremote")
+        proc = subprocess.run([sys.executable, "-m", "mpremote", "connect", link.port, "romfs", "--no-mpy",
+                               "deploy", tmp], capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise UserError("mpremote romfs deploy failed: " + (proc.stderr or proc.stdout).strip()[-400:], EXIT_PROBLEM)
+    with UnitLink(link.port, timeout=link.timeout, recover=False) as again:  # the same port, after mpremote
+        repl = again.repl()
+        repl.enter_raw(soft_reset=True)
+        for path in ("board.json",) + BOOT_FILES:
+            repl.write_file(path, files[path])
+        repl.exec("import os\ndef _rm(d):\n for e in os.ilistdir(d):\n  p=d+'/'+e[0]\n"
+                  "  _rm(p) if e[1]&0x4000 else os.remove(p)\n os.rmdir(d)\ntry:\n _rm('/maus')\nexcept OSError:\n pass")
+        ready = confirm_boot(again, 20)
+    return DeployReport(board, how + ", ROMFS", app, [], 0, 0, ready, ["the app runs from the ROMFS partition"])
 
 
 def _board_on_unit(link) -> str | None:

@@ -15,22 +15,31 @@ BOARD = "ESP32_GENERIC (ESP32-WROOM-32, no PSRAM)"
 BOARD_HEAP = 111936
 
 # What each simulated chip adds to the heap (bytes; 32-bit build, modules loaded from .mpy), measured
-# by tests/fw/simshare.py and rounded up to the next 512. tests/host/test_heapbudget.py re-measures them
-# and fails if a figure is too small or more than 10 % too large, so they cannot drift from the code.
+# by tests/fw/simshare.py (each part alone) and rounded up to the next 512. tests/host/test_heapbudget.py
+# re-measures them and fails if a figure is too small or more than 10 % too large, so they cannot drift
+# from the code.
 SIM_SHARE = {
-    "rfid": 29184,  # the MFRC522 register emulator, the RF field and six NTAG216 tags
-    "piezo": 7680,  # the piezo waveform model
-    "world": 3072,  # virtual time, the soft-IRQ queue and six simulated pins
-    "flash": 20992,  # a 32 x 512-byte RAM block device mounted as littlefs (a board's flash is not heap)
+    "rfid": 39424,  # the MFRC522 register emulator (variants, half-bit RF model) and six NTAG216 tags
+    "piezo": 6656,  # the piezo waveform model
+    "world": 9216,  # virtual time, the soft-IRQ queue, the ESP32 timing model and six simulated pins
+    "hw": 12288,  # the virtual unit's Hardware (maus.hw.sim) less what a board holds too (framebuffer, LEDs)
+    "flash": 22016,  # a 32 x 512-byte RAM block device mounted as littlefs (a board's flash is not heap)
 }
 
 # Which firmware modules make up each simulated part (a test importing one carries that part).
 SIM_MODULES = {
     "rfid": ("maus.sim.mfrc522_emu", "maus.sim.mfrc522_rf", "maus.sim.rf_field", "maus.sim.nfc_tags"),
     "piezo": ("maus.sim.piezo",),
-    "world": ("maus.sim.world", "maus.hw.sim"),
+    "world": ("maus.sim.world",),
+    "hw": ("maus.hw.sim",),
     "flash": ("maus.sim.ramblock",),
 }
+
+
+# What the virtual unit carries: the emulated reader and its tags, the piezo model, virtual time, and the
+# simulated Hardware (maus.hw.sim). Its heap by default is the board's plus their share, so the firmware
+# runs out of memory in the sim where it would on the board.
+UNIT_PARTS = ("rfid", "piezo", "world", "hw")
 
 
 def sim_share(parts) -> int:
@@ -40,6 +49,11 @@ def sim_share(parts) -> int:
 def heap_for(parts) -> int:
     """The heap cap of a test that carries these simulated parts: the board's heap plus their share."""
     return BOARD_HEAP + sim_share(parts)
+
+
+def unit_heap() -> int:
+    """The virtual unit's heap: the board's GC heap plus the simulated parts' share."""
+    return heap_for(UNIT_PARTS)
 
 
 _IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+([\w., ]+)|import\s+([\w., ]+))", re.M)

@@ -36,8 +36,12 @@ TARBALL_SHA256 = "9388815db4263ac15b206bbccfcc782326c1e477e07ee266bebf54b774d985
 UPSTREAM_URL = f"https://github.com/micropython/micropython/archive/refs/tags/v{VERSION}.tar.gz"
 
 # Everything that needs a submodule is off (see shared/micropython/README.md); asyncio is frozen in.
+# The GIL, as on the ESP32 (ports/esp32/mpconfigport.h): a Ctrl-C (SIGINT) then raises KeyboardInterrupt
+# at the interpreter's next check point, as the ESP32's UART interrupt does; without it the unix port
+# raises it from the signal handler, in the middle of any C code (a half-done gc_collect leaves the
+# heap locked for good).
 MAKE_OPTS = ["BUILD=build-32", "MICROPY_FORCE_32BIT=1", "MICROPY_PY_BTREE=0", "MICROPY_PY_FFI=0",
-             "MICROPY_PY_SSL=0", "MICROPY_SSL_MBEDTLS=0"]
+             "MICROPY_PY_SSL=0", "MICROPY_SSL_MBEDTLS=0", "MICROPY_PY_THREAD_GIL=1"]
 FROZEN = 'include("$(MPY_DIR)/extmod/asyncio")\n'
 APT_HINT = "install a 32-bit C library: sudo apt-get install gcc-multilib"
 
@@ -81,13 +85,18 @@ def tarball_candidates() -> list[Path]:
     if env:
         out.append(Path(env))
     roots = [REPO_ROOT]
-    try:  # a fresh clone: the checkout it came from may sit beside shared/
-        origin = subprocess.run(["git", "-C", str(REPO_ROOT), "remote", "get-url", "origin"],
-                                capture_output=True, text=True, timeout=10).stdout.strip()
-        if origin and Path(origin).is_dir():
-            roots.append(Path(origin).resolve())
-    except (OSError, subprocess.SubprocessError):
-        pass
+    for ask in (["remote", "get-url", "origin"],  # a fresh clone: the checkout it came from may sit beside shared/
+                ["rev-parse", "--path-format=absolute", "--git-common-dir"]):  # a worktree: its main checkout
+        try:
+            got = subprocess.run(["git", "-C", str(REPO_ROOT), *ask], capture_output=True, text=True,
+                                 timeout=10).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            continue
+        p = Path(got) if got else None
+        if p is not None and p.name == ".git":
+            p = p.parent
+        if p is not None and p.is_dir():
+            roots.append(p.resolve())
     for r in roots:
         out.append(r.parent / "shared" / "micropython" / TARBALL)
     return out

@@ -7,7 +7,9 @@ leniently, so every game's way of logging a race counts:
   a false start when "false_start" is true, the offset is negative or its kind says so;
 - a record of type "false_start" with "player";
 - a record with "presses": [[player, offset_us, kind], ...] (kind as in maus.arbiter: 0 false start, 1 valid).
-Only a player's first timed press after each `reveal` is a reaction time. Players are (unit, player id) pairs; a names file on the host gives them names (never sent to a unit).
+Every press of a reveal is used (log format v2 logs them all, docs/log-format.md): a player's first timed
+press after each `reveal` is their reaction time, whether it took part in the race, came after it was
+decided (`late`) or was ignored by it (`locked`); every press counts in `presses`, `late` and `locked`. Players are (unit, player id) pairs; a names file on the host gives them names (never sent to a unit).
 """
 
 from __future__ import annotations
@@ -92,6 +94,9 @@ class PlayerStats:
     games: int = 0
     wins: int = 0
     false_starts: int = 0
+    presses: int = 0  # every press record of a reveal, false starts, late and locked presses included
+    late: int = 0  # presses after the race was decided
+    locked: int = 0  # presses the race ignored (locked out after a false start, or a repeat)
     reactions_ms: list[float] = field(default_factory=list)
     scores: list[tuple[int, str, int]] = field(default_factory=list)  # (game id, game, score)
 
@@ -100,7 +105,8 @@ class PlayerStats:
         def r(v):
             return (None if v is None else round(v, 1))
         return {"unit": self.unit, "player": self.player, "name": self.name, "games": self.games,
-                "wins": self.wins, "false_starts": self.false_starts, "reactions": len(rs),
+                "wins": self.wins, "false_starts": self.false_starts, "presses": self.presses, "late": self.late,
+                "locked": self.locked, "reactions": len(rs),
                 "median_ms": r(percentile(rs, 50)), "p10_ms": r(percentile(rs, 10)), "p90_ms": r(percentile(rs, 90))}
 
 
@@ -126,7 +132,13 @@ def collect(store: Store, names: dict[str, str] | None = None, unit: str | None 
         for rec in store.events(g.id):
             if rec.get("type") == "reveal":
                 timed.clear()
-            for pid, off in reactions(rec):
+            rs = reactions(rec)
+            if len(rs) == 1 and "press" in rec.get("type", ""):
+                s = ps(g.unit, rs[0][0])
+                s.presses += 1
+                s.late += rec.get("late") is True
+                s.locked += rec.get("locked") is True
+            for pid, off in rs:
                 s = ps(g.unit, pid)
                 if off is None:
                     s.false_starts += 1
@@ -216,8 +228,8 @@ def export_csv(store: Store, what: str, names: dict[str, str] | None = None, uni
                             len(g.damage), p.get("player"), label(g.unit, p["player"], names or {}) if p else "",
                             p.get("score"), int(bool(p.get("winner")))])
     elif what == "players":
-        keys = ["unit", "player", "name", "games", "wins", "false_starts", "reactions", "median_ms", "p10_ms",
-                "p90_ms"]
+        keys = ["unit", "player", "name", "games", "wins", "false_starts", "presses", "late", "locked", "reactions",
+                "median_ms", "p10_ms", "p90_ms"]
         w.writerow(keys)
         for s in stats:
             d = s.summary()
@@ -337,7 +349,8 @@ def html_report(store: Store, names: dict[str, str] | None = None, title: str = 
         d = s.summary()
         out.append("<tr><td>%s</td>%s</tr>" % (_esc(s.name), "".join(
             "<td>%s</td>" % ("–" if d[k] is None else d[k]) for k in
-            ("games", "wins", "false_starts", "reactions", "median_ms", "p10_ms", "p90_ms"))))
+            ("games", "wins", "false_starts", "presses", "late", "locked", "reactions", "median_ms", "p10_ms",
+             "p90_ms"))))
     out.append("</table>")
     allr = sorted(v for s in stats for v in s.reactions_ms)
     if allr:

@@ -13,6 +13,13 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 from maus import board as boardmod
+from maus.drivers.mfrc522 import SPI_HZ
+
+
+def _spi_mhz(rfid):
+    # The reader's SPI clock in MHz ("baud" is optional in a board file: the driver's default then).
+    return f"{rfid.get('baud', SPI_HZ) / 1000000:g}"
+
 
 FILES = ("wiring.svg", "pins.md", "bom.md", "power.md")
 USB_LIMIT_MA = 500
@@ -72,7 +79,7 @@ def connections(board: dict) -> list[Conn]:
         r = parts["rfid"]
         names = {"sck": "SCK", "mosi": "MOSI", "miso": "MISO", "cs": "SDA (CS)", "rst": "RST"}
         for f in ("sck", "mosi", "miso", "cs", "rst"):
-            note = f"SPI {r['baud'] // 1000000} MHz" if f == "sck" else ""
+            note = f"SPI {_spi_mhz(r)} MHz" if f == "sck" else ""
             out.append(Conn(r[f], f"parts.rfid.{f}", "rfid", names[f], "in" if f == "miso" else "out",
                             "direct", note or "MFRC522 module, 3.3 V only"))
     if "piezo" in parts:
@@ -372,7 +379,7 @@ def svg(board: dict) -> str:
         s.text(bx + 110, y + 80, "GND → GND", "v")
         s.text(bx + 110, y + 94, "IRQ: not connected", "v")
         s.text(bx + 270, y + 50, "Power from 3V3 only: 5 V destroys it.", "n")
-        s.text(bx + 270, y + 64, f"SPI mode 0, {parts['rfid']['baud'] // 1000000} MHz; wires under 15 cm.", "n")
+        s.text(bx + 270, y + 64, f"SPI mode 0, {_spi_mhz(parts['rfid'])} MHz; wires under 15 cm.", "n")
         s.text(bx + 270, y + 78, "Antenna faces up; no metal within 2 cm.", "n")
         y += h + 14
 
@@ -560,7 +567,7 @@ def pins_md(board: dict) -> str:
         o = parts["oled"]
         out.append("\n" + _CIRCUITS["oled"].format(w=o["width"], h=o["height"], addr=o["addr"]))
     if "rfid" in parts:
-        out.append("\n" + _CIRCUITS["rfid"].format(mhz=parts["rfid"]["baud"] // 1000000))
+        out.append("\n" + _CIRCUITS["rfid"].format(mhz=_spi_mhz(parts["rfid"])))
     if "piezo" in parts:
         out.append("\n" + _CIRCUITS["piezo_" + parts["piezo"]["mode"]])
     return "".join(out)

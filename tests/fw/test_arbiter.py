@@ -26,7 +26,7 @@ def test_false_start_locks_out_for_the_reveal():
     assert a.press(1, 60000) == LOCKED
     assert a.press(2, 70000) == VALID
     assert a.decide() == [(2, 20000)]
-    assert a.press(4, 71000) == LATE
+    assert a.press(4, 75000) == LATE  # 5 ms behind the winner (within 2 ms it would be a late tie)
     a.close()
     a.reveal(100000)
     assert a.press(1, 100500) == VALID
@@ -75,3 +75,14 @@ def test_equal_times_ordered_by_player_on_every_port():
     for p in (5, 2, 6, 1):
         a.press(p, 7000)
     assert [p for p, off in a.decide()] == [1, 2, 5, 6]
+
+
+def test_a_tie_confirmed_after_the_decision_still_ties():
+    # a rival's contact bounced past decide_ms: its press arrives late, but its first edge ties
+    a = Arbiter(tie_us=2000)
+    a.reveal(0)
+    a.press(1, 300000)
+    assert a.decide() == [(1, 300000)]
+    assert a.press(2, 301500) == VALID and a.late_ties == [(2, 301500)]
+    assert a.press(3, 302500) == LATE and a.press(2, 303000) == LATE
+    assert a.order == [1, 2, 3]

@@ -212,6 +212,7 @@ def test_rules_that_a_change_makes_legal():
     s3["buttons"][0] = 35
     assert len(board.validate(s3)) == 2
     s3["usb_serial"] = False
+    s3["module"] = "ESP32-S3-WROOM-1-N8R2"  # quad PSRAM: GPIO 35 is free again
     s3["psram"] = "quad"
     assert board.validate(s3) == []
     s3["parts"]["buzzer"]["pin"] = 38  # no input-only pins on the S3
@@ -239,7 +240,7 @@ def test_summary_fits_the_screen():
         for line in lines:
             assert len(line) <= 16, line
     s = board.summary(_load(_E))
-    assert "4 players irq" in s and "rfid" in s and "piezo-a" in s
+    assert "4 players poll" in s and "rfid" in s and "piezo-a" in s
 
 
 def test_load_bad_json_names_the_file():
@@ -250,3 +251,21 @@ def test_load_bad_json_names_the_file():
     assert path in str(e) and "not valid JSON" in str(e)
     os.remove(path)
     raises(OSError, board.load, "/nonexistent/board.json")
+
+
+def test_the_module_is_known_and_fits_the_family_and_its_psram():
+    b = _copy(_load(_E))
+    assert board.psram(b) == "none"
+    del b["module"]
+    assert board.validate(b)[0].startswith("module: required for esp32, one of ESP32-WROOM-32")
+    b["module"] = "ESP32-WROOM-99"
+    assert "is not a known module" in board.validate(b)[0]
+    b["module"] = "ESP32-S3-WROOM-1-N8R8"
+    assert board.validate(b) == ["module: ESP32-S3-WROOM-1-N8R8 is an esp32s3 module, not esp32"]
+    b["module"] = "ESP32-WROOM-32E"
+    b["psram"] = "quad"
+    assert board.validate(b)[0] == "psram: 'quad', but the ESP32-WROOM-32E has none PSRAM"
+    b["module"] = "ESP32-WROVER-E"
+    del b["psram"]
+    assert board.psram(b) == "quad"  # from the module: GPIO16/17 are the PSRAM's
+    assert any("16" in e for e in board.validate(b))  # this board's reader uses them: refused

@@ -201,3 +201,16 @@ def test_poll_capture_times_first_edges_in_a_race():
     _run(w, cap, 200000)
     got = dict(_presses(ev))
     assert 10000 <= got[2] <= 10050 and 10350 <= got[0] <= 10400
+
+
+def test_a_press_taken_while_the_loop_was_blocked_counts_when_up_again():
+    # A 40 ms press while the loop is inside a flash erase and then a display refresh: its handler runs
+    # late (30 ms) but sees the button down; at the next look (53 ms) it is up again. Not a glitch.
+    w, pins, cap, ev = _rig()
+    cap.service()
+    _press(w, pins[1], 1000, hold_us=40000)
+    w.spend(30000)  # the erase: the handler runs at its end
+    w.spend(23000)  # the refresh: no look at the button until 53 ms
+    _run(w, cap, 200000)
+    assert _presses(ev) == [(1, 30000)]
+    assert not [k for k, i, t in ev if k == EV_GLITCH]

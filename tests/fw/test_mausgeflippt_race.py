@@ -1,6 +1,6 @@
 # Mausgeflippt: races, ties, false starts.
 # One test per rule and per written decision (docs/games/mausgeflippt.md).
-from maus.ticks import PERIOD
+from maus.ticks import PERIOD, ticks_add
 from test_mausgeflippt_kit import (
     T0,
     check_totals,
@@ -12,6 +12,7 @@ from test_mausgeflippt_kit import (
     reveal,
     settle,
     unworn_cards,
+    verdicts,
     worn_cards,
 )
 
@@ -133,3 +134,71 @@ def test_presses_of_players_not_in_the_game_are_ignored():
     reveal(g, t, mice_where(False)[0])
     race(g, t, (5, 1000), (0, 1000), (9, 1000))
     assert g.phase == 2 and g.queue == []
+
+
+def test_every_press_of_a_reveal_is_logged_late_and_locked_ones_marked():
+    g, t = new_game(n=3)
+    m = mice_where(False)[0]
+    g.on_press(3, ticks_add(T0, -40000))  # waiting for the mouse: a false start, locked out
+    g.on_gesture(3, "click")
+    reveal(g, t, m)
+    race(g, t, (1, 200000), (3, 230000))
+    g.on_press(2, ticks_add(T0, 800000))  # 600 ms after the winner, in the claim window
+    presses = [(r[1]["player"], r[1]["offset_us"], r[1].get("late", False), r[1].get("locked", False),
+                r[1]["false_start"]) for r in t.records if r[0] == "press"]
+    assert presses == [(3, -40000, False, False, True), (1, 200000, False, False, False),
+                       (3, 230000, False, True, False), (2, 800000, True, False, False)]
+
+
+def test_claim_timeout_on_a_free_mouse_passes_to_the_next_presser():
+    # The rulebook gives the mouse to the first player who PLACES a card (decision 3).
+    g, t = new_game(n=3)
+    m = mice_where(False)[0]
+    reveal(g, t, m)
+    race(g, t, (1, 200000))
+    g.on_press(3, ticks_add(T0, 800000))  # late: after the race was decided
+    g.on_press(2, ticks_add(T0, 500000))  # earlier than P3, delivered later: press order is by edge time
+    t.advance(5001)  # P1 plays nothing
+    assert verdicts(t)[-1] == {"player": 1, "ok": False, "reason": "timeout"}
+    assert g.claimant == 2 and g.phase == 3
+    assert t.last("claim") == {"player": 2, "offset_us": 500000, "passed": True}
+    g.on_tap(cloth_id(worn_cards(m)[0]), "x", 0)
+    assert g.s.mice[2] == 1 and g.s.caught[m]
+    settle(t)
+    assert g.revealer == 1  # the first claimant reveals next (decision 1)
+    check_totals(g)
+
+
+def test_the_passed_claim_goes_on_down_the_press_order_then_under_the_stack():
+    g, t = new_game(n=3)
+    m = mice_where(False)[0]
+    reveal(g, t, m)
+    race(g, t, (2, 200000))
+    g.on_press(1, ticks_add(T0, 400000))
+    t.advance(5001)
+    assert g.claimant == 1
+    t.advance(5001)  # P1 plays nothing either; P3 never pressed
+    assert g.phase == 1 and g.under == m
+    assert [v["player"] for v in verdicts(t)] == [2, 1]
+
+
+def test_no_passing_on_a_protected_mouse():
+    g, t = new_game(n=2)
+    reveal(g, t, mice_where(True)[0])
+    race(g, t, (1, 200000))
+    g.on_press(2, ticks_add(T0, 500000))
+    t.advance(5001)  # P1 tried (pressed) and takes the cheese; the mouse goes under
+    assert g.s.cheeses[1] == 1 and g.s.cheeses[2] == 0 and g.claimant == 1
+
+
+def test_a_tie_confirmed_after_the_decision_joins_the_claims():
+    g, t = new_game(n=3)
+    m = mice_where(False)[0]
+    reveal(g, t, m)
+    race(g, t, (1, 200000))
+    g.on_press(3, ticks_add(T0, 201200))  # bounced for 20 ms: confirmed after the decision
+    assert g.queue == [1, 3] and t.last("claim") == {"player": 3, "offset_us": 201200, "tied": True}
+    g.on_tap(cloth_id(worn_cards(m)[0]), "x", 0)
+    assert g.claimant == 3
+    g.on_tap(cloth_id(worn_cards(m)[1]), "x", 0)
+    assert g.s.mice[1] == 1 and g.s.mice[3] == 1

@@ -111,11 +111,19 @@ class Sim:
             self.mice.append(m)
             return
         assert g.queue == expect, (g.queue, expect)
+        # decision 3: a claimant who plays nothing on a free mouse passes the claim to the next presser
+        others = [p for off, p in valid if p not in expect]
+        queue = list(expect)
         n_valid = 0
         took = 0
-        for p in expect:
-            assert g.claimant == p and g.phase == 3
+        i = 0
+        while i < len(queue):
+            p = queue[i]
+            i += 1
+            assert g.claimant == p and g.phase == 3, (g.claimant, p, g.phase)
             ok, cheese = self.claim(p, m, prot)
+            if self.slow and not prot and i >= len(queue) and others:
+                queue.append(others.pop(0))
             if ok:
                 n_valid += 1
                 if n_valid == 1:
@@ -146,7 +154,8 @@ class Sim:
         hand = self.hand[p]
         has = [c for c in hand if worn(m, c)]
         roll = r.randint(0, 19)
-        if roll == 0 or not hand:
+        self.slow = roll == 0 or not hand
+        if self.slow:
             t.advance(5001)  # too slow: the press alone was the try
             return False, prot
         if has and roll < 16 or (not has and roll < 3):

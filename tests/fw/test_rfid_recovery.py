@@ -1,6 +1,7 @@
 # After a broken exchange the next poll still finds the card: a tag left READY or ACTIVE treats the
 # next WUPA as an error and falls back to IDLE/HALT without answering (NTAG21x datasheet 8.4), so
 # the scanner settles the tags with HLTA first. Emulator tag states, driver and Presence together.
+import rfidkit
 from rfidkit import reader, uid  # first: the emulator is the biggest compile (96 KB heap)
 
 # isort: split
@@ -108,3 +109,7 @@ def test_removal_still_reported_and_empty_polls_stay_one_frame():
         t += 100
         p.poll(t)
     assert emu.frames - f0 == 5  # settled: an empty poll is one WUPA again, no HLTA
+
+
+def test_every_chip_variant():
+    rfidkit.every_variant(globals())

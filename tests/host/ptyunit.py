@@ -21,9 +21,10 @@ import time
 import tty
 from pathlib import Path
 
-from mausbox import simrun, simtui
 from mausbox.cmd_sim import timeline, wait_ready
 from mausbox.paths import micropython_binary
+from mausbox.sim import run as simrun
+from mausbox.sim import tui as simtui
 
 
 class PtyUnit:

@@ -7,7 +7,6 @@ the pad through the virtual unit's control FIFO when the command asks for the ne
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 
 import pytest
 from mausbox.cli import main
@@ -36,25 +35,6 @@ def test_check_finds_problems(tmp_path, capsys):
     assert main(["cards", "check", str(f)]) == 1
     assert "no validator" in capsys.readouterr().out
     assert main(["cards", "check", str(tmp_path / "missing.json")]) == 2
-
-
-def test_print_sheet(tmp_path, capsys):
-    out = tmp_path / "mg.svg"
-    assert main(["cards", "print", "--catalog", "mg", "-o", str(out)]) == 0
-    pages = sorted(tmp_path.glob("mg*.svg"))
-    assert len(pages) == 12  # 1 game card + 32 mice + 58 clothing + 9 cheeses = 100 cards, 9 a page
-    text = "".join(p.read_text() for p in pages)
-    for ident in ("mausbox:game/mausgeflippt", "mausbox:mg/mouse/32", "mausbox:mg/clothing/58", "mausbox:mg/cheese/9"):
-        assert text.count(ident + "<") == 1
-    for p in pages:
-        ET.fromstring(p.read_text())
-    assert main(["cards", "print", "--catalog", "mg", "--kind", "cheese", "-o", str(tmp_path / "c.svg")]) == 0
-    assert ET.fromstring((tmp_path / "c.svg").read_text()) is not None
-    capsys.readouterr()
-    assert main(["cards", "print", "mg/mouse/7", "-o", str(tmp_path / "one.svg")]) == 0
-    assert "mausbox:mg/mouse/07<" in (tmp_path / "one.svg").read_text()
-    assert main(["cards", "print", "mouse 7", "-o", str(tmp_path / "x.svg")]) == 2
-    assert "not a card identity" in capsys.readouterr().err
 
 
 @pytest.fixture

@@ -7,12 +7,12 @@ import json
 import shutil
 
 import pytest
-from mausbox import simrun
 from mausbox.build import mpy_compatible, parse_mpy_info
 from mausbox.cli import UserError, main
 from mausbox.deploy import MAIN_PY, confirm_boot, deploy, firmware_files, make_plan
 from mausbox.link import UnitLink
 from mausbox.paths import FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
+from mausbox.sim import run as simrun
 from mausbox.sim.serial import SerialUnit
 
 needs_mpy = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
@@ -34,10 +34,10 @@ def test_board_files_leave_out_the_simulator():
     assert how == "mpy v6.3 for xtensawin"
     assert files["main.py"] == MAIN_PY
     assert json.loads(files["board.json"])["name"] == "esp32-devkitc"
-    assert "maus/unit.mpy" in files and "maus/unit.py" not in files
+    assert "maus/unit/core.mpy" in files and "maus/unit/core.py" not in files
     assert not any(p.startswith("maus/sim/") or p == "maus/hw/sim.mpy" for p in files)
     old, how = firmware_files("esp32", (10 << 10) | 5, "esp32-devkitc")  # .mpy v5: ship the sources
-    assert how == "source (.py)" and "maus/unit.py" in old
+    assert how == "source (.py)" and "maus/unit/core.py" in old
     with pytest.raises(UserError):
         firmware_files("esp32", ESP32_MPY, "no-such-board")
 
@@ -67,7 +67,7 @@ def test_full_then_incremental_deploy_over_the_virtual_unit(tmp_path, monkeypatc
         assert full.ready and full.board == "sim" and full.compiled == f"mpy v6.3 for {simrun.sim_march()}"
         assert (tmp_path / "main.py").read_bytes() == MAIN_PY
         assert (tmp_path / "boot.py").read_bytes() == (FIRMWARE_DIR / "boot.py").read_bytes()
-        assert (tmp_path / "maus" / "unit.mpy").is_file()
+        assert (tmp_path / "maus" / "unit" / "core.mpy").is_file()
         assert not list(tmp_path.rglob("*.tmp"))
         # a changed file on the unit, and a stale one: only those are touched
         (tmp_path / "maus" / "ticks.mpy").write_bytes(b"damaged")
@@ -101,7 +101,7 @@ def test_deploy_command_json(tmp_path, capsys):
     with SerialUnit(tmp_path, heapsize=SIM_HEAP) as unit:
         assert main(["deploy", "--port", unit.pty_path, "--json", "--no-confirm"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["board"] == "sim" and "maus/unit.mpy" in report["sent"] and report["bytes_sent"] > 10_000
+    assert report["board"] == "sim" and "maus/unit/core.mpy" in report["sent"] and report["bytes_sent"] > 10_000
 
 
 def test_deploy_command_without_a_unit(capsys):
@@ -123,3 +123,32 @@ def test_a_unit_in_a_game_is_left_alone_unless_forced(tmp_path):
     assert precheck(link, force=True)["mode"] == "play"
     ser.ctx.mode = "menu"
     assert precheck(link)["mode"] == "menu"
+
+
+def test_romfs_deploy_is_refused_where_the_micropython_has_no_romfs(tmp_path):
+    # The virtual unit's MicroPython (unix port) has no ROMFS partition: deploy --romfs says so and
+    # changes nothing; the app's tree for mpremote holds exactly the maus/ files of a deployment.
+    from mausbox.deploy import firmware_files, romfs_tree
+
+    files, _ = firmware_files("esp32", 0, "esp32-devkitc")
+    app = romfs_tree(files, tmp_path)
+    assert app and all(p.startswith("maus/") for p in app)
+    assert "maus/unit/core.py" in app and "maus/texts/unit.de.json" in app
+    assert not any(p.startswith("maus/sim/") for p in app)  # the simulator is never deployed
+    assert (tmp_path / "maus" / "catalogs" / "mg.json").read_bytes() == files["maus/catalogs/mg.json"]
+
+
+def test_romfs_probe_reads_the_partition_count():
+    from mausbox.deploy import romfs_partitions
+
+    class Link:
+        def __init__(self, out):
+            self.out = out
+
+        def exec(self, code):
+            assert "rom_ioctl" in code
+            return self.out
+
+    assert romfs_partitions(Link(b"0\r\n")) == 0
+    assert romfs_partitions(Link(b"1\r\n")) == 1
+    assert romfs_partitions(Link(b"Traceback...\r\nImportError: no module named 'vfs'\r\n")) == 0

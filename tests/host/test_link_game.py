@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 import pytest
-from mausbox import simrun
 from mausbox.cli import main
 from mausbox.paths import micropython_binary
+from mausbox.sim import run as simrun
 from ptyunit import PtyUnit
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")

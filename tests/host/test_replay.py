@@ -9,7 +9,7 @@ import sys
 import pytest
 from conftest import ROOT
 from maus import gamelog, logread
-from mausbox import simreplay
+from mausbox.sim import replay as simreplay
 from scenariokit import SCENARIOS, play
 
 # One scenario per game with races, ties, claims and alarms keeps `make test` fast; every scenario's log

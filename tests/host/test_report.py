@@ -150,3 +150,33 @@ def test_html_report_is_self_contained(store, tmp_path):
     for svg in text.split("<svg")[1:]:
         ET.fromstring("<svg" + svg.split("</svg>")[0] + "</svg>")  # each chart is well-formed XML
     assert "damaged" in text
+
+
+def test_stats_use_late_and_locked_presses(tmp_path, capsys):
+    """Format v2 logs every press of a reveal: late ones (after the decision) and locked ones (after a false
+    start) count as presses, and a player's first of them after a reveal is that player's reaction time."""
+    s = Store(tmp_path / "store" / "logs.sqlite")
+    recs = [("game_start", {"v": 2, "game": "mg", "variant": None, "board": "sim", "unit": "u3", "fw": "0.1",
+                            "settings": {}, "wall": None, "ticks": 0,
+                            "players": [{"id": p, "colour": "red", "young": False} for p in (1, 2, 3)]}),
+            ("press", {"player": 3, "offset_us": -20000, "false_start": True}),
+            ("reveal", {"card": "mg/mouse/01"}),
+            ("press", {"player": 1, "offset_us": 300000, "false_start": False}),
+            ("press", {"player": 3, "offset_us": 310000, "false_start": False, "locked": True}),
+            ("claim", {"player": 1, "offset_us": 300000, "tied": False}),
+            ("press", {"player": 2, "offset_us": 900000, "false_start": False, "late": True}),
+            ("press", {"player": 1, "offset_us": 1500000, "false_start": False, "late": True}),
+            ("game_end", {"scores": {"1": 1, "2": 0, "3": 0}, "winners": [1], "breakdown": {}, "why": "x"})]
+    data = b"".join(gamelog.encode(k, k * 10, typ, f) for k, (typ, f) in enumerate(recs))
+    p = s.raw_dir("u3") / "00001-mg.jsonl"
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_bytes(data)
+    s.ingest("u3", p)
+    assert main(["logs", "stats", "--store", str(s.path), "--json"]) == 0
+    doc = {d["player"]: d for d in json.loads(capsys.readouterr().out)["players"]}
+    assert (doc[1]["presses"], doc[1]["late"], doc[1]["locked"], doc[1]["median_ms"]) == (2, 1, 0, 300.0)
+    assert (doc[2]["presses"], doc[2]["late"], doc[2]["median_ms"]) == (1, 1, 900.0)
+    assert (doc[3]["presses"], doc[3]["locked"], doc[3]["false_starts"], doc[3]["median_ms"]) == (2, 1, 1, 310.0)
+    assert main(["logs", "stats", "--store", str(s.path)]) == 0
+    out = capsys.readouterr().out
+    assert "late" in out and "locked" in out

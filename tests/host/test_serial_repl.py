@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import serial
 from mausbox.paths import micropython_binary
-from mausbox.sim.serial import SerialUnit, continue_with_input, running_units
+from mausbox.sim.ports import running_units
+from mausbox.sim.serial import SerialUnit, continue_with_input
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 
@@ -31,6 +32,15 @@ def read_until(port: serial.Serial, ending: bytes, timeout: float = 10) -> bytes
             raise AssertionError(f"timeout waiting for {ending!r}; got {data!r}")
         data += port.read(1)
     return data
+
+
+def open_at_boot(unit: SerialUnit) -> serial.Serial:
+    """A terminal that sees the boot: opened, then the board's EN button pressed (what a unit prints
+    while no terminal is open is gone, as from a UART)."""
+    port = serial.Serial(unit.pty_path, timeout=0.2)
+    unit.reset()
+    read_until(port, b"rst:0xc (SW_CPU_RESET)")
+    return port
 
 
 def sync(port: serial.Serial) -> None:
@@ -91,7 +101,7 @@ def test_raw_repl_and_raw_paste_bytes(unit):
         port.write(b"\x01")
         read_until(port, b"raw REPL; CTRL-B to exit\r\n>")
         port.write(b"print('hi')\x04")
-        assert read_until(port, b"\x04>") == b"OKhi\n\x04\x04>"
+        assert read_until(port, b"\x04>") == b"OKhi\r\n\x04\x04>"
         port.write(b"1/0\x04")
         out = read_until(port, b"\x04>")
         assert out.startswith(b"OK\x04Traceback") and b"ZeroDivisionError" in out and out.count(b"\x04") == 2
@@ -106,7 +116,7 @@ def test_raw_repl_and_raw_paste_bytes(unit):
                 assert port.read(1) == b"\x01"
                 acks += 1
         port.write(b"\x04")
-        assert read_until(port, b"\x04>") == b"\x04" + b"100\n\x04\x04>"
+        assert read_until(port, b"\x04>") == b"\x04" + b"100\r\n\x04\x04>"
         assert acks == len(code) // 128
         # Ctrl-D on an empty raw line: soft reset, boot.py runs, back in the raw REPL without main.py
         port.write(b"\x04")
@@ -126,8 +136,8 @@ def test_binary_output_passes_unmodified(unit):
 
 
 def test_mpremote_fs_exec_eval(unit, tmp_path):
-    assert mpremote(unit, "exec", "print(6*7)").stdout == b"42\n"
-    assert mpremote(unit, "eval", "2**10").stdout == b"1024\n"
+    assert mpremote(unit, "exec", "print(6*7)").stdout == b"42\r\n"
+    assert mpremote(unit, "eval", "2**10").stdout == b"1024\r\n"
     blob = os.urandom(150_000) + bytes(range(256)) * 4 + b"\r\n\x04\x03\x01" * 50
     src = tmp_path / "blob.bin"
     src.write_bytes(blob)
@@ -146,7 +156,7 @@ def test_mpremote_fs_exec_eval(unit, tmp_path):
 
 def test_mpremote_resume_keeps_globals_and_soft_reset_clears_them(unit):
     assert mpremote(unit, "exec", "kept = 5").returncode == 0
-    assert mpremote(unit, "resume", "eval", "kept").stdout == b"5\n"
+    assert mpremote(unit, "resume", "eval", "kept").stdout == b"5\r\n"
     # without `resume` mpremote soft-resets first: a fresh interpreter
     r = mpremote(unit, "eval", "kept")
     assert r.returncode != 0 and b"NameError" in r.stdout + r.stderr
@@ -158,7 +168,7 @@ def test_mpremote_resume_keeps_globals_and_soft_reset_clears_them(unit):
 def test_ctrl_c_interrupts_main_and_soft_reboot_reruns_it(tmp_path):
     (tmp_path / "main.py").write_text(
         "import time\nn = 0\nprint('main started')\nwhile True:\n    n += 1\n    time.sleep_ms(5)\n")
-    with SerialUnit(tmp_path) as unit, serial.Serial(unit.pty_path, timeout=0.2) as port:
+    with SerialUnit(tmp_path) as unit, open_at_boot(unit) as port:
         read_until(port, b"main started\r\n")
         time.sleep(0.2)
         port.write(b"\x03")
@@ -173,13 +183,13 @@ def test_ctrl_c_interrupts_main_and_soft_reboot_reruns_it(tmp_path):
     with SerialUnit(tmp_path) as unit:
         time.sleep(0.3)
         r = mpremote(unit, "exec", "print('n' in globals())")
-    assert r.returncode == 0 and r.stdout == b"False\n"  # mpremote soft-reset into the raw REPL: main.py skipped
+    assert r.returncode == 0 and r.stdout == b"False\r\n"  # mpremote soft-reset into the raw REPL: main.py skipped
 
 
 def test_console_output_of_running_main_flows_in_friendly_mode(tmp_path):
     (tmp_path / "main.py").write_text(
         "import time\nfor i in range(3):\n    print('EV {\"i\":%d}' % i)\n    time.sleep_ms(20)\n")
-    with SerialUnit(tmp_path) as unit, serial.Serial(unit.pty_path, timeout=0.2) as port:
+    with SerialUnit(tmp_path) as unit, open_at_boot(unit) as port:
         out = read_until(port, b">>> ")
     assert b'EV {"i":0}\r\nEV {"i":1}\r\nEV {"i":2}\r\n' in out
 
@@ -216,7 +226,7 @@ def test_symlink_and_registry(tmp_path, monkeypatch):
         assert os.path.realpath(link) == unit.pty_path
         units = running_units()
         assert [u["pty"] for u in units] == [unit.pty_path]
-        assert mpremote(unit, "eval", "1").stdout == b"1\n"
+        assert mpremote(unit, "eval", "1").stdout == b"1\r\n"
     assert not link.exists() and running_units() == []
 
 

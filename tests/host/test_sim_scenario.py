@@ -6,7 +6,7 @@ import sys
 
 import pytest
 from conftest import ROOT
-from mausbox import simrun
+from mausbox.sim import run as simrun
 from scenariokit import SCENARIOS, play
 
 BAD = [
@@ -45,6 +45,9 @@ def test_comments_blank_lines_and_time_order():
 
 def test_same_scenario_same_log_bytes(tmp_path):
     scenario = sorted(SCENARIOS.glob("mms-*.jsonl"))[0]
+    for r in ("a", "b"):  # the same unit (its unique_id lives in its flash folder), played twice
+        (tmp_path / r / ".sim").mkdir(parents=True)
+        (tmp_path / r / ".sim" / "unique_id").write_text("5e1d0000abcd")
     a, _ = play(scenario, tmp_path / "a")
     b, _ = play(scenario, tmp_path / "b")
     assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]

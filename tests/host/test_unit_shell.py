@@ -14,9 +14,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from mausbox import simrun
 from mausbox.cmd_doctor import PIEZO_RANGE
 from mausbox.paths import micropython_binary
+from mausbox.sim import run as simrun
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 

@@ -15,8 +15,10 @@ from pathlib import Path
 import pytest
 import serial
 from conftest import FIRMWARE, FWTESTS, MAIN, run_micropython
-from mausbox import heapbudget, simrun, simtui
+from mausbox import heapbudget
 from mausbox.paths import micropython_binary
+from mausbox.sim import run as simrun
+from mausbox.sim import tui as simtui
 from mausbox.sim.serial import SerialUnit
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")

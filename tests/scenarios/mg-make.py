@@ -3,8 +3,8 @@
 The expected result comes from this script's own tally of the rulebook (not from the firmware), so the
 scenario checks the unit. Run from the repository root: `.venv/bin/python tests/scenarios/mg-make.py`.
 Timing follows the unit shell: a press is press + release (70 ms), a double press is two presses 150 ms
-apart, the race presses come 400 ms after the mouse is put down, tied presses 1 ms apart (3 fit in the
-2 ms tie window), cards stay on the pad 150 ms. Scenarios are kept short: the virtual unit holds them in
+apart, the race presses come 400 ms after the mouse is put down, tied presses at 0, 1 and 1 ms (3 fit in the
+2 ms tie window; 2 ms apart would sit on its edge), cards stay on the pad 150 ms. Scenarios are kept short: the virtual unit holds them in
 its heap.
 """
 
@@ -89,7 +89,7 @@ class Game:
     def card(self, m, ok, avoid=()):
         return [c for c in range(1, 59) if worn(m, c) == ok and c not in self.penalty and c not in avoid][0]
 
-    def round(self, protected, claims, false_start=None):
+    def round(self, protected, claims, false_start=None, late=()):
         """One mouse. claims: [(player, action)] in press order, several = a tie; action: ("item", worn),
         ("coll", n_matching, n_other), ("slow",) or ("blocked", worn) (a refused call, then an item)."""
         assert self.done is None
@@ -104,13 +104,20 @@ class Game:
             self.under = m
             self.t = t0 + 5500
             return
-        assert len(claims) <= 3, "presses 1 ms apart: 3 fit the 2 ms tie window"
+        assert len(claims) <= 3, "presses at 0, 1 and 1 ms: 3 fit the 2 ms tie window"
         for i, (p, _) in enumerate(claims):
-            self.press(p, t0 + 400 + i)
+            self.press(p, t0 + 400 + min(i, 1))  # not 2 ms: the tie window's edge is a coin toss on a board
+        late = list(late)  # (player, ms after the first press, action): pressed after the race was decided
+        for p, ms, _ in late:
+            self.press(p, t0 + 400 + ms)
         valid = took = 0
         fin = None
         t = t0 + 1000
-        for p, act in claims:
+        queue = list(claims)
+        qk = 0
+        while qk < len(queue):
+            p, act = queue[qk]
+            qk += 1
             kind = act[0]
             fin = None
             ok = False
@@ -152,6 +159,9 @@ class Game:
                 ok = not prot and act[1] == 0
             elif kind == "slow":
                 t += 5200
+                if not prot and qk == len(queue) and late:  # the claim passes to the next presser
+                    lp, _ms, lact = late.pop(0)
+                    queue.append((lp, lact))
             if ok:  # the open mouse first, then one from the stack
                 valid += 1
                 if valid == 1:
@@ -225,6 +235,8 @@ def four_players():
     g.round(False, [(3, ("blocked", True))])  # refused call, then a card
     g.round(True, [(4, ("slow",))])  # pressed on a protected mouse and played nothing: cheese
     g.round(False, [(2, ("slow",))])  # too slow on a free mouse: nothing
+    # P4 wins, P1 presses 600 ms later (a late press, logged); P4 plays nothing: the claim passes to P1
+    g.round(False, [(4, ("slow",))], late=[(1, 600, ("item", True))])
     g.round(False, [(1, ("item", False)), (4, ("item", True))])  # tie: first wrong, second catches
     i = 0
     while not g.done:  # mostly 3-way ties: each valid claim catches a mouse

@@ -130,8 +130,8 @@ def a_pass(s):
     s.t += SHOW_MS
 
 
-def variant_a():
-    s = Script("A", 3, "M is for Mouse, variant A, 3 players: pairs, a wrong pair, a choice between two pairs, "
+def variant_a(n=3):
+    s = Script("A", n, f"M is for Mouse, variant A, {n} players: pairs, a wrong pair, a choice between two pairs, "
                        "passes; P1 gives up the last hand card after three rounds")
     for rnd in (1, 2, 3):
         middle = [(rnd * 7 + k * 3) % 23 + 1 for k in range(3)]
@@ -149,25 +149,25 @@ def variant_a():
         s.turn = 2
         if rnd == 2:
             a_pair(s, middle, used, 2)  # P2 chooses between two pairs
-            s.turn = 3
-            a_pass(s)
+            for s.turn in range(3, n + 1):
+                a_pass(s)
             s.turn = 1
             a_pair(s, middle, used)
             s.turn = 2
             a_pass(s)  # the last one left: P1
             continue
         a_pass(s)
-        s.turn = 3
-        a_pass(s)
-    s.write("a-3p", {1: 3, 2: 0, 3: 0}, [1], "last card")
+        for s.turn in range(3, n + 1):
+            a_pass(s)
+    s.write(f"a-{n}p", {p: 3 if p == 1 else 0 for p in range(1, n + 1)}, [1], "last card")
 
 
 # --- variant B -------------------------------------------------------------------------------------
-def variant_b():
-    s = Script("B", 3, "M is for Mouse, variant B, 3 players, P3 leads: claims right and wrong, a lock-out, "
+def variant_b(n=3):
+    s = Script("B", n, f"M is for Mouse, variant B, {n} players, P3 leads: claims right and wrong, a lock-out, "
                        "a false start; most cards when the stack is used up wins")
     s.hold(3)  # the game leader
-    cards = {1: 0, 2: 0, 3: 0}
+    cards = {p: 0 for p in range(1, n + 1)}
     lock = {}  # player -> laid count until which they are out
     deck = list(range(1, 24))
     table: list = []
@@ -215,7 +215,7 @@ def variant_b():
             s.press(1)  # a false start before the next card: P1 is out of it
             s.t += 200
     best = max(cards.values())
-    s.write("b-3p", cards, [p for p in cards if cards[p] == best], "stack used up")
+    s.write(f"b-{n}p", cards, [p for p in cards if cards[p] == best], "stack used up")
 
 
 # --- variant C -------------------------------------------------------------------------------------
@@ -251,10 +251,11 @@ class C:
             self.winner = p
 
 
-def variant_c():
-    s = Script("C", 4, "M is for Mouse, variant C, 4 players (7 chips each, 2 back in the box): queued claims, "
-                       "a wrong claim, a choice, rounds that end when no pair is left; P1 places the last chip")
-    g = C(s, 4)
+def variant_c(n=4):
+    s = Script("C", n, f"M is for Mouse, variant C, {n} players ({30 // n} chips each, {30 % n} back in the box): "
+                       "queued claims, a wrong claim, a choice, rounds that end when no pair is left; "
+                       "P1 places the last chip")
+    g = C(s, n)
     rnd = 0
     claims = 0
     while g.winner is None:
@@ -297,10 +298,12 @@ def variant_c():
             s.t += 300
             g.take(p)
         s.t += SHOW_MS
-    s.write("c-4p", g.placed, [g.winner], "no chips left")
+    s.write(f"c-{n}p", g.placed, [g.winner], "no chips left")
 
 
 if __name__ == "__main__":
     variant_a()
     variant_b()
     variant_c()
+    for variant in (variant_a, variant_b, variant_c):
+        variant(5)  # the most players the game allows

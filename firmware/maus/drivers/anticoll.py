@@ -2,15 +2,36 @@
 #
 # A binary tree walk of ANTICOLLISION frames at each cascade level finds every UID CLn (the tags
 # stay READY), then SELECT, the caller's callback, HLTA; tags left behind are woken again with WUPA
-# and selected by their known UID. Nothing here allocates.
+# and selected by their known UID. A card whose answer a stronger card masked (no collision to see)
+# is found by a REQA after the walk, or selected directly by a UID the caller already knows.
+# Nothing here allocates.
 from micropython import const
 
-from maus.drivers.iso14443a import COLLISION, ERROR, NO_TAG, OK, PCD
+from maus.drivers.iso14443a import (
+    COLLISION,
+    ERROR,
+    NO_TAG,
+    OK,
+    PCD,
+    T_CLASSIC_1K,
+    T_CLASSIC_4K,
+    T_CLASSIC_MINI,
+    T_ISO14443_4,
+    T_NTAG,
+    T_NTAG213,
+    T_NTAG215,
+    T_NTAG216,
+    T_ULTRALIGHT,
+    T_ULTRALIGHT_EV1,
+    T_UNKNOWN,
+)
 
+_REQA = const(0x26)
 _WUPA = const(0x52)
 _CT = const(0x88)  # cascade tag
 _MAX_CARDS = const(4)
 _SETTLE = const(3)  # scans after a broken exchange that start with HLTA (Presence's miss_limit)
+_SWEEP_US = const(400)  # REQA after the walk: an ATQA starts 86 us after the frame (ISO 14443-3 6.2.1.1)
 
 
 class Scanner(PCD):
@@ -18,6 +39,9 @@ class Scanner(PCD):
         PCD.__init__(self)
         self._settle = 0  # scans that start with HLTA: tags may be left READY or ACTIVE
         self._answered = False  # the last WUPA was answered
+        self._levels = 0  # cascade levels of the card in self._path (the one on_card sees)
+        self._found = bytearray(10 * _MAX_CARDS)  # UIDs found by this scan
+        self._found_n = bytearray(_MAX_CARDS)
 
     def _walk(self, level):
         # Find every UID CLn answering at this level by a binary tree walk with ANTICOLLISION
@@ -92,10 +116,20 @@ class Scanner(PCD):
         qn = 1
         q[0] = 0  # the empty path: start at cascade level 1
         fresh = True
+        swept = False
         found = 0
         path = self._path
         cl = self._cl
-        while qn > 0 and found < _MAX_CARDS:
+        while found < _MAX_CARDS:
+            if qn == 0:
+                # Every path done. A card a stronger one masked heard the others' SELECTs and went
+                # back to IDLE; REQA wakes only IDLE tags (the ones found are HALT): walk once more.
+                if swept or found == 0 or self._request(_REQA, _SWEEP_US) != OK:
+                    break
+                swept = True
+                qn = 1
+                q[0] = 0
+                fresh = True
             qn -= 1
             o = qn * 16
             levels = q[o]  # CLn values on the path; all but the last are cascade levels
@@ -150,16 +184,37 @@ class Scanner(PCD):
                         n += 1
                 self.uid_len = n
                 self.sak = sak
-                found += 1
-                try:
-                    on_card(u, n, sak)
-                except Exception:  # noqa: BLE001 - the caller's fault must not stop the scan
-                    self.errors += 1
+                self._levels = levels
+                if not self._seen_before(found, u, n):  # (a card on_card sent back to IDLE, met again)
+                    self._remember(found, u, n)
+                    found += 1
+                    try:
+                        on_card(u, n, sak)
+                    except Exception:  # noqa: BLE001 - the caller's fault must not stop the scan
+                        self.errors += 1
                 self._halt()
                 break
         if self.errors != e0:
             self._settle = _SETTLE
         return found
+
+    def _remember(self, k, u, n):
+        o = k * 10
+        for i in range(n):
+            self._found[o + i] = u[i]
+        self._found_n[k] = n
+
+    def _seen_before(self, found, u, n):
+        for k in range(found):
+            if self._found_n[k] != n:
+                continue
+            o = k * 10
+            for i in range(n):
+                if self._found[o + i] != u[i]:
+                    break
+            else:
+                return True
+        return False
 
     def _replay(self, levels):
         # SELECT the first `levels` cascade levels of self._path again.
@@ -171,3 +226,87 @@ class Scanner(PCD):
             if sak < 0 or not sak & 0x04:
                 return False
         return True
+
+    def select_known(self, uid, n, on_card):
+        """Wake the pad and SELECT the tag with this UID (4, 7 or 10 bytes) without anticollision: a
+        tag that a stronger one masks in every walk still answers its own SELECT. on_card(uid, n, sak)
+        runs while it is selected, then it is halted. 1 if it answered, else 0."""
+        try:
+            levels = 1 if n == 4 else 2 if n == 7 else 3 if n == 10 else 0
+            if levels == 0:
+                return 0
+            path = self._path
+            src = 0
+            for lv in range(levels):
+                o = lv * 5
+                if lv < levels - 1:
+                    path[o] = _CT
+                    for i in range(3):
+                        path[o + 1 + i] = uid[src + i]
+                    src += 3
+                else:
+                    for i in range(4):
+                        path[o + i] = uid[src + i]
+                path[o + 4] = path[o] ^ path[o + 1] ^ path[o + 2] ^ path[o + 3]
+            if self._request(_WUPA) != OK or not self._reselect_path(levels):
+                return 0
+            u = self.uid
+            for i in range(n):
+                u[i] = uid[i]
+            self.uid_len = n
+            self._levels = levels
+            try:
+                on_card(u, n, self.sak)
+            except Exception:  # noqa: BLE001
+                self.errors += 1
+            self._halt()
+            return 1
+        except Exception:  # noqa: BLE001
+            self.errors += 1
+            return 0
+
+    def _reselect_path(self, levels):
+        # SELECT every level of self._path (the tags are READY after a REQA/WUPA); sets self.sak.
+        if not self._replay(levels - 1):
+            return False
+        cl = self._cl
+        for i in range(5):
+            cl[i] = self._path[(levels - 1) * 5 + i]
+        sak = self._select(levels - 1)
+        if sak < 0 or sak & 0x04:
+            return False
+        self.sak = sak
+        return True
+
+    def reselect(self):
+        """Select the card on_card was called for once more (it left the session: a NAK, or a command
+        it does not know). True if it is selected again."""
+        try:
+            return self._levels > 0 and self._request(_WUPA) == OK and self._reselect_path(self._levels)
+        except Exception:  # noqa: BLE001
+            return False
+
+    def identify(self, sak):
+        """The type of the tag just selected (iso14443a T_*). SAK settles most; for SAK 00 (the Type 2
+        family) GET_VERSION tells the NTAG21x models and Ultralight EV1; a tag that does not know it
+        (MIFARE Ultralight, clones) is selected again, so the caller can READ it next."""
+        if sak & 0x04:
+            return T_UNKNOWN  # UID not complete: not a selected tag
+        if sak & 0x20:
+            return T_ISO14443_4
+        if sak & 0x18 == 0x18:
+            return T_CLASSIC_4K
+        if sak & 0x18 == 0x08:
+            return T_CLASSIC_MINI if sak & 0x01 else T_CLASSIC_1K
+        if sak:
+            return T_UNKNOWN
+        st = self.get_version()
+        if st == OK:
+            v = self.version_info
+            if v[1] == 0x04 and v[2] == 0x04:  # NXP, NTAG (NTAG21x datasheet 10.1)
+                s = v[6]
+                return T_NTAG213 if s == 0x0F else T_NTAG215 if s == 0x11 else T_NTAG216 if s == 0x13 else T_NTAG
+            if v[1] == 0x04 and v[2] == 0x03:  # NXP, MIFARE Ultralight EV1
+                return T_ULTRALIGHT_EV1
+            return T_ULTRALIGHT
+        return T_ULTRALIGHT if self.reselect() else T_UNKNOWN

@@ -1,7 +1,8 @@
 # ISO 14443-A reader protocol (ISO 14443-3 type A) and the NFC Forum Type 2 commands of NTAG21x,
 # on top of a PCD chip driver that provides _transceive() and _crc() (mfrc522.MFRC522 does).
 #
-# anticoll.Scanner adds scan(): every tag on the pad. Nothing here allocates.
+# anticoll.Scanner adds scan(): every tag on the pad, and identify(): the tag type. Nothing here
+# allocates.
 from micropython import const
 
 # Status codes.
@@ -11,13 +12,45 @@ ERROR = const(2)  # bad CRC/BCC, wrong length, protocol or bus error
 COLLISION = const(3)
 NAK = const(4)  # the tag answered with a 4-bit NAK
 
+# Tag types (Scanner.identify): SAK settles most (NXP AN10833); a SAK of 00 is the Type 2 family,
+# where GET_VERSION tells an NTAG21x from a MIFARE Ultralight that does not know the command.
+T_UNKNOWN = const(0)
+T_NTAG213 = const(1)
+T_NTAG215 = const(2)
+T_NTAG216 = const(3)
+T_NTAG = const(4)  # another NTAG (GET_VERSION product type 04)
+T_ULTRALIGHT_EV1 = const(5)  # product type 03
+T_ULTRALIGHT = const(6)  # SAK 00 without GET_VERSION: MIFARE Ultralight / Ultralight C or a clone
+T_CLASSIC_1K = const(7)
+T_CLASSIC_4K = const(8)
+T_CLASSIC_MINI = const(9)
+T_ISO14443_4 = const(10)  # DESFire, smart cards, phones
+TYPE2 = (T_NTAG213, T_NTAG215, T_NTAG216, T_NTAG, T_ULTRALIGHT_EV1, T_ULTRALIGHT)  # NFC Forum Type 2: NDEF readable
+
 _REQA = const(0x26)
 _WUPA = const(0x52)
 _HLTA = const(0x50)
 _READ = const(0x30)
 _WRITE = const(0xA2)
+_GET_VERSION = const(0x60)
 _ACK = const(0x0A)
 _MAX_CARDS = const(4)
+
+
+# CRC_A (ISO 14443-3 annex B: reflected polynomial 0x8408, preset 0x6363) four bits at a time.
+_CRC_NIBBLE = (0x0000, 0x1081, 0x2102, 0x3183, 0x4204, 0x5285, 0x6306, 0x7387,
+               0x8408, 0x9489, 0xA50A, 0xB58B, 0xC60C, 0xD68D, 0xE70E, 0xF78F)
+
+
+def crc_a(buf, n):
+    """CRC_A of buf[:n] (sent low byte first)."""
+    c = 0x6363
+    t = _CRC_NIBBLE
+    for i in range(n):
+        c ^= buf[i]
+        c = (c >> 4) ^ t[c & 0x0F]
+        c = (c >> 4) ^ t[c & 0x0F]
+    return c
 
 
 class PCD:
@@ -37,12 +70,14 @@ class PCD:
         self.sak = 0
         self.atqa = 0
         self.page = bytearray(16)  # the last READ
+        self.version_info = bytearray(8)  # the last GET_VERSION answer
         self._cl = bytearray(5)  # UID CLn + BCC being resolved
         self._path = bytearray(15)  # CLn of the levels selected so far
         self._vals = bytearray(5 * _MAX_CARDS)  # CLn values found by one anticollision walk
         self._wstack = bytearray(6 * _MAX_CARDS)  # pending walk branches: 5 bytes + known bits
         self._queue = bytearray(16 * _MAX_CARDS)  # pending cards: levels + path
         self.errors = 0  # operations that ended in ERROR (a fault counter)
+        self._collpos_frame = False  # CollPos seen counting from the first received bit (see _anticoll)
 
     # Provided by the chip driver: frame bytes go in self._tx[1:], the answer comes in self.buf.
     def _transceive(self, n, last_bits=0, align=0, timeout_us=0, transmit=False):
@@ -61,11 +96,13 @@ class PCD:
         return n + 2
 
     def _answer_crc_ok(self, n):
-        # The answer has n data bytes followed by a valid CRC_A.
+        # The answer has n data bytes followed by a valid CRC_A. Checked here, not by the chip: a chip
+        # that stopped answering mid-frame leaves MISO floating, and its "coprocessor" would confirm
+        # the garbage (16 bytes of FF with FF FF, or of 00 with 00 00).
         if self.rx_len != n + 2 or self.rx_bits != (n + 2) * 8:
             return False
-        c = self._crc(self.buf, n)
-        return c >= 0 and self.buf[n] == c & 0xFF and self.buf[n + 1] == c >> 8
+        c = crc_a(self.buf, n)
+        return self.buf[n] == c & 0xFF and self.buf[n + 1] == c >> 8
 
     def _fail(self, st):
         if st == ERROR:
@@ -73,9 +110,9 @@ class PCD:
         return st
 
     # --- ISO 14443-3 --------------------------------------------------------------------------------------
-    def _request(self, cmd):
+    def _request(self, cmd, timeout_us=0):
         self._tx[1] = cmd
-        st = self._transceive(1, 7)  # short frame: 7 bits
+        st = self._transceive(1, 7, timeout_us=timeout_us)  # short frame: 7 bits
         if st == COLLISION:
             return OK  # several tags with different ATQAs: still "tags present"
         if st != OK:
@@ -118,11 +155,20 @@ class PCD:
                 v = (cl[nb] & m) | (v & ~m & 0xFF)
             cl[nb + i] = v
         if st == COLLISION:
-            # CollPos counts from bit 0 of the first FIFO byte, so it includes RxAlign.
-            if self.coll_bit < 0:
+            # Where CollPos counts from the datasheet leaves open: bit 0 of the first FIFO byte (the
+            # RxAlign offset included, as NXP's reader library reads it) or the first received bit.
+            # The first reading never lies after the true position, and following a bit before the
+            # true collision only costs an empty branch of the walk (all tags there agree on it), so
+            # it is taken unless it points before the known bits: then only the second fits, and the
+            # chip is known to count that way from then on.
+            p = self.coll_bit
+            if p < 0:
                 return ERROR
-            bit = nb * 8 + self.coll_bit
-            if bit < known or bit >= 32:
+            bit = known + p if self._collpos_frame else nb * 8 + p
+            if bit < known:
+                self._collpos_frame = True
+                bit = known + p
+            if bit >= 32:
                 return ERROR
             self.coll_bit = bit
             return COLLISION
@@ -163,24 +209,52 @@ class PCD:
 
     # --- NTAG21x ----------------------------------------------------------------------------------------
     def read(self, page):
-        """READ: 16 bytes (4 pages) from `page` into self.page. OK, NO_TAG, NAK or ERROR."""
+        """READ: 16 bytes (4 pages) from `page` into self.page. OK, NO_TAG, NAK or ERROR.
+
+        An answer whose CRC fails is asked for once more: the tag stays selected after sending it,
+        and the fault may have been on the reader's own bus."""
         try:
-            t = self._tx
-            t[1] = _READ
-            t[2] = page
-            n = self._append_crc(2)
-            if not n:
-                return self._fail(ERROR)
-            st = self._transceive(n)
-            if st != OK:
-                return self._fail(ERROR if st == COLLISION else st)
-            if self.rx_bits == 4:
-                return NAK
-            if not self._answer_crc_ok(16):
-                return self._fail(ERROR)
-            for i in range(16):
-                self.page[i] = self.buf[i]
-            return OK
+            for _ in range(2):
+                st = self._command2(_READ, page)
+                if st != OK:
+                    return self._fail(st)
+                if self.rx_bits == 4:
+                    return NAK
+                if self._answer_crc_ok(16):
+                    for i in range(16):
+                        self.page[i] = self.buf[i]
+                    return OK
+            return self._fail(ERROR)
+        except Exception:  # noqa: BLE001
+            return self._fail(ERROR)
+
+    def _command2(self, cmd, arg):
+        # A two-byte command with CRC_A (READ, or GET_VERSION with arg < 0); OK when an answer came.
+        t = self._tx
+        t[1] = cmd
+        if arg >= 0:
+            t[2] = arg
+        n = self._append_crc(1 if arg < 0 else 2)
+        if not n:
+            return ERROR
+        st = self._transceive(n)
+        return ERROR if st == COLLISION else st
+
+    def get_version(self):
+        """GET_VERSION (NTAG21x, MIFARE Ultralight EV1): 8 bytes into self.version_info. OK, NO_TAG
+        (a tag that does not know it says nothing and leaves the session), NAK or ERROR."""
+        try:
+            for _ in range(2):
+                st = self._command2(_GET_VERSION, -1)
+                if st != OK:
+                    return st  # silence is an answer here, not a fault
+                if self.rx_bits == 4:
+                    return NAK
+                if self._answer_crc_ok(8):
+                    for i in range(8):
+                        self.version_info[i] = self.buf[i]
+                    return OK
+            return self._fail(ERROR)
         except Exception:  # noqa: BLE001
             return self._fail(ERROR)
 

@@ -5,7 +5,7 @@
 # mausgeflippt_text. Decisions where the rulebook is silent: docs/games/mausgeflippt.md.
 from micropython import const
 
-from maus.arbiter import FALSE_START, VALID
+from maus.arbiter import VALID
 from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, load
 from maus.games.mausgeflippt_claims import Claims
 from maus.games.mausgeflippt_text import TEXT
@@ -30,7 +30,7 @@ load_catalog = load  # the shell compacts the JSON catalog with this
 class Mausgeflippt(Claims):
     GAME = "mg"
     TITLE = "Mausgeflippt"
-    TEXT = TEXT
+    TEXT = TEXT  # type: ignore[assignment]  # a maus.text.Texts: read from flash when asked
 
     def _prompt(self, repeat=False):
         # the standing prompt of this phase; nothing happens for prompt_timeout_s: said again
@@ -105,18 +105,22 @@ class Mausgeflippt(Claims):
         if player not in self.s.ids:
             return
         ph = self.phase
-        if ph == _RACE:
-            kind = self.arb.press(player, t_us)
-            self.table.log("press", {"player": player, "offset_us": ticks_diff(t_us, self.arb.reveal_t),
-                                     "false_start": kind == FALSE_START})
-            if kind == VALID and not self.deciding:
+        if ph == _RACE or ph == _CLAIM or ph == _COLLECT:
+            # every press of the reveal is logged with its offset: valid, locked out, or late (after
+            # the decision: it counts for the claim passing on, decision 3, and for reaction times)
+            arb = self.arb
+            kind = arb.press(player, t_us)
+            self.table.log("press", arb.fields(player, kind, ticks_diff(t_us, arb.reveal_t)))
+            if ph == _RACE and kind == VALID and not self.deciding:
                 self.deciding = True
                 self.table.cancel("unclaimed")
-                self.table.timer("decide", self.arb.decide_ms())
+                self.table.timer("decide", arb.decide_ms())
+            elif ph != _RACE and kind == VALID:
+                self._late_tie(player)
+            elif ph == _COLLECT and player == self.claimant:
+                self._end_collection(False)
         elif ph == _REVEAL:
             self.early_t[player] = t_us  # a false start, unless it becomes a long press
-        elif ph == _COLLECT and player == self.claimant:
-            self._end_collection(False)
 
     def on_gesture(self, player, kind):
         if player not in self.s.ids:
@@ -199,6 +203,18 @@ class Mausgeflippt(Claims):
         for p, off in won:
             self.table.log("claim", {"player": p, "offset_us": off, "tied": len(won) > 1})
         self._next_claim()
+
+    def _late_tie(self, p):
+        # A press confirmed after the decision whose first edge ties with the winner (a long-bouncing
+        # contact): a tied claim, in press order among the claims still waiting.
+        arb = self.arb
+        off = arb.offset(p)
+        q = self.queue
+        i = len(q)
+        while i > self.qi and arb.offset(q[i - 1]) > off:
+            i -= 1
+        q.insert(i, p)
+        self.table.log("claim", {"player": p, "offset_us": off, "tied": True})
 
     # --- end of a reveal -------------------------------------------------------------------------
     def _round_end(self):

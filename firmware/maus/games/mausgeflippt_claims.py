@@ -142,7 +142,19 @@ class Claims(Game):
             self._verdict(p, False, "timeout")
             self.table.led(p, None)
             self._say("too_slow", p=p)
+            if self.qi >= len(self.queue):
+                self._pass_on()
         self._next_claim()
+
+    def _pass_on(self):
+        # Decision 3: the mouse goes to the first player who PLACES a card (rulebook), so when the claimant
+        # plays nothing the claim passes to the next player who pressed since the reveal, in press order.
+        arb = self.arb
+        for q in arb.order:
+            if q not in self.queue:
+                self.queue.append(q)
+                self.table.log("claim", {"player": q, "offset_us": arb.offset(q), "passed": True})
+                return
 
     # --- the rules of a claim --------------------------------------------------------------------
     def _worn(self, c):

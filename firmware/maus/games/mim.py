@@ -180,7 +180,7 @@ class MIsForMouse(Game):
     GAME = "mim"
     TITLE = "M is for Mouse"
     VARIANTS = ("A", "B", "C")  # type: ignore[assignment]  # Game's default (None,) fixes its type
-    TEXT = TEXT
+    TEXT = TEXT  # type: ignore[assignment]  # a maus.text.Texts: read from flash when asked
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         super().__init__(table, players, settings, catalog, variant, seed)

@@ -4,7 +4,7 @@
 # pair wins and when the table changes.
 from micropython import const
 
-from maus.arbiter import FALSE_START, VALID, Arbiter
+from maus.arbiter import VALID, Arbiter
 from maus.games.mim import Engine
 from maus.games.mim_pairs import LETTERS
 from maus.ticks import ticks_diff
@@ -84,9 +84,9 @@ class Race(Engine):
                 self.arb.early(p)  # before the next card: a false start
                 t.log("press", {"player": p, "offset_us": -1, "false_start": True})
             else:
-                kind = self.arb.press(p, t_us)
-                t.log("press", {"player": p, "offset_us": ticks_diff(t_us, self.arb.reveal_t),
-                                "false_start": kind == FALSE_START})
+                arb = self.arb
+                kind = arb.press(p, t_us)
+                t.log("press", arb.fields(p, kind, ticks_diff(t_us, arb.reveal_t)))
                 if kind == VALID and not self.deciding:
                     self.deciding = True
                     for name in ("quiet", "hint", "last"):
@@ -94,7 +94,10 @@ class Race(Engine):
                     t.timer("decide", self.arb.decide_ms())
         elif ph == _CLAIM or ph == _CHOOSE:
             off = ticks_diff(t_us, self.reveal_t)
-            t.log("press", {"player": p, "offset_us": off, "false_start": False})
+            f = {"player": p, "offset_us": off, "false_start": False, "late": True}  # after the decision
+            if self.laid < self.lock[p]:
+                f["locked"] = True
+            t.log("press", f)
             if p == self.claimer or self.laid < self.lock[p]:
                 return
             q = self.queue

@@ -63,7 +63,7 @@ def load_catalog(data):
 class Mms(Game):
     GAME = "mms"
     TITLE = "Mucks Maeuschen Still"
-    TEXT = TEXT
+    TEXT = TEXT  # type: ignore[assignment]  # a maus.text.Texts: read from flash when asked
     report_ms = 4000  # after an alarm: time to report sticks that slid off (double presses)
     show_ms = 1500  # a verdict stays this long before the next turn
 

@@ -1,45 +1,5 @@
 # Mucks Mäuschen Still prompts: 16 characters x 6 lines, ASCII only (the OLED font has no umlauts).
-TEXT = {
-    "en": {
-        "who": "{n} sticks each\nWho sneaks best?\nPress to start",
-        "who_box": "{n} sticks each,\n{box} to the box\nWho sneaks best?\nPress to start",
-        "roll": "P{p} dice:\n{a} + {b}\nPress, then\nslide a stick\nHold: no holes",
-        "roll_real": "P{p}: roll the\ndice. Press,\nthen slide\nHold: no holes",
-        "armed": "P{p}: quiet!\nPress when the\nstick sits",
-        "alarm": "ALARM!\nP{p}: take your\nstick back\n2x press: one\nfell off",
-        "placed": "P{p}: it stays!\n{left} left\nCastle: {castle}",
-        "pass": "P{p}: no holes\nleft. Next!",
-        "slid": "Stick fell off!\nCastle: {castle}\nOut: {out}",
-        "no_stick": "No stick in\nthe castle",
-        "no_cards": "No cards in\nthis game",
-        "unknown_card": "Unknown card",
-        "win_last": "P{p}: last stick\nP{p} wins!",
-        "win_full": "{castle} sticks in!\nWinner:\n{who}\n{n} sticks left",
-        "tag": "P{p}",
-        "players": "2-4 players\nplease",
-        "status": "{text}",
-        "st_castle": "Castle {c} out {o}",
-        "st_player": "P{p}: {n} sticks",
-    },
-    "de": {
-        "who": "Je {n} Staebchen\nWer schleicht\nam besten?\nDruecken!",
-        "who_box": "Je {n} Staebchen\n{box} in die\nSchachtel. Wer\nschleicht am\nbesten? Druecken",
-        "roll": "S{p} Wuerfel:\n{a} + {b}\nDruecken, dann\nschieben\nHalten: kein\nLoch frei",
-        "roll_real": "S{p}: wuerfeln,\ndruecken, dann\nschieben\nHalten: kein\nLoch frei",
-        "armed": "S{p}: pssst!\nDruecken, wenn\nes steckt",
-        "alarm": "ALARM!\nS{p}: Staebchen\nzurueck\n2x druecken:\neins fiel raus",
-        "placed": "S{p}: bleibt!\nNoch {left}\nBurg: {castle}",
-        "pass": "S{p}: kein Loch\nfrei. Weiter!",
-        "slid": "Staebchen\nherausgefallen!\nBurg: {castle}\nRaus: {out}",
-        "no_stick": "Kein Staebchen\nin der Burg",
-        "no_cards": "Dieses Spiel\nhat keine Karten",
-        "unknown_card": "Unbekannte\nKarte",
-        "win_last": "S{p}: letztes\nStaebchen!\nS{p} gewinnt!",
-        "win_full": "{castle} in der Burg\nSieger:\n{who}\nnoch {n} Staeb.",
-        "tag": "S{p}",
-        "players": "2-4 Spieler\nbitte",
-        "status": "{text}",
-        "st_castle": "Burg {c} raus {o}",
-        "st_player": "S{p}: {n} Staeb.",
-    },
-}
+# The words are in maus/texts/mms.<lang>.json, read from flash when shown (maus.text).
+from maus.text import Texts
+
+TEXT = Texts("mms")

@@ -7,6 +7,7 @@
 #
 # Inputs come from a scenario file (virtual time; MAUSBOX_SIM_SCENARIO) or a control FIFO (real time;
 # MAUSBOX_SIM_CTL). Peripheral state (LEDs, display, sounds) goes as JSON lines to MAUSBOX_SIM_OUT.
+import gc
 import json
 import os
 import time
@@ -14,13 +15,12 @@ import time
 import framebuf
 from micropython import const
 
-from maus.sim.world import SimPin, World
+from maus.sim.world import Esp32Timing, FlashFile, SimPin, World
 
 _OLED_FRAME_US = const(23000)  # a full 128x64 frame over 400 kHz I2C
 _NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
 _ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
-_SPI_US_PER_BYTE = const(1)  # 10 MHz SPI, plus call overhead
-_SPI_CALL_US = const(8)
+_SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
 
 
 def _env(name):
@@ -34,7 +34,7 @@ class RealWorld(World):
     """Real time for interactive play: now follows the host clock; inputs arrive from a FIFO."""
 
     def __init__(self, ctl=None):
-        super().__init__(0)
+        super().__init__(0, rebase=True)
         self._last = time.ticks_us()
         self.ctl = ctl  # callable: poll the control channel, apply inputs
 
@@ -47,16 +47,20 @@ class RealWorld(World):
 
     def ticks_us(self):
         self._sync()
-        return self.now & 0x3FFFFFFF
+        return World.ticks_us(self)
 
     def ticks_ms(self):
         self._sync()
-        return (self.now // 1000) & 0x3FFFFFFF
+        return World.ticks_ms(self)
 
     def spend(self, us):
         if self.ctl:
             self.ctl(0)
         self.run_irqs()
+        self._check_rebase()  # as a call returns, never inside one (its caller's times stay right)
+
+    def run(self, us):
+        self.spend(us)
 
     def sleep_until(self, t_us):
         self._sync()
@@ -67,10 +71,22 @@ class RealWorld(World):
             else:
                 time.sleep_ms(wait)
             self._sync()
-            if self.queue:
+            if self.qlen:
                 self.run_irqs()
+                self._check_rebase()
                 return True
+        self._check_rebase()
         return False
+
+
+def timing_model(name=None, seed=0):
+    """The virtual unit's timing: the ESP32 model (default) or "ideal" (MAUSBOX_SIM_TIMING=ideal)."""
+    name = name or _env("MAUSBOX_SIM_TIMING") or "esp32"
+    if name == "ideal":
+        return None
+    if name != "esp32":
+        raise ValueError("MAUSBOX_SIM_TIMING: esp32 or ideal, not %r" % (name,))
+    return Esp32Timing(seed + 1)
 
 
 class Out:
@@ -110,7 +126,7 @@ class SimNeoPixel:
             self.buf[i] = rgb
 
     def write(self):
-        self.hw.spend(_NEOPIXEL_US_PER_LED * self.n)
+        self.hw.block(_NEOPIXEL_US_PER_LED * self.n)
         self.shown = list(self.buf)
         self.hw.out.send({"leds": ["%02x%02x%02x" % c for c in self.shown]})
 
@@ -134,7 +150,7 @@ class SimPWM:
         self._publish()
 
     def _publish(self):
-        self.hw.out.send({"tone": self._freq if self._duty else 0, "t": self.hw.world.now // 1000})
+        self.hw.out.send({"tone": self._freq if self._duty else 0, "t": self.hw.world.ticks_ms()})
 
 
 class SimOLED(framebuf.FrameBuffer):
@@ -149,9 +165,10 @@ class SimOLED(framebuf.FrameBuffer):
         self.frames = 0
 
     def show(self):
-        self.hw.spend(_OLED_FRAME_US)
+        self.hw.block(_OLED_FRAME_US)
         self.frames += 1
-        self.hw.out.send({"oled": self.buffer.hex() if hasattr(self.buffer, "hex") else _hex(self.buffer)})
+        if self.hw.out.f is not None:  # the frame as text only for a UI that reads it: a board makes no such copy
+            self.hw.out.send({"oled": self.buffer.hex() if hasattr(self.buffer, "hex") else _hex(self.buffer)})
 
     def contrast(self, c):
         pass
@@ -176,30 +193,32 @@ class SimADC:
     def read_u16(self):
         self.hw.world.spend(_ADC_READ_US)
         self.reads += 1
-        return self.piezo.sample(self.hw.world.now)
+        return self.piezo.sample(self.hw.world.ticks_us())
 
 
 class SimSPI:
     """Counts bytes and charges bus time; the MFRC522 emulator answers behind it."""
 
-    def __init__(self, hw, dev):
+    def __init__(self, hw, dev, hz):
         self.hw = hw
         self.dev = dev
         self.bytes = 0
+        self.ns_per_byte = 8000000 // (hz // 1000)
+
+    def _charge(self, n):
+        self.bytes += n
+        self.hw.block(_SPI_CALL_US + n * self.ns_per_byte // 1000)  # a C call: no handler runs in it
 
     def write(self, buf):
-        self.bytes += len(buf)
-        self.hw.spend(_SPI_CALL_US + _SPI_US_PER_BYTE * len(buf))
+        self._charge(len(buf))
         self.dev.write(buf)
 
     def write_readinto(self, out, into):
-        self.bytes += len(out)
-        self.hw.spend(_SPI_CALL_US + _SPI_US_PER_BYTE * len(out))
+        self._charge(len(out))
         self.dev.write_readinto(out, into)
 
     def readinto(self, buf, write=0):
-        self.bytes += len(buf)
-        self.hw.spend(_SPI_CALL_US + _SPI_US_PER_BYTE * len(buf))
+        self._charge(len(buf))
         self.dev.readinto(buf, write)
 
 
@@ -214,14 +233,18 @@ class Hardware:
                 world = RealWorld(self._poll_ctl)
                 self._open_ctl(ctl_path)
             else:
-                world = World(0)
+                world = World(0, model=timing_model(kw.get("timing"), seed), rebase=True)
         self.world = world
+        world.on_rebase.append(self._rebased)
         self.realtime = isinstance(world, RealWorld)
+        self._live = -1  # heap in use at the last look (a drop: a garbage collection ran)
+        self._win_a0 = 0  # heap in use as the race window opened
+        self.window_alloc = 0  # the most a window allocated (bytes)
         self.out = Out(out if out is not None else _env("MAUSBOX_SIM_OUT"))
         self.ticks_us = world.ticks_us
         self.ticks_ms = world.ticks_ms
         self.buttons = [SimPin(world, n) for n in board["buttons"]]
-        self.levels = None
+        self.levels = self._levels
         parts = board.get("parts", {})
         self.leds = SimNeoPixel(self, len(self.buttons)) if "leds" in parts else None
         self.buzzer = SimPWM(self) if "buzzer" in parts else None
@@ -229,15 +252,17 @@ class Hardware:
         self.spi = self.rfid_cs = self.rfid_rst = None
         self.reader = None  # the emulated MFRC522 (the tags are put on its field)
         if "rfid" in parts:
+            from maus.drivers.mfrc522 import SPI_HZ
             from maus.sim import mfrc522_emu
 
-            self.reader = mfrc522_emu.MFRC522Emu()
+            hz = parts["rfid"].get("baud", SPI_HZ)
+            self.reader = mfrc522_emu.MFRC522Emu(spi_hz=hz)
             # MicroPython on an ESP32 spends ~50 us per register access (method call, CS toggles,
             # write_readinto); modelling it keeps the busy-wait reads as few as on the board.
             self.reader.ns_per_call = 50000
-            self.spi = SimSPI(self, self.reader)
+            self.spi = SimSPI(self, self.reader, hz)
             self.rfid_cs = SimPin(world, parts["rfid"]["cs"])
-            self.rfid_rst = SimPin(world, parts["rfid"]["rst"])
+            self.rfid_rst = mfrc522_emu.Pin(1, emu=self.reader)  # wired to the chip's NRSTPD
         self.adc = self.piezo_pin = self.piezo = None
         if "piezo" in parts:
             from maus.sim import piezo
@@ -261,14 +286,100 @@ class Hardware:
 
     # --- time --------------------------------------------------------------------------------------
     def spend(self, us):
+        """The firmware's own bytecode for `us` µs (a main-loop pass): handlers run at its branches."""
+        self._gc_check()
+        self.world.run(us)
+        if _wdt.world is self.world:
+            _wdt.check()
+
+    def block(self, us):
+        """A C call of `us` µs (a bus transfer): no handler runs until it returns."""
         self.world.spend(us)
         if _wdt.world is self.world:
             _wdt.check()
 
+    def sleep_us(self, us):
+        # A driver's short wait (the MFRC522 waiting for its oscillator): the world and the chip go on.
+        w = self.world
+        if w.model is not None:
+            w.sleep_until(w.now + us)  # time.sleep_us is mp_hal_delay_us: handlers run, but its tail
+        else:
+            w.spend(us)
+        if self.reader is not None:
+            self.reader.sleep_us(us)
+
     def idle(self, ms):
-        self.world.sleep_until(self.world.now + ms * 1000)
-        if _wdt.world is self.world:
+        w = self.world
+        if w.model is not None and ms > 10:
+            ms = 10  # as maus.hw.esp32.idle: sleep_ms(10) at most, the board's loop wakes no earlier
+        w.sleep_until(w.now + ms * 1000)
+        if _wdt.world is w:
             _wdt.check()
+
+    def collect(self):
+        """gc.collect() for the firmware (maus.unit's idle collection, maus.race's at a window's start):
+        the world charges the board's pause for it (Esp32Timing.gc_pause_us)."""
+        gc.collect()
+        self.world.collected()
+        self._live = self._win_a0 = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
+
+    def _gc_check(self):
+        # Inside a race window, each main-loop pass: a drop of the heap in use by 4 KB or more is a
+        # collection that ran there (explicit frees of list growth are smaller), and growth past the room
+        # the board has left at a reveal (Esp32Timing.window_room_kb) is the collection the board would
+        # run. Either is counted and charged; scenario tests fail on its console line.
+        w = self.world
+        if not w.window:
+            return
+        try:
+            live = gc.mem_alloc()
+        except AttributeError:  # CPython
+            return
+        if 0 <= live < self._live - 4096:
+            print("SIM heap dropped from %d to %d bytes" % (self._live, live))
+            w.collected()
+            self._win_a0 = live
+        elif w.model is not None:
+            grown = live - self._win_a0
+            if grown > self.window_alloc:
+                self.window_alloc = grown
+            if grown > w.model.window_room_kb * 1024:
+                print("SIM a race window allocated %d bytes" % grown)
+                w.collected()
+                self._win_a0 = live
+        self._live = live
+
+    def _rebased(self, shift):
+        if self.scenario_end_us >= 0:
+            self.scenario_end_us -= shift
+
+    def window(self, is_open):
+        """maus.race: a race window opens or closes (the simulator counts flash writes and GCs in it)."""
+        self._gc_check()
+        self.world.window = is_open
+        if is_open:
+            try:
+                self._live = self._win_a0 = gc.mem_alloc()
+            except AttributeError:
+                pass
+
+    # --- registers (the poll capture reads them as maus.hw.esp32 reads the chip's) ----------------
+    def _levels(self):
+        return self.world.levels(self.buttons)
+
+    def scan(self, armed, max_us, out):
+        return self.world.scan(self.buttons, armed, max_us, out)
+
+    def pulse(self, delay_us, low_us):
+        """The latency jumper driven by a peripheral: low delay_us from now, for low_us (as esp32.pulse)."""
+        w = self.world
+        w.at(w.now + delay_us, self.jumper.set_level, 0)
+        w.at(w.now + delay_us + low_us, self.jumper.set_level, 1)
+
+    # --- the flash -------------------------------------------------------------------------------------
+    def flash_file(self, f):
+        """A log file on the simulated flash: each flush is a littlefs sync the world times and counts."""
+        return FlashFile(f, self.world)
 
     def finished(self):
         """Scenario mode: every action applied."""
@@ -307,10 +418,17 @@ class Hardware:
         if tag is not None:
             self.reader.take(tag)
 
+    def rfid(self, what):
+        # The reader chip itself: "reset" = it resets itself (a brown-out) and says nothing about it.
+        if what != "reset" or self.reader is None:
+            raise ValueError("rfid: only \"reset\", on a board with a reader")
+        self.reader.chip_reset()
+        print("SIM rfid reset")
+
     def knock(self, amp_ms):
         amp, ms = amp_ms
         if self.piezo is not None:
-            self.piezo.knock(self.world.now, amp, ms)
+            self.piezo.knock(self.world.ticks_us(), amp, ms)
 
     def noise(self, level):
         if self.piezo is not None:
@@ -333,6 +451,8 @@ class Hardware:
             self.knock((act["knock"], act.get("ms", 30)))
         elif "noise" in act:
             self.noise(act["noise"])
+        elif "rfid" in act:
+            self.rfid(act["rfid"])
 
     def load_scenario(self, path):
         # Streamed: only the next action is in memory (the host has checked and sorted the file), so a
@@ -352,7 +472,7 @@ class Hardware:
             if not line or line[0] == "#":
                 continue
             act = json.loads(line)
-            t = act["at_ms"] * 1000
+            t = act["at_ms"] * 1000 - self.world.shifted  # scenario time -> the rebased clock
             if t > self.scenario_end_us:
                 self.scenario_end_us = t
             self.world.at(t, self._scenario_step, act)
@@ -474,8 +594,10 @@ class _Watchdog:
             ms = min(ms, self.ms)
         self.ms = ms
         self.keep = False
-        if world is not None:
+        if world is not None and world is not self.world:
             self.world = world
+            if hasattr(world, "on_rebase"):
+                world.on_rebase.append(self._rebased)  # the world's clock moved back: so does the last feed
         self.feed()
         if realtime:
             self._save()
@@ -486,6 +608,9 @@ class _Watchdog:
         w = self.world
         if w is not None:
             self.vfed = w.now
+
+    def _rebased(self, shift):
+        self.vfed -= shift
 
     def check(self):
         # virtual time

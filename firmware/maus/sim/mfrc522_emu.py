@@ -3,14 +3,17 @@
 # The bus object has the machine.SPI methods the driver uses (write, write_readinto, readinto).
 # SPI framing as in datasheet 8.1.2: address byte (reg << 1) & 0x7E, bit 7 set for a read; a read
 # returns the previous address's data on MISO, a write burst stores every data byte at one address.
-# Time is virtual: every SPI byte advances the chip clock (ns_per_byte), RF frames take their
-# ISO 14443 bit times (128/fc per bit at 106 kbit/s), the timer counts 13.56 MHz cycles.
+# Time is virtual: every SPI transfer advances the chip clock (ns_per_byte from the SPI clock, plus
+# ns_per_call for the host's own time per transfer), RF frames take their ISO 14443 bit times
+# (128/fc per bit at 106 kbit/s), the timer counts 13.56 MHz cycles, the CRC coprocessor takes its
+# time per byte, and after a reset the chip answers nothing until its oscillator runs.
+# Where the datasheet leaves a behaviour open the emulator takes a named variant (VARIANTS).
 # Nothing here allocates while answering a poll, so the driver's heap_lock test can run against it.
 # Not deployed to real units: the virtual unit and the tests import it.
 from micropython import const
 
 from maus.sim.mfrc522_rf import RFUnit
-from maus.sim.nfc_tags import HALT, IDLE, NTAG, MifareClassic1K, Tag, crc_a  # noqa: F401 - re-exported
+from maus.sim.nfc_tags import HALT, IDLE, NTAG, MifareClassic1K, Tag, Ultralight, crc_a  # noqa: F401 - re-exported
 from maus.sim.rf_field import (  # noqa: F401 - re-exported
     FAULT_COLLISION,
     FAULT_CRC,
@@ -42,6 +45,8 @@ TxModeReg = const(0x12)
 RxModeReg = const(0x13)
 TxControlReg = const(0x14)
 TxASKReg = const(0x15)
+RxThresholdReg = const(0x18)
+DemodReg = const(0x19)
 CRCResultRegH = const(0x21)
 CRCResultRegL = const(0x22)
 RFCfgReg = const(0x26)
@@ -65,39 +70,101 @@ CMD_TRANSCEIVE = const(0x0C)
 CMD_MF_AUTHENT = const(0x0E)
 CMD_SOFT_RESET = const(0x0F)
 
-# ComIrqReg / DivIrqReg / ErrorReg / CollReg / Status bits.
+# ComIrqReg / DivIrqReg / ErrorReg / Status bits.
 _SET1 = const(0x80)
-_IDLE_IRQ = const(0x10)
 _ERR_IRQ = const(0x02)
 _CRC_IRQ = const(0x04)
 _BUFFER_OVFL = const(0x10)
 _PROTOCOL_ERR = const(0x01)
+_TEMP_ERR = const(0x40)
+_POWER_DOWN = const(0x10)
 _START_SEND = const(0x80)
 _FLUSH_BUFFER = const(0x80)
 _T_AUTO = const(0x80)
 
-VERSION = const(0x92)  # MFRC522 version 2.0
-_FIFO_SIZE = const(64)
-_REBASE_NS = const(1 << 28)
+VERSION = const(0x92)  # VersionReg of an MFRC522 version 2.0 (datasheet 9.3.4.8)
+_FIFO_SIZE = const(64)  # datasheet 8.3: a 64 x 8-bit FIFO
+_TD_NS = const(37740)  # 8.8.2: after the crystal runs, td = 1024/27 us before the chip can be addressed
+_REBASE_NS = const(1 << 28)  # the clock restarts near 0 past this (see _rebase)
+
+# Chip behaviours the datasheet (or the field) leaves open, one named variant per possibility. Fields:
+# crystal start-up after a hard reset, SoftReset or power-down (us; 8.8.2 gives only td on top),
+# ParityErr set with CollErr on a collided byte, CollPos counting the RxAlign offset (9.3.1.15),
+# the Idle command stopping a running timer (table 149 says nothing about the timer), a MIFARE Classic
+# answering an unauthenticated READ with a NAK (else silence), CRC coprocessor time per byte (ns;
+# 8.4 gives none), and the byte MISO reads while the chip cannot be addressed (the pin floats).
+VARIANTS = {
+    "start-0ms": (0, 1, 1, 0, 1, 590, 0x00),
+    "start-0.2ms": (200, 1, 1, 0, 1, 590, 0x00),
+    "start-1ms": (1000, 1, 1, 0, 1, 590, 0x00),
+    "start-50ms": (50000, 1, 1, 0, 1, 590, 0x00),
+    "coll-parity": (200, 1, 1, 0, 1, 590, 0x00),
+    "coll-noparity": (200, 0, 1, 0, 1, 590, 0x00),
+    "collpos-rxalign": (200, 1, 1, 0, 1, 590, 0x00),
+    "collpos-frame": (200, 1, 0, 0, 1, 590, 0x00),
+    "idle-keeps-timer": (200, 1, 1, 0, 1, 590, 0x00),
+    "idle-stops-timer": (200, 1, 1, 1, 1, 590, 0x00),
+    "classic-nak": (200, 1, 1, 0, 1, 590, 0x00),
+    "classic-silent": (200, 1, 1, 0, 0, 590, 0x00),
+    "crc-8clk": (200, 1, 1, 0, 1, 590, 0x00),  # a byte per 8 carrier cycles
+    "crc-1etu": (200, 1, 1, 0, 1, 9440, 0x00),  # a byte per bit time at 106 kbit/s
+    "miso-low": (200, 1, 1, 0, 1, 590, 0x00),
+    "miso-high": (200, 1, 1, 0, 1, 590, 0xFF),
+    "worst": (50000, 1, 0, 0, 0, 9440, 0xFF),  # every unkind choice at once
+}
+DEFAULT_VARIANT = "start-0.2ms"
 
 
 class MFRC522Emu(RFUnit):
     """The chip: 64 registers, the 64-byte FIFO, the CRC coprocessor, the timer and the RF front end."""
 
-    ns_per_byte = 800  # SPI at 10 MHz
-    ns_per_call = 0  # host time per SPI transaction; ~20000 models MicroPython on an ESP32 (fewer wait reads)
+    made = 0  # emulators constructed (the tests use it to tell which tests the chip variant reaches)
 
-    def __init__(self, seed=1):
+    def __init__(self, seed=1, variant=None, spi_hz=4000000):
         RFUnit.__init__(self)
+        MFRC522Emu.made += 1
+        name = variant or DEFAULT_VARIANT
+        if name not in VARIANTS:
+            raise ValueError("no MFRC522 variant %r (known: %s)" % (name, ", ".join(sorted(VARIANTS))))
+        v = VARIANTS[name]
+        self.variant = name
+        self.startup_ns = v[0] * 1000 + _TD_NS
+        self._coll_parity = v[1]
+        self._collpos_rxalign = v[2]
+        self._idle_stops_timer = v[3]
+        self.field.classic_nak = bool(v[4])
+        self.field.coll_parity = bool(v[1])
+        self.crc_ns = v[5]
+        self.miso_idle = v[6]
+        self.ns_per_byte = 2000
+        self.spi_hz = spi_hz
+        self.ns_per_call = 20000  # host time per SPI transfer: MicroPython on an ESP32 spends ~20-50 us
+        self.spi_error_rate = 0  # 0: a clean bus; N: one bit in about N flipped (MOSI and MISO alike)
+        self.spi_errors = 0  # bits flipped so far
         self.mem25 = bytearray(25)
-        self._b1 = bytearray(1)
         self.spi_bytes = 0
-        self.base_ns = 0  # ns of virtual time before `now` last restarted at 0
+        self._base_ms = 0  # virtual time before `now` last restarted (elapsed_ns adds it up)
+        self._base_ns = 0
         self.wait_reads = 0  # ComIrqReg/DivIrqReg reads that found the chip still busy
-        self._seed = seed or 1
+        self.resets = 0  # hard resets, SoftResets and spontaneous resets
+        self._seed = (seed & 0xFFFF) or 1
+        self._err_left = 0
+        self._ready_at = -1  # not addressable until then (oscillator start-up), -1: running
+        self._pd = False  # soft power-down (CommandReg PowerDown) or waking from it
+        self._wake_at = -1
         self._crc_on = False
         self._crc = 0
+        self._crc_t = -1  # the coprocessor finishes its next FIFO byte then
         self._soft_reset()
+
+    @property
+    def spi_hz(self):
+        return 8000000 // self.ns_per_byte * 1000
+
+    @spi_hz.setter
+    def spi_hz(self, hz):
+        # datasheet 8.1.2: SPI up to 10 Mbit/s; a byte is 8 clocks
+        self.ns_per_byte = 8000000 // (hz // 1000)
 
     # --- tags (the RF field holds them) --------------------------------------------------------
     @property
@@ -119,71 +186,170 @@ class MFRC522Emu(RFUnit):
     def inject(self, kind, n=1):
         self.field.inject(kind, n)
 
+    # --- power and resets -------------------------------------------------------------------------
+    def reset_pin(self, level):
+        # NRSTPD (8.6.1): low = hard power-down (oscillator and field off), rising edge = reset.
+        if not level:
+            if self.powered:
+                was = self._field_on()
+                self.powered = False
+                self._field(was)
+        elif not self.powered:
+            self.powered = True
+            self._hard_reset()
+
+    def chip_reset(self):
+        """The chip resets itself (a brown-out, a spike on the supply): reset values, field off, and
+        nothing answers until the oscillator runs again. The driver is not told."""
+        was = self._field_on()
+        self._hard_reset()
+        self._field(was)
+
+    def _hard_reset(self):
+        for i in range(25):
+            self.mem25[i] = 0
+        self._soft_reset()
+        self._ready_at = self.now + self.startup_ns
+        self._pd = False
+        self._wake_at = -1
+        self.resets += 1
+
+    def _addressable(self):
+        if not self.powered:
+            return False
+        if self._ready_at >= 0:
+            if self.now < self._ready_at:
+                return False
+            self._ready_at = -1
+        return True
+
     # --- SPI --------------------------------------------------------------------------------------
     def write(self, buf):
         n = len(buf)
         self._spend(n)
         if n == 0:
             return
-        a = buf[0]
+        if not self._addressable():
+            for _ in range(n):
+                self._mosi(0)  # the bits still cross the wire (and may be hit)
+            return
+        a = self._mosi(buf[0])
         if a & 0x80:
             for i in range(1, n):
-                self._read(buf[i - 1] >> 1 & 0x3F)
+                self._miso(self._read(a >> 1 & 0x3F))
+                a = self._mosi(buf[i])
             return
         reg = a >> 1 & 0x3F
         for i in range(1, n):
-            self._write(reg, buf[i])
+            self._write(reg, self._mosi(buf[i]))
 
     def write_readinto(self, out, into):
         n = len(out)
         self._spend(n)
         if n == 0:
             return
-        into[0] = 0
-        a = out[0]
+        if not self._addressable():
+            for i in range(n):
+                self._mosi(0)
+                into[i] = self._miso(self.miso_idle)  # MISO floats: what the pin's level reads
+            return
+        into[0] = self._miso(0)
+        a = self._mosi(out[0])
         if a & 0x80:
             for i in range(1, n):
-                into[i] = self._read(out[i - 1] >> 1 & 0x3F)
+                into[i] = self._miso(self._read(a >> 1 & 0x3F))
+                a = self._mosi(out[i])
             return
         reg = a >> 1 & 0x3F
         for i in range(1, n):
-            into[i] = 0
-            self._write(reg, out[i])
+            into[i] = self._miso(0)
+            self._write(reg, self._mosi(out[i]))
 
     def readinto(self, buf, write=0):
         # Clocking out a constant byte: a read only if it is a read address.
         n = len(buf)
         self._spend(n)
         for i in range(n):
-            buf[i] = 0
-        if write & 0x80:
+            buf[i] = self._miso(self.miso_idle if not self._addressable() else 0)
+        if write & 0x80 and self._addressable():
             for i in range(1, n):
-                buf[i] = self._read(write >> 1 & 0x3F)
+                buf[i] = self._miso(self._read(write >> 1 & 0x3F))
 
-    def reset_pin(self, level):
-        # NRSTPD: low = hard power-down (field off), rising edge = reset.
-        was = self._field_on()
-        if not level:
-            self.powered = False
-        elif not self.powered:
-            self.powered = True
-            self._soft_reset()
-        self._field(was)
+    def _mosi(self, v):
+        # A byte the host sends; with spi_error_rate one bit in about that many is flipped.
+        if not self.spi_error_rate:
+            return v
+        self._err_left -= 8
+        if self._err_left > 0:
+            return v
+        bit = -self._err_left & 7
+        self._err_left += self._gap()
+        self.spi_errors += 1
+        return v ^ (1 << bit)
+
+    _miso = _mosi  # a byte the chip sends: the same wire noise
+
+    def _gap(self):
+        # Bits to the next flipped bit: uniform in 1 .. 2 * spi_error_rate (mean: the rate).
+        u = (self._rand() << 14) | (self._rand() >> 2)  # 30 bits, a small int
+        return 1 + u % (2 * self.spi_error_rate)
 
     def _spend(self, n):
         self.spi_bytes = (self.spi_bytes + n) & 0x3FFFFFFF
         self.now += n * self.ns_per_byte + self.ns_per_call
-        if self.now > _REBASE_NS and not self._busy() and self._rx_at < 0:
-            # Nothing timed is pending: restart the ns clock at 0 so it stays a small int on a 32-bit
-            # port (2**30 ns is only 1.07 s); elapsed_ns() keeps the total for tests and benchmarks.
-            self.base_ns += self.now
-            self.now = 0
+        if self.now > _REBASE_NS:
+            self._rebase()
+
+    def sleep_us(self, us):
+        """The host waits: the chip's clock runs on (the driver's sleep in tests and the virtual unit)."""
+        while us > 0:
+            step = us if us < 100000 else 100000
+            self.now += step * 1000
+            us -= step
+            if self.now > _REBASE_NS:
+                self._rebase()
+
+    def _rebase(self):
+        # Restart the ns clock near 0 so that every time stays a small int on a 32-bit port (2**30 ns
+        # is only 1.07 s): shift `now` and every pending event time by the same amount, never below 0.
+        # elapsed_ns() keeps the total for tests and benchmarks.
+        s = self.now
+        s = _before(self._tx_end, s)  # (no tuple to loop over: this runs on the poll path)
+        s = _before(self._rx_at, s)
+        s = _before(self._rx_end, s)
+        s = _before(self._rx_stop, s)
+        s = _before(self._timer_at, s)
+        s = _before(self._ready_at, s)
+        s = _before(self._wake_at, s)
+        s = _before(self._crc_t, s)
+        self.now -= s
+        if self._tx_end >= 0:
+            self._tx_end -= s
+        if self._rx_at >= 0:
+            self._rx_at -= s
+        if self._rx_end >= 0:
+            self._rx_end -= s
+        if self._rx_stop >= 0:
+            self._rx_stop -= s
+        if self._timer_at >= 0:
+            self._timer_at -= s
+        if self._ready_at >= 0:
+            self._ready_at -= s
+        if self._wake_at >= 0:
+            self._wake_at -= s
+        if self._crc_t >= 0:
+            self._crc_t -= s
+        self._base_ns += s
+        ms = self._base_ns // 1000000
+        self._base_ms += ms
+        self._base_ns -= ms * 1000000
 
     def elapsed_ns(self):
-        return self.base_ns + self.now
+        return self._base_ms * 1000000 + self._base_ns + self.now
 
     # --- registers --------------------------------------------------------------------------------
     def _soft_reset(self):
+        # Reset values (datasheet 9.3); the 25-byte internal buffer keeps its contents (10.3.1.10).
         r = self.regs
         for i in range(64):
             r[i] = 0
@@ -198,8 +364,8 @@ class MFRC522Emu(RFUnit):
         r[TxControlReg] = 0x80
         r[0x16] = 0x10  # TxSelReg
         r[0x17] = 0x84  # RxSelReg
-        r[0x18] = 0x84  # RxThresholdReg
-        r[0x19] = 0x4D  # DemodReg
+        r[RxThresholdReg] = 0x84  # MinLevel 8, CollLevel 4
+        r[DemodReg] = 0x4D
         r[CRCResultRegH] = 0xFF
         r[CRCResultRegL] = 0xFF
         r[RFCfgReg] = 0x48
@@ -207,71 +373,74 @@ class MFRC522Emu(RFUnit):
         self.fifo_n = self.fifo_r = 0
         self._crc_on = False
         self._crc = 0
-        self._tx_end = -1
-        self._rx_at = -1
-        self._rx_end = -1
-        self._timer_at = -1
-        self._timer_start = -1
-        self._rx_n = 0
-        self._rx_last = 0
-        self._rx_err = 0
-        self._rx_coll = 0
+        self._crc_t = -1
+        self._rf_reset()
 
     def _field(self, was_on):
         on = self._field_on()
         if on != was_on:
             self.field.power(on)
 
-    def _read(self, reg):
+    def _tick(self):
+        # Bring the chip up to `now`: waking from power-down, the CRC coprocessor, the air and the timer.
+        if self._wake_at >= 0 and self.now >= self._wake_at:
+            was = self._field_on()
+            self._wake_at = -1
+            self._pd = False
+            self._field(was)
+        if self._crc_t >= 0 and self.now >= self._crc_t:
+            self._crc_run()
         self._update()
+
+    def _busy(self):
+        return self._tx_end >= 0 or self._rx_end >= 0 or self._timer_at >= 0 or self._crc_t >= 0
+
+    def _read(self, reg):
+        self._tick()
         r = self.regs
         if reg == FIFODataReg:
-            if self.fifo_r < self.fifo_n:
-                v = self.fifo[self.fifo_r]
-                self.fifo_r += 1
-                return v
-            return 0
+            return self._fifo_pop() if self.fifo_n else 0
         if reg == FIFOLevelReg:
-            return self.fifo_n - self.fifo_r
+            return self.fifo_n
         if reg == ComIrqReg or reg == DivIrqReg:
             if self._busy():
                 self.wait_reads += 1
             return r[reg] & 0x7F
+        if reg == CommandReg:
+            return r[CommandReg] | (_POWER_DOWN if self._pd else 0)  # PowerDown reads 1 until awake
         if reg == Status1Reg:
-            v = 0x01 if self.fifo_n - self.fifo_r <= r[WaterLevelReg] else 0  # LoAlert
-            if self._crc_on:
+            n = self.fifo_n
+            w = r[WaterLevelReg]
+            v = 0x01 if n <= w else 0  # LoAlert
+            if _FIFO_SIZE - n <= w:
+                v |= 0x02  # HiAlert
+            if self._crc_on and self._crc_t < 0:
                 v |= 0x20  # CRCReady
                 if self._crc == 0:
                     v |= 0x40  # CRCOk
             if self._timer_at >= 0:
                 v |= 0x08  # TRunning
-            if r[ComIrqReg] & r[ComIEnReg] & 0x7F:
+            if r[ComIrqReg] & r[ComIEnReg] & 0x7F or r[DivIrqReg] & r[DivIEnReg] & 0x14:
                 v |= 0x10  # IRq
             return v
         if reg == TCounterValRegH or reg == TCounterValRegL:
             c = self._timer_count()
             return c >> 8 if reg == TCounterValRegH else c & 0xFF
-        if reg == VersionReg:
-            return VERSION
         return r[reg]
 
     def _write(self, reg, v):
-        self._update()
+        self._tick()
         r = self.regs
         if reg == FIFODataReg:
-            if self._crc_on:
-                self._b1[0] = v
-                self._crc = crc_a(self._b1, 1, self._crc)
-                self._crc_done()
-                return
             if self.fifo_n >= _FIFO_SIZE:
-                r[ErrorReg] |= _BUFFER_OVFL
+                r[ErrorReg] |= _BUFFER_OVFL  # 9.3.1.7: the host writes to a full FIFO
                 return
-            self.fifo[self.fifo_n] = v
-            self.fifo_n += 1
+            self._fifo_push(v)
+            if self._crc_on and self._crc_t < 0:
+                self._crc_t = self.now + self.crc_ns  # CalcCRC goes on with each byte written (10.3.1.4)
             return
         if reg == FIFOLevelReg:
-            if v & _FLUSH_BUFFER:
+            if v & _FLUSH_BUFFER:  # 9.3.1.11: clears the pointers and BufferOvfl
                 self.fifo_n = self.fifo_r = 0
                 r[ErrorReg] &= ~_BUFFER_OVFL & 0xFF
             return
@@ -282,12 +451,11 @@ class MFRC522Emu(RFUnit):
                 r[reg] &= ~v & 0x7F
             return
         if reg == CommandReg:
-            r[CommandReg] = (r[CommandReg] & 0xF0) | (v & 0x30)
-            self._command(v & 0x0F)
+            self._command_reg(v)
             return
         if reg == BitFramingReg:
             r[reg] = v & 0x7F
-            if v & _START_SEND and r[CommandReg] & 0x0F == CMD_TRANSCEIVE:
+            if v & _START_SEND and r[CommandReg] & 0x0F == CMD_TRANSCEIVE and not self._pd:
                 self._transmit()
             return
         if reg == TxControlReg:
@@ -295,13 +463,16 @@ class MFRC522Emu(RFUnit):
             r[reg] = v
             self._field(was)
             return
-        if reg == VersionReg or reg == ErrorReg or reg == Status1Reg:
+        if reg == VersionReg or reg == ErrorReg or reg == Status1Reg or reg == TCounterValRegH \
+                or reg == TCounterValRegL or reg == CRCResultRegH or reg == CRCResultRegL:
             return  # read-only
+        if reg == CollReg:
+            r[reg] = (r[reg] & 0x7F) | (v & 0x80)  # only ValuesAfterColl is writable (9.3.1.15)
+            return
         if reg == Status2Reg:
             r[reg] &= v | 0xF7  # MFCrypto1On: software can only clear it
             return
         if reg == ControlReg:
-            r[reg] = (r[reg] & 0x07) | (v & 0x38)
             if v & 0x40:  # TStartNow
                 self._start_timer(self.now)
             if v & 0x80:  # TStopNow
@@ -309,43 +480,56 @@ class MFRC522Emu(RFUnit):
             return
         r[reg] = v
 
-    # --- commands ---------------------------------------------------------------------------------
-    def _command(self, cmd):
+    # --- commands (10.3) --------------------------------------------------------------------------------
+    def _command_reg(self, v):
         r = self.regs
+        cmd = v & 0x0F
+        if cmd != CMD_SOFT_RESET:
+            if v & _POWER_DOWN and not self._pd:  # 8.6.2: soft power-down, the field goes off
+                was = self._field_on()
+                self._pd = True
+                self._wake_at = -1
+                self._field(was)
+            elif not v & _POWER_DOWN and self._pd and self._wake_at < 0:
+                self._wake_at = self.now + self.startup_ns  # the wake-up: PowerDown reads 1 meanwhile
+        r[CommandReg] = (r[CommandReg] & 0xC0) | (v & 0x20) | (r[CommandReg] & 0x0F)
         if cmd == CMD_NO_CMD_CHANGE:
             return  # only the PowerDown/RcvOff bits were meant
+        r[ErrorReg] &= _TEMP_ERR  # 9.3.1.7: command execution clears every error bit but TempErr
         self._crc_on = False
-        self._tx_end = self._rx_at = self._rx_end = -1
+        self._crc_t = -1
+        self._tx_end = self._rx_at = self._rx_end = self._rx_stop = -1
         r[CommandReg] = (r[CommandReg] & 0xF0) | cmd
         if cmd == CMD_SOFT_RESET:
             was = self._field_on()
             self._soft_reset()
+            self._ready_at = self.now + self.startup_ns  # the datasheet gives no time: as a reset
+            self.resets += 1
             self._field(was)
-            r[CommandReg] = 0x20
         elif cmd == CMD_CALC_CRC:
             pre = r[ModeReg] & 0x03
             self._crc = (0x0000, 0x6363, 0xA671, 0xFFFF)[pre]
             self._crc_on = True
-            n = self.fifo_n - self.fifo_r
-            self._crc = crc_a(self.fifo, n, self._crc, self.fifo_r)
-            self.fifo_n = self.fifo_r = 0
-            self._crc_done()
+            if self.fifo_n:
+                self._crc_t = self.now + self.crc_ns
+            else:
+                self._crc_done()
         elif cmd == CMD_TRANSMIT:
-            self._transmit()
+            if not self._pd:
+                self._transmit()
         elif cmd == CMD_RECEIVE:
             if r[TModeReg] & _T_AUTO:
                 self._start_timer(self.now)
         elif cmd == CMD_MEM:
-            n = self.fifo_n - self.fifo_r
+            n = self.fifo_n
             if n >= 25:
                 for i in range(25):
-                    self.mem25[i] = self.fifo[self.fifo_r + i]
+                    self.mem25[i] = self._fifo_pop()
                 self.fifo_n = self.fifo_r = 0
             else:
                 self.fifo_n = self.fifo_r = 0
                 for i in range(25):
-                    self.fifo[i] = self.mem25[i]
-                self.fifo_n = 25
+                    self._fifo_push(self.mem25[i])
             self._idle()
         elif cmd == CMD_GENERATE_RANDOM_ID:
             for i in range(10):
@@ -356,22 +540,41 @@ class MFRC522Emu(RFUnit):
             r[ComIrqReg] |= _ERR_IRQ
             self._idle()
         elif cmd == CMD_IDLE:
-            self._timer_at = -1
+            if self._idle_stops_timer:
+                self._timer_at = -1
         elif cmd != CMD_TRANSCEIVE:
             self._idle()
+
+    def _crc_run(self):
+        # The coprocessor takes the FIFO's bytes one after another, crc_ns each (10.3.1.4).
+        while self.fifo_n and self.now >= self._crc_t:
+            b = self._fifo_pop()
+            c = self._crc ^ b
+            for _ in range(8):
+                c = (c >> 1) ^ 0x8408 if c & 1 else c >> 1
+            self._crc = c
+            self._crc_t += self.crc_ns
+        if self.fifo_n == 0:
+            self._crc_t = -1
+            self._crc_done()
 
     def _crc_done(self):
         self.regs[CRCResultRegH] = self._crc >> 8
         self.regs[CRCResultRegL] = self._crc & 0xFF
-        self.regs[DivIrqReg] |= _CRC_IRQ
+        self.regs[DivIrqReg] |= _CRC_IRQ  # DivIrqReg CRCIRq: all data processed
 
     def _rand(self):
+        # xorshift16 (7, 9, 8): 16-bit values, so everything stays a small int on a 32-bit port.
         s = self._seed
-        s ^= (s << 13) & 0xFFFFFFFF
-        s ^= s >> 17
-        s ^= (s << 5) & 0xFFFFFFFF
+        s ^= (s << 7) & 0xFFFF
+        s ^= s >> 9
+        s ^= (s << 8) & 0xFFFF
         self._seed = s
         return s
+
+
+def _before(t, s):
+    return t if 0 <= t < s else s
 
 
 class Pin:

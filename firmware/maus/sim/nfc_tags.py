@@ -1,9 +1,12 @@
 # ISO 14443-A tag (PICC) models for the MFRC522 emulator: the anticollision state machine,
-# NTAG213/215/216 page memory, MIFARE Classic 1K answering by UID. Not deployed to real units.
+# NTAG213/215/216 page memory and GET_VERSION, MIFARE Ultralight (no GET_VERSION), MIFARE Classic 1K
+# answering by UID. Each tag also has a field strength and a timing skew (rf_field superposes the
+# answers with them) and can leave the field at any bit of an answer. Not deployed to real units.
 from micropython import const
 
 _FDT_FC = const(1172)  # PICC frame delay time after a frame ending with 0 (ISO 14443-3 6.2.1.1)
 _WRITE_FC = const(55600)  # NTAG21x EEPROM write: about 4.1 ms
+_GET_VERSION = const(0x60)  # NTAG21x datasheet 10.1 (MIFARE Ultralight MF0ICU1 does not know it)
 
 # Faults the tags act on (the values of rf_field.FAULT_*).
 _FAULT_REMOVE = const(5)
@@ -60,6 +63,20 @@ class Tag:
         self.resp_start = 0
         self.resp_bits = 0
         self.delay_fc = _FDT_FC
+        # How the answer reaches the reader (rf_field): load modulation strength (100 = a card flat on
+        # the pad; the reader's MinLevel hears about 16 and up), the answer's delay against the others
+        # in carrier cycles (64 = half a bit), and a removal: the tag leaves the field `leave_bit` bit
+        # periods into its `leave_in`-th answer from now (0 = the next one; -1 = it stays).
+        self.strength = 100
+        self.skew_fc = 0
+        self.leave_in = -1
+        self.leave_bit = 0
+
+    def leave_at(self, answer, bit):
+        """Take the tag off the pad in the middle of an answer: `bit` bit periods (SOF = period 0) into
+        its `answer`-th answer from now (0 = the next). bit 0 means it never starts that answer."""
+        self.leave_in = answer
+        self.leave_bit = bit
 
     def power(self, on):
         self.in_field = on
@@ -157,16 +174,18 @@ class Tag:
 
 
 class NTAG(Tag):
-    """NTAG213/215/216 (NFC Forum Type 2): page memory, READ 0x30, WRITE 0xA2, static lock bits."""
+    """NTAG213/215/216 (NFC Forum Type 2): page memory, READ 0x30, WRITE 0xA2, GET_VERSION 0x60, static
+    lock bits."""
 
     SAK = 0x00
-    MODELS = {213: (45, 0x12), 215: (135, 0x3E), 216: (231, 0x6D)}  # pages, CC size byte
+    # pages, CC size byte, GET_VERSION storage size byte (NTAG21x datasheet 8.5 and 10.1; 0: no GET_VERSION)
+    MODELS = {213: (45, 0x12, 0x0F), 215: (135, 0x3E, 0x11), 216: (231, 0x6D, 0x13), 0: (16, 0x06, 0)}
 
     def __init__(self, uid, model=213):
         if len(uid) != 7:
             raise ValueError("NTAG21x UIDs have 7 bytes")
         Tag.__init__(self, uid)
-        pages, size = self.MODELS[model]
+        pages, size, self.storage = self.MODELS[model]
         self.model = model
         self.pages = pages
         self.user_end = 4 + size * 2  # first page after user memory
@@ -183,6 +202,19 @@ class NTAG(Tag):
 
     def command(self, f, n, field):
         cmd = f[0]
+        if cmd == _GET_VERSION and n == 1 and self.storage:
+            # 00, vendor NXP, product NTAG, subtype 50 pF, major 1, minor 0, storage size, ISO 14443-3
+            r = self.resp
+            r[0] = 0x00
+            r[1] = 0x04
+            r[2] = 0x04
+            r[3] = 0x02
+            r[4] = 0x01
+            r[5] = 0x00
+            r[6] = self.storage
+            r[7] = 0x03
+            self._answer(8, True)
+            return
         if cmd == 0x30 and n == 2:  # READ: four pages, rolling over at the end
             p = f[1]
             if p >= self.pages:
@@ -244,13 +276,22 @@ class NTAG(Tag):
         return 0
 
 
+class Ultralight(NTAG):
+    """MIFARE Ultralight (MF0ICU1): 16 pages, SAK 00 like an NTAG, but no GET_VERSION: it says nothing
+    and leaves the session, so a reader must select it again."""
+
+    def __init__(self, uid):
+        NTAG.__init__(self, uid, 0)
+
+
 class MifareClassic1K(Tag):
-    """MIFARE Classic 1K: answers the anticollision by UID; any READ without authentication is refused."""
+    """MIFARE Classic 1K: answers the anticollision by UID; a READ without authentication is refused
+    with a NAK or not answered at all, as the chip variant says (field.classic_nak)."""
 
     SAK = 0x08
 
     def command(self, f, n, field):
-        if f[0] == 0x30:
+        if f[0] == 0x30 and field.classic_nak:
             self._nibble(0x4)  # NAK: not authenticated
             return
         self._fallback()

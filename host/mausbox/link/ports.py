@@ -46,19 +46,21 @@ def usb_kind(vid: int | None, pid: int | None) -> str | None:
 
 def list_ports(include_virtual: bool = True) -> list[PortInfo]:
     """Serial ports that may be units: USB bridges used on ESP32 boards, then running virtual units."""
+    from mausbox.sim.ports import running_units
+
+    units = running_units()
+    virtual = {u.get("link") or u["pty"] for u in units}
     ports = []
     for p in sorted(serial.tools.list_ports.comports(), key=lambda p: p.device):
         kind = usb_kind(p.vid, p.pid)
-        if p.vid is None and not kind:
-            continue  # a legacy UART (ttyS*): never a unit
+        if p.vid is None and not kind or p.device in virtual:
+            continue  # a legacy UART (ttyS*): never a unit; a virtual unit (pyserial lists it too): below
         ports.append(PortInfo(p.device, kind or "serial", p.description or "", p.vid, p.pid, p.serial_number,
                               likely_esp32=kind is not None))
     if include_virtual:
-        from mausbox.sim.serial import running_units
-
-        for u in running_units():
+        for u in units:
             ports.append(PortInfo(u.get("link") or u["pty"], "virtual", f"virtual unit, folder {u['root']}",
-                                  likely_esp32=True))
+                                  serial_number=u.get("unique_id"), likely_esp32=True))
     return ports
 
 

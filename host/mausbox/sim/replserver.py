@@ -1,46 +1,63 @@
 # mypy: ignore-errors
 # The virtual unit's interpreter: run UNDER the MicroPython unix port by mausbox.sim.serial.
 # The CPython bridge speaks the REPL protocol on the pty; this process boots like a board
-# (boot.py, then main.py in friendly mode) and then runs the code blocks the bridge sends.
+# (boot.py, then main.py in friendly mode) and runs the code blocks the bridge sends, as
+# shared/runtime/pyexec.c's parse_compile_execute does on an ESP32.
 #
-# argv: replserver.py ROOT MODE STATUS_FD [DIR ...]   MODE: "f" friendly, "r" raw REPL at boot.
-# Each DIR is mounted read-write at /.simN and put on sys.path (simulated hardware modules).
-# Commands on stdin: b"<kind><id> <len>\n" + source; kind "s" single (a friendly REPL line),
-#                    "x" file input (raw REPL, paste mode).
-# Status lines on STATUS_FD: S<id> user code runs (Ctrl-C becomes SIGINT), E<id> [K] output
-# done (K: it ended with KeyboardInterrupt), D<id> finished, R<id> soft reset asked (SystemExit),
-# B<banner> booted. Duplicates may occur after a late Ctrl-C: the bridge ignores them.
-import io
+# argv: replserver.py ROOT MODE CTL_FD CMD_FD PING_FD SHIM_DIR [DIR ...]   MODE: "f" friendly, "r" raw.
+# Each DIR is mounted read-only at /.simN and put on sys.path (simulated hardware modules).
+# fd 0 is the console's input (what the host types while code runs), fd 1 and 2 its output: the bridge
+# turns "\n" into "\r\n" there, as a board's stdout does for text.
+# Commands on CMD_FD: b"<kind><id> <len>\n" + source (kind "s" single: a friendly REPL line; "x" file
+# input: raw REPL, paste mode); b"e\n" the bridge has seen E; b"w\n" go on with a raw write;
+# b"c<len>\n" + text: Tab completion. PING_FD: one byte a ping, answered by P from the main thread.
+# Status lines on CTL_FD: S<id> code runs, E<id> [K] it ended (K: by KeyboardInterrupt), D<id> <n>\n
+# + n bytes of console input it left unread, R<id> soft reset asked (SystemExit), H hard reset asked
+# (machine.reset), K<c> kbd_intr(c), W<n> the next n bytes on fd 1 are binary, P pong, C<n>\n + n
+# bytes: completion, B<banner> booted.
+import _thread
+import builtins
 import os
+import select
 import sys
 import time
 
 import micropython
 
-_root, _mode, _fd = sys.argv[1], sys.argv[2], int(sys.argv[3])
-_ctl = open("/dev/fd/%d" % _fd, "wb")  # before the remount hides /dev
+_root, _mode = sys.argv[1], sys.argv[2]
+_ctl = open("/dev/fd/%s" % sys.argv[3], "wb")  # before the remount hides /dev
+_cmd = open("/dev/fd/%s" % sys.argv[4], "rb")
+_ping = open("/dev/fd/%s" % sys.argv[5], "rb")
+_shim = sys.argv[6]
 _inp = sys.stdin.buffer
-
+_out = sys.stdout.buffer
+_sys = sys
+_poll = select.poll()
+_poll.register(_cmd, select.POLLIN)
+_inpoll = select.poll()
+_inpoll.register(sys.stdin, select.POLLIN)
+_main_id = _thread.get_ident()
 
 
 def _mount():
     # The folder is the unit's flash: "/" inside the unit is ROOT, as on the board.
     os.umount("/")
     os.mount(os.VfsPosix(_root), "/")
+    # Read-only: code on the unit (mpremote's `fs rm -r :/`, say) must not delete the host's sources.
+    os.mount(os.VfsPosix(_shim), "/.vu", readonly=True)
     path = ["", ".frozen", "/lib"]
-    for i, p in enumerate(sys.argv[4:]):
-        os.mount(os.VfsPosix(p), "/.sim%d" % i)
+    for i, p in enumerate(sys.argv[7:]):
+        os.mount(os.VfsPosix(p), "/.sim%d" % i, readonly=True)
         path.append("/.sim%d" % i)
     sys.path[:] = path
     os.chdir("/")
 
 
 _mount()
-_g = {"__name__": "__main__"}  # the REPL's globals: boot.py, main.py and every command share them
 
 
 def _status(line):
-    # A late Ctrl-C can surface during the write: the bridge tolerates a repeat.
+    # A late Ctrl-C (one the bridge sent while the code still ran) can surface here: retry.
     while True:
         try:
             _ctl.write(line)
@@ -49,26 +66,253 @@ def _status(line):
             pass
 
 
-def _unlock():
-    # Code interrupted inside heap_lock() leaves the heap locked; a board's REPL forces it open.
-    while micropython.heap_unlock():
+def _wait(tag):
+    # The bridge's answer on CMD_FD. Polled in short steps: each step is a point where a pending
+    # KeyboardInterrupt is raised (and dropped here) and the scheduled pong runs.
+    while True:
+        try:
+            if _poll.poll(20):
+                line = _cmd.readline()
+                if line[:1] == tag or not line:
+                    return line
+        except KeyboardInterrupt:
+            pass
+
+
+def _pinger():
+    # The bridge pings after each SIGINT it sends; the pong runs on the main thread at its next
+    # check point, so it is only written once the KeyboardInterrupt has been raised there.
+    b = bytearray(1)
+    while _ping.readinto(b):
+        while True:
+            try:
+                micropython.schedule(_pong, 0)
+                break
+            except RuntimeError:  # the queue is full: the app's own callbacks come first
+                time.sleep_ms(1)
+
+
+_PONG = b"P\n"
+_ctl_write = _ctl.write
+_schedule = micropython.schedule
+_get_ident = _thread.get_ident
+
+
+def _pong(_):
+    # Allocates nothing: it may run while the app holds the heap locked.
+    try:
+        if _get_ident() != _main_id:  # with the GIL any thread runs callbacks: hand it on
+            _schedule(_pong, 0)
+            return
+        _ctl_write(_PONG)
+    except Exception:  # noqa: BLE001 - a full queue or a locked heap: try again at the next check point
+        try:
+            _schedule(_pong, 0)
+        except Exception:  # noqa: BLE001
+            pass
+
+
+_thread.start_new_thread(_pinger, ())
+
+
+# -- what code on the unit sees: a board's sys, micropython and machine --------------------------
+
+def _module(name):
+    # A fresh module object (the unix port cannot make one directly): the empty shim file, imported
+    # again for each name.
+    sys.path.append("/.vu")
+    try:
+        import _vumod
+
+        m = _vumod
+    finally:
+        sys.path.pop()
+        sys.modules.pop("_vumod", None)
+    m.__name__ = name
+    m.__dict__.pop("__file__", None)
+    return m
+
+
+import io  # noqa: E402
+
+
+class _BinOut(io.IOBase):
+    """sys.stdout.buffer: bytes pass unmodified. The bridge is told first, so that it does not turn
+    their "\\n" into "\\r\\n" as it does for text."""
+
+    def write(self, b, n=None):
+        mv = memoryview(b)
+        if n is not None:
+            mv = mv[:n]
+        k = len(mv)
+        if not k:
+            return 0
+        irq = False
+        _status(b"W%d\n" % k)
+        while True:
+            try:
+                _wait(b"w")
+                break
+            except KeyboardInterrupt:
+                irq = True
+        _out.write(mv)
+        if irq:
+            raise KeyboardInterrupt
+        return k
+
+    def flush(self):
         pass
 
 
+class _TextOut(io.IOBase):
+    def __init__(self, f):
+        self.f = f
+        self.buffer = _BinOut()
+
+    def write(self, s):
+        return self.f.write(s)
+
+    def flush(self):
+        pass
+
+    def fileno(self):
+        return 1
+
+
+def _kbd_intr(c):
+    # The unix port's kbd_intr(-1) restores SIGINT's default action (a Ctrl-C would kill the unit);
+    # the bridge keeps the interrupt char instead and sends other keys as data, as a board's UART does.
+    c = int(c)
+    _status(b"K%d\n" % c)
+
+
+def _stdin_text():
+    return sys.stdin
+
+
+def _make_sys():
+    m = _module("sys")
+    d = m.__dict__
+    for k in dir(_sys):
+        if k[0] != "_":
+            d[k] = getattr(_sys, k)
+    out = _TextOut(_sys.stdout)
+    d["stdout"] = out
+    d["stderr"] = out  # one console: stdout and stderr are the same UART on a board
+    d["platform"] = "esp32"
+    d["argv"] = []
+
+    def print_exception(e, f=out):
+        _sys.print_exception(e, f)
+
+    d["print_exception"] = print_exception
+    return m
+
+
+def _make_micropython():
+    m = _module("micropython")
+    d = m.__dict__
+    for k in dir(micropython):
+        if k[0] != "_":
+            d[k] = getattr(micropython, k)
+    d["kbd_intr"] = _kbd_intr
+    return m
+
+
+_HIDDEN = ("termios",)  # unix-port-only modules: an ESP32 has none of them
+_real_import = builtins.__import__
+
+
+def _import(name, *args):
+    if len(args) > 3 and args[3]:
+        return _real_import(name, *args)  # a relative import
+    if name == "machine" and sys.modules.get("machine") is not _machine:
+        sys.modules["machine"] = _machine  # the board's, also after a `del sys.modules[...]`
+    if name in _HIDDEN:
+        raise ImportError("no module named '%s'" % name)
+    return _real_import(name, *args)
+
+
+_main_mod = _module("__main__")
+_g = _main_mod.__dict__  # the REPL's globals: boot.py, main.py and every command share them
+_g["__name__"] = "__main__"
+sys.modules["__main__"] = _main_mod
+sys.modules["sys"] = _make_sys()
+sys.modules["micropython"] = _make_micropython()
+_real_machine = sys.modules.pop("machine", None) or __import__("machine")
+sys.path.append("/.vu")
+import vumachine  # noqa: E402
+
+sys.path.pop()
+_machine = _module("machine")
+_machine.__dict__.update(vumachine.exports(_status, _real_machine))
+del vumachine
+sys.modules.pop("vumachine", None)
+sys.modules["machine"] = _machine
+os.umount("/.vu")  # out of the unit's sight: `os.listdir("/")` and `mpremote rm -r :/` see no trace
+builtins.__import__ = _import
+
+
+def _input(prompt=""):
+    # input() as a board's readline gives it: the prompt, the keys echoed, Enter ends the line.
+    if prompt:
+        _sys.stdout.write(prompt)
+    line = bytearray()
+    while True:
+        c = _inp.read(1)
+        if not c or c == b"\x04" and not line:
+            raise EOFError
+        c = c[0]
+        if c in (13, 10):
+            _sys.stdout.write("\n")
+            return str(line, "utf-8")
+        if c in (8, 127):
+            if line:
+                line.pop()
+                _sys.stdout.write("\b \b")
+        elif c == 3:
+            raise KeyboardInterrupt
+        elif c >= 32:
+            line.append(c)
+            _out.write(bytes((c,)))
+
+
+builtins.input = _input
+
+
+def _unlock():
+    # Code interrupted inside heap_lock() leaves the heap locked; a board's REPL forces it open
+    # (pyexec.c sets gc_lock_depth to 0). Lock and unlock once to learn the depth: past 0 it would wrap.
+    micropython.heap_lock()
+    n = micropython.heap_unlock()
+    while n > 0:
+        n = micropython.heap_unlock()
+
+
 def _print_exception(exc):
-    # As a board prints it, without this script's frame; on stderr, so the bridge can put it after
-    # the first \x04 of the raw REPL (output written before E<id> is all on stdout).
+    # As a board prints it, without this script's frame.
     try:
         buf = io.StringIO()
-        sys.print_exception(exc, buf)
+        _sys.print_exception(exc, buf)
         text = buf.getvalue()
     except MemoryError:
-        sys.print_exception(exc, sys.stderr)
+        _sys.print_exception(exc)
         return
-    me = '"%s"' % sys.argv[0]
+    me = '"%s"' % _sys.argv[0]
     for ln in text.split("\n"):
         if ln and me not in ln:
-            print(ln, file=sys.stderr)
+            _sys.stdout.write(ln + "\n")
+
+
+def _leftover():
+    # Console input the code did not read: it goes back to the REPL, as a board's UART buffer would.
+    got = bytearray()
+    while _inpoll.poll(0):
+        b = _inp.read(1)
+        if not b:
+            break
+        got.extend(b)
+    return got
 
 
 def _run(kind, cid, src, name):
@@ -76,33 +320,45 @@ def _run(kind, cid, src, name):
     exc = None
     forced = False
     try:
-        # From S on a Ctrl-C is for this code: no retry here, which would swallow it (_status drops them).
-        _ctl.write(b"S%d\n" % cid)
-        exec(compile(str(src, "utf-8"), name, "single" if kind == "s" else "exec"), _g)
-    except SystemExit:
-        _unlock()
-        forced = True
-    except BaseException as e:  # noqa: B036 - the REPL reports everything, as a board does
-        _unlock()
-        exc = e
+        try:
+            # From S on a Ctrl-C is for this code: no retry here, which would swallow it.
+            _ctl.write(b"S%d\n" % cid)
+            exec(compile(str(src, "utf-8"), name, "single" if kind == "s" else "exec"), _g)
+        except SystemExit:
+            forced = True
+        except BaseException as e:  # noqa: B036 - the REPL reports everything, as a board does
+            exc = e
+    except KeyboardInterrupt as e:  # a second Ctrl-C while the first was being handled
+        exc = exc or e
     st = 0
-    while st < 4:
+    left = b""
+    while st < 5:
         try:
             if st == 0:
+                _unlock()
                 _status(b"E%d K\n" % cid if isinstance(exc, KeyboardInterrupt) else b"E%d\n" % cid)
                 st = 1
             if st == 1:
+                _wait(b"e")
                 st = 2
-                if exc is not None:
-                    _print_exception(exc)
             if st == 2:
                 st = 3
-                time.sleep_ms(2)  # a Ctrl-C sent just before the bridge saw E lands here
+                if exc is not None:
+                    _print_exception(exc)
             if st == 3:
-                _status(b"%s%d\n" % (b"R" if forced else b"D", cid))
+                left = _leftover()
                 st = 4
+            if st == 4:
+                _unlock()
+                if forced:
+                    _status(b"R%d\n" % cid)
+                else:
+                    _status(b"D%d %d\n" % (cid, len(left)) + left)
+                st = 5
         except KeyboardInterrupt:
             pass
+    global _failed
+    _failed = exc is not None
     return forced
 
 
@@ -124,79 +380,96 @@ def _banner():
         v[0], v[1], v[2], built, sys.implementation._machine.split(" ")[0])
 
 
+def _complete(text):
+    # py/repl.c mp_repl_autocomplete for the dotted name at the end of the line: b"1" + the text to
+    # insert, b"N" + the candidates (the bridge prints them in columns), or b"" for none.
+    s = str(text, "utf-8")
+    i = len(s)
+    while i > 0 and (s[i - 1].isalpha() or s[i - 1].isdigit() or s[i - 1] in "._"):
+        i -= 1
+    parts = s[i:].split(".")
+    obj = None
+    for p in parts[:-1]:
+        try:
+            obj = _g[p] if obj is None and p in _g else getattr(obj if obj is not None else builtins, p)
+        except (AttributeError, KeyError):
+            return b""
+    word = parts[-1]
+    if obj is None and s.startswith("import "):
+        names = [k for k in sys.modules if "." not in k] + ["machine", "micropython", "sys"]
+    else:
+        names = dir(obj) if obj is not None else list(_g) + dir(builtins)
+    found = sorted(set(n for n in names if n.startswith(word) and (word or n[:1] != "_")))
+    if not found:
+        if i == 0 and word and "import ".startswith(word):
+            return b"1" + "import "[len(word):].encode()
+        return b""
+    common = found[0]
+    for n in found[1:]:
+        while not n.startswith(common):
+            common = common[:-1]
+    if len(found) == 1 or len(common) > len(word):
+        return b"1" + common[len(word):].encode()
+    return b"N" + " ".join(found).encode()
+
+
 _rx = bytearray()  # the command stream read so far
+_failed = False  # the last code run raised
 
 
 def _command():
-    # The next command as (kind, id, source), or None at the end of input. A late Ctrl-C (one the bridge
-    # sent while it still saw code running) can surface at any jump in here: what was read stays in _rx,
-    # so calling again resumes without losing a byte.
-    while True:
-        i = _rx.find(b"\n")
-        if i >= 0:
-            break
-        b = _inp.readline()
-        _rx.extend(b)
-        if not b:
-            return None
-    hdr = bytes(_rx[:i])
-    try:
-        kind = chr(hdr[0])
-        cid, n = hdr[1:].split()
-        cid = int(cid)
-        end = i + 1 + int(n)
-    except (ValueError, IndexError):
-        raise ValueError("bad command header %r" % hdr) from None
-    while len(_rx) < end:
-        b = _inp.read(end - len(_rx))
-        _rx.extend(b)
-        if not b:
-            return None
-    src = bytes(_rx[i + 1:end])
-    _rx[:end] = b""
-    return kind, cid, src
-
-
-def _serve():
+    # The next command as (kind, id, source), or None at the end of input.
     while True:
         try:
-            while True:
+            if not _poll.poll(200):
+                continue
+            line = _cmd.readline()
+            if not line:
+                return None
+            if line[:1] == b"c":
+                n = int(line[1:])
+                text = _cmd.read(n)
                 try:
-                    cmd = _command()
-                except ValueError:
-                    _status(b"X\n")  # out of step with the bridge: it restarts the unit
-                    return
-                if cmd is None:
-                    return
-                if _run(cmd[0], cmd[1], cmd[2], "<stdin>"):
-                    return
+                    ans = _complete(text)
+                except Exception:  # noqa: BLE001 - completion never breaks the REPL
+                    ans = b""
+                _status(b"C%d\n" % len(ans) + ans)
+                continue
+            if line[:1] not in (b"s", b"x"):
+                continue  # a stray acknowledgement
+            kind = chr(line[0])
+            cid, n = line[1:].split()
+            src = _cmd.read(int(n))
+            return kind, int(cid), src
         except KeyboardInterrupt:
             pass  # between commands a board's REPL has no interrupt armed: the Ctrl-C is dropped
 
 
 def _main():
-    # boot.py, then main.py (friendly mode), the banner, the commands. A late Ctrl-C between these steps
-    # (the bridge still saw code running) is dropped; it never takes the interpreter down.
+    # boot.py, then main.py (friendly mode), the banner, the commands.
     todo = ["boot.py", "main.py"] if _mode == "f" else ["boot.py"]
     forced = False
     booted = False
     while True:
         try:
             while todo and not forced:
-                forced = _run_file(todo.pop(0))
+                name = todo.pop(0)
+                forced = _run_file(name)
+                if name == "boot.py" and _failed:
+                    todo = []  # as pyexec (ports/esp32/main.c): main.py runs only after a boot.py that ran through
             if forced:
                 return  # _run reported R0: the bridge soft-resets
             if not booted:
                 _status(b"B" + _banner().encode() + b"\n")
                 booted = True
-            _serve()
-            return
+            while True:
+                cmd = _command()
+                if cmd is None:
+                    return
+                if _run(cmd[0], cmd[1], cmd[2], "<stdin>"):
+                    return
         except KeyboardInterrupt:
             pass
 
 
-try:
-    _main()
-except KeyboardInterrupt:
-    # A Ctrl-C outside user code (only in a race with the bridge): restart cleanly.
-    _status(b"X\n")
+_main()

@@ -2,21 +2,25 @@
 
 One MicroPython unix-port process (`replserver.py`) is the unit's interpreter; it boots like a board
 (boot.py, then main.py) and runs the code blocks it is sent. This CPython bridge owns the pty master
-and plays the board's side of the protocol, byte for byte as `shared/runtime/pyexec.c` does: the
-friendly REPL (banner, `>>> `, echo, backspace, auto-indent, `... ` continuation, paste mode), the raw
-REPL (Ctrl-A, `OK`, output, `\\x04`, errors, `\\x04`, `>`), raw-paste mode with flow control, Ctrl-C
-as SIGINT to the interpreter (the running code gets KeyboardInterrupt), Ctrl-D soft reboot (a fresh
-process: "MPY: soft reboot", boot.py, main.py).
+and plays the board's side of the protocol, byte for byte as `shared/runtime/pyexec.c` and
+`shared/readline/readline.c` do on an ESP32: the friendly REPL (banner, `>>> `, readline with history,
+cursor and emacs keys, Tab completion, auto-indent, `... ` continuation, paste mode), the raw REPL
+(Ctrl-A, `OK`, output, `\\x04`, errors, `\\x04`, `>`), raw-paste mode with flow control, Ctrl-D soft reboot
+(a fresh process: "MPY: soft reboot", boot.py, main.py), `machine.reset()` a hard reset.
 
-Ctrl-C: while code runs, or is about to (sent, booting), it interrupts that code, also when it comes in
-the same write as the Enter or Ctrl-D that started it. Once the code has finished it is a key for the
-REPL (it clears the line), as on a board whose interrupt char is disarmed: never an interrupt for the
-next command. The unit's "/" is ROOT: environment values that are paths inside ROOT (the control FIFO)
-are handed to the unit as its own paths.
+The console, as on a board: text the unit writes gets `\\r\\n` line endings (the unit's stdout and stderr
+are one pipe, in order); `sys.stdout.buffer` passes bytes unmodified. While code runs, what the host
+types goes to the code's `sys.stdin` (`input()`, `select.poll`); what it leaves unread goes back to the
+REPL when it ends, as a board's UART buffer does. The interrupt char (Ctrl-C, or what
+`micropython.kbd_intr` set) raises KeyboardInterrupt at the interpreter's next check point, like the
+ESP32's UART interrupt; after `kbd_intr(-1)` it is data. A Ctrl-C that comes before the code has started
+(in the same write as the Enter that started it) is held for it; once the code has ended it is a key for
+the REPL. Never are two SIGINTs in flight: the unix port would exit (ports/unix/unix_mphal.c), so further
+Ctrl-Cs wait until the interpreter confirms the first (a pong from its main thread) — a board also raises
+one KeyboardInterrupt for several Ctrl-Cs typed before the code reaches a check point.
 
-Line endings: in friendly mode text output is sent with `\\r\\n` like a board's cooked console; in the raw
-REPL every byte the code writes passes unmodified, so binary streams through `sys.stdout.buffer` arrive
-intact (a board also sends `\\r\\n` for text there; hosts must accept both, mpremote does).
+The unit's "/" is ROOT: environment values that are paths inside ROOT (the control FIFO) are handed to the
+unit as its own paths.
 
     with SerialUnit(root) as unit:
         subprocess.run(["mpremote", "connect", unit.pty_path, "fs", "ls"])
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import select
 import signal
 import struct
@@ -37,7 +42,8 @@ import time
 import tty
 from pathlib import Path
 
-from mausbox.paths import data_home, micropython_binary
+from mausbox.paths import micropython_binary
+from mausbox.sim.ports import registry_dir
 
 REPLSERVER = Path(__file__).with_name("replserver.py")
 
@@ -47,6 +53,10 @@ PASTE_BANNER = b"\r\npaste mode; Ctrl-C to cancel, Ctrl-D to finish\r\n=== "
 SOFT_REBOOT = b"MPY: soft reboot\r\n"
 PS1, PS2 = b">>> ", b"... "
 WINDOW = 128  # raw-paste flow-control window: MICROPY_REPL_STDIN_BUFFER_MAX (256) / 2
+
+HISTORY = 8  # MICROPY_READLINE_HISTORY_SIZE on the ESP32 (py/mpconfig.h default)
+ROM_RESET = b"ets Jun  8 2016 00:22:57\r\n\r\nrst:0xc (SW_CPU_RESET),boot:0x13 (SPI_FAST_FLASH_BOOT)\r\n"
+SOFT_RESET_CAUSE, PWRON_RESET_CAUSE = 5, 1  # machine.reset_cause() after machine.reset() / at power-on
 
 # Bridge states
 BOOT, FRIENDLY, PASTE_F, RAW, PASTE_RAW, EXEC = range(6)
@@ -100,6 +110,202 @@ def continue_with_input(text: bytes) -> bool:
     return compound and not text.endswith(b"\n")
 
 
+class Readline:
+    """`shared/readline/readline.c` as an ESP32 builds it (emacs keys, auto-indent, 8 lines of history,
+    no word moves): one key at a time, echo through `emit`. `complete(text)` asks the unit for Tab."""
+
+    ENABLED, JUST_ADDED = 1, 2
+
+    def __init__(self, emit, complete):
+        self.emit = emit
+        self.complete = complete
+        self.hist: list[bytes] = []
+        self.line = bytearray()
+        self.orig = self.cursor = 0
+        self.esc = 0  # 0 none, 1 ESC, 2 ESC [, 3 ESC [ digit, 4 ESC O
+        self.esc_digit = 0
+        self.hist_cur = -1
+        self.last_nl = 0
+        self.ai = 0
+        self.prompt = b""
+
+    def init(self, line: bytearray, prompt: bytes) -> None:
+        self.line = line
+        self.orig = self.cursor = len(line)
+        self.esc = self.esc_digit = 0
+        self.hist_cur = -1
+        self.prompt = prompt
+        self.emit(prompt)
+        if not line:
+            self.ai = self.ENABLED
+        self._auto_indent()
+
+    def note_newline(self, prompt: bytes) -> None:
+        """The next line of a compound statement: pyexec.c calls readline() again (auto-indent stays off
+        once a space or Tab cancelled it)."""
+        self.init(self.line, prompt)
+
+    def _auto_indent(self) -> None:
+        if not self.ai & self.ENABLED:
+            return
+        line = self.line
+        if len(line) > 1 and line[-1] == 0x0A:
+            i = len(line) - 1
+            while i > 0 and line[i - 1] != 0x0A:
+                i -= 1
+            j = i
+            while j < len(line) and line[j] == 0x20:
+                j += 1
+            if i > 0 and j + 1 == len(line):  # the previous line is not the first and is all spaces
+                k = i - 1
+                while k > 0:
+                    if line[k - 1] == 0x0A:
+                        return  # the last two lines are all spaces: no auto-indent
+                    if line[k - 1] != 0x20:
+                        break
+                    k -= 1
+            n = (j - i) // 4 + (1 if line[-2] == 0x3A else 0)
+            for _ in range(n):
+                line += b"    "
+                self.emit(b"    ")
+                self.cursor += 4
+                self.ai |= self.JUST_ADDED
+
+    def _back(self, n: int) -> None:
+        if n <= 0:
+            return
+        self.emit(b"\b" * n if n <= 4 else b"\x1b[%dD" % n)
+
+    def push_history(self, entry: bytes) -> None:
+        if entry and (not self.hist or self.hist[0] != entry):
+            self.hist.insert(0, entry)
+            del self.hist[HISTORY:]
+
+    def process(self, c: int) -> int:
+        """-1: keep reading; 0: a line (Enter); a control char for the REPL (Ctrl-A..E on an empty
+        line, Ctrl-C)."""
+        line = self.line
+        last_len = len(line)
+        back = fwd = 0
+        redraw = False
+        key = None
+        if self.esc == 0:
+            if 1 <= c <= 5 and len(line) == self.orig:
+                return c
+            if c == 3:
+                return c
+            key = {1: "home", 2: "left", 4: "delete", 5: "end", 6: "right", 14: "down", 16: "up"}.get(c)
+            if key is None:
+                if c == 11:  # Ctrl-K: kill to the end of the line
+                    del line[self.cursor:]
+                    redraw = True
+                elif c == 21:  # Ctrl-U: kill from the start of the line
+                    back = self.cursor - self.orig
+                    del line[self.orig:self.cursor]
+                    redraw = True
+                elif self._newline(c):
+                    self.emit(b"\r\n")
+                    self.push_history(bytes(line[self.orig:]))
+                    return 0
+                elif c == 27:
+                    self.esc = 1
+                elif c in (8, 127):
+                    if self.cursor > self.orig:
+                        seg = line[self.orig:self.cursor]
+                        n = 4 if len(seg) >= 4 and not seg.strip(b" ") else 1
+                        del line[self.cursor - n:self.cursor]
+                        back = n
+                        redraw = True
+                elif self.ai & self.JUST_ADDED and c in (9, 32):
+                    # Tab or space right after auto-indent: no auto-indent (a space takes back 3 of the 4)
+                    self.ai = 0
+                    if c == 32:
+                        back = 3
+                        del line[-3:]
+                elif c == 9:
+                    if line and line[self.cursor - 1:self.cursor] in (b" ", b"\t", b"\n", b"\r"):
+                        ins = b"    "
+                    else:
+                        ins = self.complete(bytes(line[self.orig:self.cursor]))
+                    if ins == b"\n":  # many matches: the unit printed them; draw the line again
+                        self.emit(self.prompt + bytes(line[self.orig:self.cursor]))
+                        redraw = True
+                    elif ins:
+                        line[self.cursor:self.cursor] = ins
+                        redraw = True
+                        fwd = len(ins)
+                elif 32 <= c <= 126:
+                    line.insert(self.cursor, c)
+                    redraw = True
+                    fwd = 1
+        elif self.esc == 1:
+            self.esc = {0x5B: 2, 0x4F: 4}.get(c, 0)
+        elif self.esc == 2:
+            self.esc = 0
+            if 0x30 <= c <= 0x39:
+                self.esc, self.esc_digit = 3, c
+            else:
+                key = {0x41: "up", 0x42: "down", 0x43: "right", 0x44: "left", 0x48: "home", 0x46: "end"}.get(c)
+        elif self.esc == 3:
+            self.esc = 0
+            if c == 0x7E:
+                key = {0x31: "home", 0x37: "home", 0x34: "end", 0x38: "end", 0x33: "delete"}.get(self.esc_digit)
+        elif self.esc == 4:
+            self.esc = 0
+            key = {0x48: "home", 0x46: "end"}.get(c)
+        if key == "home":
+            back = self.cursor - self.orig
+        elif key == "end":
+            fwd = len(line) - self.cursor
+        elif key == "left":
+            back = 1 if self.cursor > self.orig else 0
+        elif key == "right":
+            fwd = 1 if self.cursor < len(line) else 0
+        elif key == "delete":
+            if self.cursor < len(line):
+                del line[self.cursor]
+                redraw = True
+        elif key == "up":
+            if self.hist_cur + 1 < len(self.hist):
+                self.hist_cur += 1
+                back = self.cursor - self.orig
+                del line[self.orig:]
+                line += self.hist[self.hist_cur]
+                redraw = True
+                fwd = len(line) - self.orig
+        elif key == "down":
+            if self.hist_cur >= 0:
+                self.hist_cur -= 1
+                back = self.cursor - self.orig
+                del line[self.orig:]
+                if self.hist_cur >= 0:
+                    line += self.hist[self.hist_cur]
+                redraw = True
+                fwd = len(line) - self.orig
+        # redraw, efficiently (as readline.c does)
+        if back > 0:
+            self._back(back)
+            self.cursor -= back
+        if redraw:
+            if len(line) < last_len:
+                self.emit(b"\x1b[K")
+            self.emit(bytes(line[self.cursor:]))
+            self._back(len(line) - (self.cursor + fwd))
+            self.cursor += fwd
+        elif fwd > 0:
+            self.emit(bytes(line[self.cursor:self.cursor + fwd]))
+            self.cursor += fwd
+        self.ai &= ~self.JUST_ADDED
+        return -1
+
+    def _newline(self, c: int) -> bool:
+        if c in (13, 10) and self.last_nl in (0, c):
+            self.last_nl = c
+            return True
+        self.last_nl = 0
+        return False
+
+
 class SerialUnit:
     """A virtual unit reachable through a pseudo-terminal, as a board is through its USB serial port."""
 
@@ -119,9 +325,18 @@ class SerialUnit:
         self.rx_bytes = 0  # bytes the host sent to the unit
         self.tx_bytes = 0  # bytes the unit sent to the host
         self.resets = 0  # soft reboots and restarts, for tests
+        self.unique_id = unit_id(self.root)
         self._thread: threading.Thread | None = None
         self._proc: subprocess.Popen | None = None
         self._registry: Path | None = None
+        self._requests: list[str] = []
+        trace = os.environ.get("MAUSBOX_SERIAL_TRACE")  # a file: every byte each way, for debugging
+        self._trace = open(trace, "a") if trace else None
+
+    def _log(self, what: str, data: bytes) -> None:
+        if self._trace is not None:
+            self._trace.write(f"{time.monotonic():.4f} {what} {data!r}\n")
+            self._trace.flush()
 
     # -- life cycle ----------------------------------------------------------------------------------
 
@@ -138,11 +353,14 @@ class SerialUnit:
         self._wake_r, self._wake_w = os.pipe()
         self._stop = False
         self._tx = bytearray()
-        self._last_tx_cr = False
         self._stall_since: float | None = None
         self._tok_in = self._tok_out = 0.0
         self._tok_t = time.monotonic()
         self._crash_times: list[float] = []
+        self._rl = Readline(self._emit, self._complete)
+        self._mode = "f"
+        self._pend = bytearray()  # keys for the REPL that came while code ran or the unit booted
+        self._reset_cause = PWRON_RESET_CAUSE
         self._spawn("f")
         if self.link:
             try:
@@ -154,7 +372,7 @@ class SerialUnit:
             self._registry = registry_dir() / f"{os.getpid()}-{Path(self.pty_path).name}.json"
             self._registry.parent.mkdir(parents=True, exist_ok=True)
             self._registry.write_text(json.dumps({"pty": self.pty_path, "link": self.link, "root": str(self.root),
-                                                  "pid": os.getpid()}))
+                                                  "pid": os.getpid(), "unique_id": self.unique_id}))
         self._thread = threading.Thread(target=self._loop, name="mausbox-serial", daemon=True)
         self._thread.start()
         return self.pty_path
@@ -191,41 +409,55 @@ class SerialUnit:
         while self._thread is not None and self._thread.is_alive():
             self._thread.join(0.5)
 
+    def reset(self) -> None:
+        """Press the board's EN (reset) button: a hard reset, seen by a terminal that is open on the port."""
+        self._requests.append("reset")
+        os.write(self._wake_w, b"r")
+
     # -- the interpreter process ---------------------------------------------------------------------
 
     def _spawn(self, mode: str) -> None:
         status_r, status_w = os.pipe()
-        env = dict(os.environ, MICROPYPATH=f"{self.root}:.frozen", **self.unit_env())
+        cmd_r, cmd_w = os.pipe()
+        ping_r, ping_w = os.pipe()
+        env = dict(os.environ, MICROPYPATH=f"{self.root}:.frozen", MAUSBOX_UNIT_ID=self.unique_id,
+                   MAUSBOX_RESET_CAUSE=str(self._reset_cause), **self.unit_env())
         self._proc = subprocess.Popen(
             [str(self.micropython), "-X", f"heapsize={self.heapsize}", str(REPLSERVER), str(self.root), mode,
-             str(status_w), *self.extra_path],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, pass_fds=(status_w,),
-            cwd=self.root, env=env, start_new_session=True, preexec_fn=_die_with_parent())
-        os.close(status_w)
+             str(status_w), str(cmd_r), str(ping_r), str(REPLSERVER.parent), *self.extra_path],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+            pass_fds=(status_w, cmd_r, ping_r), cwd=self.root, env=env, start_new_session=True,
+            preexec_fn=_die_with_parent())
+        for fd in (status_w, cmd_r, ping_r):
+            os.close(fd)
         self._status_fd = status_r
+        self._cmd_fd = cmd_w
+        self._ping_fd = ping_w
         self._status_buf = b""
-        assert self._proc.stdout is not None and self._proc.stderr is not None
+        assert self._proc.stdout is not None and self._proc.stdin is not None
         self._out_fd = self._proc.stdout.fileno()
-        self._err_fd = self._proc.stderr.fileno()
-        for fd in (status_r, self._out_fd, self._err_fd):
+        self._in_fd = self._proc.stdin.fileno()
+        for fd in (status_r, self._out_fd, self._in_fd):
             os.set_blocking(fd, False)
-        self._mode = mode  # "f" friendly or "r" raw: what the REPL is after boot
+        self._mode = mode  # "f" friendly or "r" raw: what the REPL is after boot (pyexec_mode_kind)
         self._state = BOOT
-        self._running = False  # user code runs: Ctrl-C becomes SIGINT
-        self._held_ctrlc = False
-        self._last_sigint = 0.0
+        self._armed = False  # code runs (between S and E): keys go to its stdin, the interrupt char interrupts
+        self._fenced = False  # the code has ended (E seen): keys wait for the REPL
+        self._kbd = 3  # the interrupt char (micropython.kbd_intr)
+        self._queued = bytearray()  # keys that came after the command was sent, before it started
+        self._stdin = bytearray()  # keys on their way to the code's stdin
+        self._sig_out = False  # a SIGINT is in flight: no other until the pong (a new process has none)
+        self._ping_due = False
+        self._fence_due = False
+        self._raw_left = 0  # the next bytes on the unit's stdout are binary (sys.stdout.buffer)
         self._cid = 0
         self._exec_raw = False
-        self._e_seen = False
         self._send: bytes | None = None
         self._send_at = 0.0
-        self._pend = bytearray()  # input that arrived while code ran
         self._line = bytearray()
-        self._orig = 0
         self._cont = False
-        self._esc = 0
-        self._last_in_cr = False
         self._paste_n = 0
+        self._completion: bytes | None = None
         self._spawned_at = time.monotonic()
 
     def unit_env(self) -> dict:
@@ -255,10 +487,11 @@ class SerialUnit:
                     f.close()
             except OSError:
                 pass
-        try:
-            os.close(self._status_fd)
-        except OSError:
-            pass
+        for fd in (self._status_fd, self._cmd_fd, self._ping_fd):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
 
     def _soft_reboot(self) -> None:
         self._drain()
@@ -266,6 +499,16 @@ class SerialUnit:
         self.resets += 1
         self._emit(SOFT_REBOOT)
         self._spawn(self._mode)
+
+    def _hard_reset(self) -> None:
+        """machine.reset() or the EN button: RAM is lost, RTC memory (ROOT/.rtcmem) is kept, main.py runs."""
+        self._drain()
+        self._kill()
+        self.resets += 1
+        self._pend.clear()
+        self._reset_cause = SOFT_RESET_CAUSE
+        self._emit(ROM_RESET)
+        self._spawn("f")
 
     def _crashed(self) -> None:
         self._drain()
@@ -281,19 +524,22 @@ class SerialUnit:
 
     # -- output to the host --------------------------------------------------------------------------
 
-    def _emit(self, data: bytes, cook: bool = False) -> None:
-        if cook:
-            out = bytearray()
-            prev_cr = self._last_tx_cr
-            for part in data.split(b"\n")[:-1]:
-                out += part
-                out += b"\n" if (part.endswith(b"\r") or (not part and prev_cr)) else b"\r\n"
-                prev_cr = False
-            out += data.split(b"\n")[-1]
-            data = bytes(out)
+    def _emit(self, data: bytes) -> None:
         if data:
-            self._last_tx_cr = data.endswith(b"\r")
             self._tx += data
+
+    def _emit_unit(self, data: bytes) -> None:
+        """What the unit wrote to its console: text gets "\\r\\n" (mp_hal_stdout_tx_strn_cooked), the bytes
+        announced by W (sys.stdout.buffer) pass as they are."""
+        while data:
+            if self._raw_left:
+                n = min(self._raw_left, len(data))
+                self._tx += data[:n]
+                self._raw_left -= n
+                data = data[n:]
+                continue
+            self._tx += data.replace(b"\n", b"\r\n")
+            return
 
     def _read_proc(self, fd: int, limit: int = 1 << 20) -> bytes:
         chunks = []
@@ -301,88 +547,117 @@ class SerialUnit:
         while total < limit:
             try:
                 b = os.read(fd, 65536)
-            except BlockingIOError:
-                break
-            except OSError:
+            except (BlockingIOError, OSError):
                 break
             if not b:
+                self._eof = True
                 break
             chunks.append(b)
             total += len(b)
         return b"".join(chunks)
 
-    def _drain(self, errors: bool = True) -> None:
-        """What the interpreter printed so far goes to the host before a status is acted on. Errors come on
-        stderr, after `E<id>`: at `E` only stdout is drained."""
-        if self._proc is None:
-            return
-        cook = not (self._state == EXEC and self._exec_raw)
-        self._emit(self._read_proc(self._out_fd), cook)
-        if errors:
-            self._emit(self._read_proc(self._err_fd), cook)
+    def _drain(self) -> None:
+        """All the unit printed so far goes to the host before a status is acted on."""
+        if self._proc is not None:
+            self._emit_unit(self._read_proc(self._out_fd))
 
     # -- input from the host -------------------------------------------------------------------------
 
-    def _prompt(self, ps: bytes = PS1) -> None:
-        self._line = bytearray()
-        self._orig = 0
-        self._cont = False
-        self._emit(ps)
+    def _complete(self, text: bytes) -> bytes:
+        """Tab in the friendly REPL: the unit looks the name up in its own namespace."""
+        if self._proc is None:
+            return b""
+        self._completion = None
+        try:
+            os.write(self._cmd_fd, b"c%d\n" % len(text) + text)
+        except OSError:
+            return b""
+        end = time.monotonic() + 10
+        while self._completion is None and time.monotonic() < end and self._proc is not None:
+            r, _, _ = select.select([self._status_fd], [], [], 0.1)
+            if r:
+                self._read_status()
+        ans, self._completion = self._completion or b"", None
+        if ans[:1] == b"N":  # many matches: print them as py/repl.c print_completions does
+            self._emit(_columns(ans[1:].split()))
+            return b"\n"
+        return ans[1:]
 
     def _friendly_banner(self) -> None:
         self._emit(self._banner + b"\r\n" + HELP_LINE)
         self._state = FRIENDLY
         self._prompt()
 
+    def _prompt(self) -> None:
+        self._line = bytearray()
+        self._cont = False
+        self._rl.init(self._line, PS1)
+
     def _raw_banner(self) -> None:
         self._state = RAW
         self._line = bytearray()
         self._emit(RAW_BANNER + b">")
 
-    def _feed(self, data: bytes, fresh: bool = True) -> None:
-        """Keys from the host (`fresh`), or ones that waited while code ran: for those a Ctrl-C is a key."""
-        for c in data:
-            if self._state in (BOOT, EXEC):
-                if c == 3 and fresh:
-                    self._ctrl_c()  # also right behind the Enter or Ctrl-D that started the code
-                else:
+    def _feed(self, data: bytes) -> None:
+        """Keys from the host, in order, to whoever reads the console now."""
+        for i, c in enumerate(data):
+            st = self._state
+            if st in (BOOT, EXEC):
+                if self._fenced:
                     self._pend.append(c)
+                elif not self._armed:
+                    self._queued.append(c)  # sent, not started yet: the code gets it when it starts
+                else:
+                    self._to_code(c)
                 continue
-            if self._state == FRIENDLY:
+            if st == FRIENDLY:
                 self._friendly(c)
-            elif self._state == PASTE_F:
+            elif st == PASTE_F:
                 self._friendly_paste(c)
-            elif self._state == RAW:
+            elif st == RAW:
                 self._raw(c)
-            elif self._state == PASTE_RAW:
+            elif st == PASTE_RAW:
                 self._raw_paste(c)
+            if self._state in (BOOT, EXEC):  # a command started: the rest waits for it
+                self._queued += data[i + 1:]
+                return
 
-    def _ctrl_c(self) -> None:
-        if self._state == EXEC and self._e_seen:
-            # The command has finished: a board has disarmed its interrupt char, so Ctrl-C is a key for
-            # the REPL that comes next (it clears the line), never an interrupt for the next command.
-            self._pend.append(3)
+    def _to_code(self, c: int) -> None:
+        if c == self._kbd:
+            self._interrupt()
+        else:
+            self._stdin.append(c)
+
+    def _interrupt(self) -> None:
+        """The interrupt char while code runs: KeyboardInterrupt at its next check point (SIGINT; the
+        unix port raises it from its scheduler, as the ESP32's UART interrupt does)."""
+        if self._sig_out or self._proc is None:
+            return  # one in flight: a board also raises one for Ctrl-Cs typed before a check point
+        self._flush_stdin()
+        try:
+            os.kill(self._proc.pid, signal.SIGINT)
+        except ProcessLookupError:
             return
-        if not self._running:
-            self._held_ctrlc = True  # the code is about to run (or boot is under way): it gets the Ctrl-C
-            return
-        now = time.monotonic()
-        # MicroPython's unix port exits on a second SIGINT before the first is handled: space them out.
-        if now - self._last_sigint > 0.05 and self._proc is not None:
-            self._last_sigint = now
+        self._sig_out = True
+        self._ping_due = True
+
+    def _flush_stdin(self) -> None:
+        if self._stdin and self._proc is not None:
             try:
-                os.kill(self._proc.pid, signal.SIGINT)
-            except ProcessLookupError:
-                pass
+                n = os.write(self._in_fd, self._stdin)
+            except (BlockingIOError, OSError):
+                n = 0
+            del self._stdin[:n]
 
     def _friendly(self, c: int) -> None:
-        ev = self._readline(c)
-        if ev is None:
+        ev = self._rl.process(c)
+        if ev < 0:
             return
         line = self._line
         if not self._cont:
             if ev == 1:
                 self._emit(b"\r\n")
+                self._mode = "r"
                 self._raw_banner()
             elif ev == 2:
                 self._emit(b"\r\n")
@@ -409,7 +684,7 @@ class SerialUnit:
             self._prompt()
         elif ev == 4:
             self._exec(b"s", bytes(line), raw=False)
-        elif ev == 13:
+        elif ev == 0:
             if continue_with_input(bytes(line)):
                 self._newline()
             else:
@@ -419,54 +694,7 @@ class SerialUnit:
         """Continue a compound statement: `... ` and readline's auto-indent."""
         self._line += b"\n"
         self._cont = True
-        self._orig = len(self._line)
-        self._emit(PS2)
-        line = self._line
-        start = line.rfind(b"\n", 0, len(line) - 1) + 1
-        j = start
-        while j < len(line) and line[j] == 0x20:
-            j += 1
-        if start > 0 and j + 1 == len(line):
-            prev = line.rfind(b"\n", 0, start - 1) + 1
-            if not line[prev:start - 1].strip(b" "):
-                return  # the last two lines are blank: no auto-indent
-        n = (j - start) // 4 + (1 if len(line) > 1 and line[-2] == 0x3A else 0)
-        self._line += b"    " * n
-        self._emit(b"    " * n)
-
-    def _readline(self, c: int) -> int | None:
-        """One key for MicroPython's readline: returns a control event (1-5), 13 for Enter, or None."""
-        if self._esc:  # skip escape sequences (arrows, home, ...): no cursor movement or history here
-            if self._esc == 1:
-                self._esc = 2 if c in (0x5B, 0x4F) else 0
-            elif 0x40 <= c <= 0x7E:
-                self._esc = 0
-            return None
-        was_cr, self._last_in_cr = self._last_in_cr, c == 13
-        empty = len(self._line) == self._orig
-        if c == 27:
-            self._esc = 1
-        elif c == 3:
-            return 3
-        elif c in (1, 2, 4, 5):
-            return c if empty else None
-        elif c == 13 or (c == 10 and not was_cr):
-            self._emit(b"\r\n")
-            return 13
-        elif c in (8, 127):
-            if not empty:
-                tail = self._line[self._orig:]
-                n = 4 if len(tail) >= 4 and not tail.strip(b" ") else 1
-                del self._line[-n:]
-                self._emit(b"\x08" * n + b"\x1b[K")
-        elif c == 9:
-            if not self._line[self._orig:].strip(b" "):
-                self._line += b"    "
-                self._emit(b"    ")
-        elif c >= 32 and c != 127:
-            self._line.append(c)
-            self._emit(bytes((c,)))
-        return None
+        self._rl.note_newline(PS2)
 
     def _friendly_paste(self, c: int) -> None:
         if c == 3:
@@ -504,7 +732,6 @@ class SerialUnit:
             self._emit(b"OK")
             if not line:
                 self._emit(b"\r\n")
-                self._mode = "r"
                 self._soft_reboot()
             else:
                 self._exec(b"x", bytes(line), raw=True)
@@ -529,79 +756,106 @@ class SerialUnit:
         self._state = EXEC
         self._exec_raw = raw
         self._cid += 1
-        self._e_seen = False
-        self._running = False
+        self._armed = self._fenced = False
         self._send = b"%s%d %d\n" % (kind, self._cid, len(src)) + src
         self._send_at = time.monotonic() + (self.exec_delay_ms / 1000 if raw else 0)
 
-    def _exec_done(self, forced: bool) -> None:
-        raw = self._exec_raw
-        if forced:
-            if raw:
-                self._emit(b"\x04")
-            self._soft_reboot()
+    def _exec_done(self, left: bytes) -> None:
+        self._drain()
+        if self._state == BOOT:
+            self._fenced = False
+            self._pend[:0] = left
             return
-        if raw:
+        if self._exec_raw:
             self._emit(b"\x04>")
             self._state = RAW
             self._line = bytearray()
         else:
             self._state = FRIENDLY
             self._prompt()
-        self._resume_input()
+        self._resume_input(left)
 
-    def _resume_input(self) -> None:
-        pend, self._pend = bytes(self._pend), bytearray()
+    def _resume_input(self, left: bytes = b"") -> None:
+        pend, self._pend = left + bytes(self._pend), bytearray()
         if pend:
-            self._feed(pend, fresh=False)
+            self._feed(pend)
 
     # -- status from the interpreter -----------------------------------------------------------------
 
-    def _on_status(self, line: bytes) -> None:
-        tag, rest = line[:1], line[1:]
-        self._drain(errors=tag not in (b"E", b"S"))
+    def _on_status(self, tag: bytes, rest: bytes, body: bytes) -> None:
+        if tag == b"W":  # binary output follows on stdout: what came before is text
+            self._drain()
+            self._raw_left += int(rest)
+            self._command(b"w\n")
+            return
+        if tag == b"P":
+            self._sig_out = False
+            if self._fence_due:
+                self._fence()
+            return
+        if tag == b"K":
+            self._kbd = int(rest)
+            return
+        if tag == b"C":
+            self._completion = body
+            return
         if tag == b"B":
-            self._running = False
+            self._drain()
             self._banner = rest
             if self._mode == "f":
                 self._friendly_banner()
             else:
                 self._raw_banner()
-            if self._held_ctrlc:
-                self._held_ctrlc = False
-                self._pend[:0] = b"\x03"
-            self._resume_input()
+            keys = bytes(self._pend + self._queued)
+            self._pend.clear()
+            self._queued.clear()
+            self._feed(keys)
             return
         if tag == b"X":
             self._crashed()
+            return
+        if tag == b"H":
+            self._hard_reset()
             return
         try:
             cid = int(rest.split()[0])
         except (ValueError, IndexError):
             return
-        if cid != self._cid:
-            return  # a duplicate after a late Ctrl-C
         if tag == b"S":
-            self._running = True
-            if self._held_ctrlc:
-                self._held_ctrlc = False
-                self._ctrl_c()
+            self._armed, self._fenced, self._kbd = True, False, 3
+            keys = bytes(self._pend + self._queued)  # all of it waited in the UART buffer for this code
+            self._pend.clear()
+            self._queued.clear()
+            for c in keys:
+                self._to_code(c)
         elif tag == b"E":
-            self._running = False
-            if self._state == EXEC and not self._e_seen:
-                self._e_seen = True
-                if self._exec_raw:
-                    self._emit(b"\x04")
+            self._armed, self._fenced = False, True
+            self._queued.clear()
+            self._drain()
+            if self._exec_raw and self._state == EXEC:
+                self._emit(b"\x04")
+            self._fence_due = True
+            if not self._sig_out:
+                self._fence()
         elif tag == b"D":
-            if self._state == EXEC and self._e_seen:
-                self._exec_done(False)
+            self._fenced = False
+            self._exec_done(body)
         elif tag == b"R":
-            if self._state == EXEC:
-                if not self._e_seen and self._exec_raw:
-                    self._emit(b"\x04")
-                self._exec_done(True)
-            else:
-                self._soft_reboot()  # boot.py or main.py raised SystemExit
+            self._soft_reboot()  # SystemExit: in the raw REPL too (pyexec_mode_kind stays raw)
+        del cid
+
+    def _fence(self) -> None:
+        """The code has ended and no KeyboardInterrupt is in flight: the unit may print its error."""
+        self._fence_due = False
+        self._pend[:0] = self._stdin  # never reached the code: the REPL reads it
+        self._stdin.clear()
+        self._command(b"e\n")
+
+    def _command(self, data: bytes) -> None:
+        try:
+            os.write(self._cmd_fd, data)
+        except OSError:
+            pass
 
     # -- the loop ------------------------------------------------------------------------------------
 
@@ -630,21 +884,36 @@ class SerialUnit:
         while not self._stop:
             now = time.monotonic()
             self._tokens(now)
+            if self._requests:
+                req = self._requests.pop(0)
+                if req == "reset":
+                    self._hard_reset()
+                continue
             timeout = 0.5
             if self._send is not None:
                 if now >= self._send_at:
-                    self._send_command()
+                    data, self._send = self._send, None
+                    self._command(data)
                     continue
                 timeout = min(timeout, self._send_at - now)
+            if self._ping_due:
+                if _signal_delivered(self._proc):
+                    self._ping_due = False
+                    try:
+                        os.write(self._ping_fd, b"p")
+                    except OSError:
+                        pass
+                else:
+                    timeout = min(timeout, 0.002)
             rl = [self._wake_r, self._status_fd]
-            if self._state != EXEC:
-                rl.append(self._err_fd)  # during a command its errors are read at D, after the first \x04
             if len(self._tx) < TX_HIGH:
                 rl.append(self._out_fd)
             can_in = not self.baud or self._tok_in >= 1
             if can_in:
                 rl.append(self._master)
             wl = []
+            if self._stdin and self._armed:
+                wl.append(self._in_fd)
             if self._tx:
                 if not self.baud or self._tok_out >= 1:
                     wl.append(self._master)
@@ -657,25 +926,22 @@ class SerialUnit:
             r, w, _ = select.select(rl, wl, [], max(0.0, timeout))
             if self._stop:
                 return
+            if self._wake_r in r:
+                os.read(self._wake_r, 64)
             if self._master in w:
                 self._write_out()
             elif self._tx and self._stall_since is not None:
                 self._maybe_drop()
+            if self._in_fd in w:
+                self._flush_stdin()
             if self._status_fd in r:
                 self._read_status()
+                if self._proc is None:
+                    continue
             if self._master in r:
                 self._read_in()
-            if self._proc is not None and (self._out_fd in r or self._err_fd in r):
+            if self._proc is not None and self._out_fd in r:
                 self._pump_output()
-
-    def _send_command(self) -> None:
-        data, self._send = self._send, None
-        assert self._proc is not None and self._proc.stdin is not None and data is not None
-        try:
-            self._proc.stdin.write(data)
-            self._proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._crashed()
 
     def _write_out(self) -> None:
         n = len(self._tx)
@@ -688,6 +954,7 @@ class SerialUnit:
         except OSError:
             k = 0
         if k:
+            self._log(">", bytes(self._tx[:k]))
             del self._tx[:k]
             self.tx_bytes += k
             if self.baud:
@@ -706,6 +973,7 @@ class SerialUnit:
             return
         if now - self._stall_since > QUIET_DROP_S:
             termios.tcflush(self._slave, termios.TCIFLUSH)
+            self._log("dropped", bytes(self._tx))
             self._tx.clear()
             self._stall_since = None
 
@@ -720,34 +988,115 @@ class SerialUnit:
         if not data:
             return
         self.rx_bytes += len(data)
+        self._log("<", data)
         if self.baud:
             self._tok_in -= len(data)
         self._feed(data)
+        if self._armed:
+            self._flush_stdin()
 
     def _read_status(self) -> None:
+        self._eof = False
         chunk = self._read_proc(self._status_fd)
         self._status_buf += chunk
-        while b"\n" in self._status_buf:
-            line, self._status_buf = self._status_buf.split(b"\n", 1)
-            self._on_status(line)
-            if self._proc is None:
-                return
-        if not chunk:  # the status pipe closed: the interpreter is gone
+        while True:
+            i = self._status_buf.find(b"\n")
+            if i < 0:
+                break
+            line = self._status_buf[:i]
+            tag, rest = line[:1], line[1:]
+            body = b""
+            if tag in (b"D", b"C"):
+                try:
+                    n = int(rest.split()[-1]) if tag == b"D" else int(rest)
+                except (ValueError, IndexError):
+                    n = 0
+                if len(self._status_buf) < i + 1 + n:
+                    break  # the rest of the body is still on its way
+                body = self._status_buf[i + 1:i + 1 + n]
+                self._status_buf = self._status_buf[i + 1 + n:]
+            else:
+                self._status_buf = self._status_buf[i + 1:]
+            proc = self._proc
+            self._log("status", line)
+            self._on_status(tag, rest, body)
+            if self._proc is not proc:
+                return  # restarted: the rest belonged to the old interpreter
+        if self._eof:  # the status pipe closed: the interpreter is gone
             self._check_exit()
 
     def _pump_output(self) -> None:
-        cook = not (self._state == EXEC and self._exec_raw)
         room = max(0, TX_HIGH - len(self._tx))
-        data = self._read_proc(self._out_fd, limit=max(room, 1))
-        self._emit(data, cook)
-        if self._state != EXEC:
-            self._emit(self._read_proc(self._err_fd), cook)
-        if not data:
+        self._eof = False
+        self._emit_unit(self._read_proc(self._out_fd, limit=max(room, 1)))
+        if self._eof:
             self._check_exit()
 
     def _check_exit(self) -> None:
         if self._proc is not None and self._proc.poll() is not None:
             self._crashed()
+        elif self._proc is not None:
+            try:
+                self._proc.wait(timeout=5)  # its pipes are closed: it is on its way out
+            except subprocess.TimeoutExpired:
+                pass
+            self._crashed()
+
+
+def _columns(names: list[bytes]) -> bytes:
+    """py/repl.c print_completions: 16-character slots, at most 64 characters a line (cooked)."""
+    out = bytearray()
+    line_len = 64
+    for n in names:
+        gap = (line_len + 15) // 16 * 16 - line_len
+        if gap < 2:
+            gap += 16
+        if line_len + gap + len(n) <= 64:
+            out += b" " * gap + n
+            line_len += gap + len(n)
+        else:
+            out += b"\r\n" + n
+            line_len = len(n)
+    return bytes(out + b"\r\n")
+
+
+def _signal_delivered(proc) -> bool:
+    """SIGINT has left the kernel's queue for the interpreter: its handler has run (or runs before any
+    other code of the thread that took it), so a ping now is answered only after the KeyboardInterrupt."""
+    if proc is None:
+        return True
+    mask = 1 << (signal.SIGINT - 1)
+    try:
+        files = [f"/proc/{proc.pid}/status"] + [str(p / "status") for p in Path(f"/proc/{proc.pid}/task").iterdir()]
+        for f in files:
+            for ln in Path(f).read_text().splitlines():
+                if ln.startswith(("SigPnd:", "ShdPnd:")) and int(ln.split()[1], 16) & mask:
+                    return False
+    except (OSError, ValueError):
+        return True
+    return True
+
+
+def unit_id(root: Path) -> str:
+    """The unit's machine.unique_id() as hex: made once per flash folder (ROOT/.sim/unique_id) and kept,
+    like the MAC address an ESP32 has from its eFuses. 5e:1d: a locally administered MAC prefix."""
+    f = Path(root) / ".sim" / "unique_id"
+    try:
+        uid = f.read_text().strip()
+        bytes.fromhex(uid)
+        if len(uid) == 12:
+            return uid
+    except (OSError, ValueError):
+        pass
+    uid = "5e1d" + secrets.token_hex(4)
+    try:
+        f.parent.mkdir(parents=True, exist_ok=True)
+        tmp = f.with_suffix(".tmp")
+        tmp.write_text(uid + "\n")
+        os.replace(tmp, f)
+    except OSError:
+        pass
+    return uid
 
 
 def _die_with_parent():
@@ -766,30 +1115,3 @@ def _die_with_parent():
     pr_set_pdeathsig = 1
     sigkill = int(signal.SIGKILL)
     return lambda: prctl(pr_set_pdeathsig, sigkill)
-
-
-def registry_dir() -> Path:
-    """Running virtual units announce themselves here, so `mausbox ports` can list them."""
-    return data_home() / "units"
-
-
-def running_units() -> list[dict]:
-    """The virtual units whose process is alive and whose pty still exists."""
-    units: list[dict] = []
-    d = registry_dir()
-    if not d.is_dir():
-        return units
-    for f in sorted(d.glob("*.json")):
-        try:
-            info = json.loads(f.read_text())
-            os.kill(int(info["pid"]), 0)
-            if not os.path.exists(info["pty"]):
-                raise OSError
-        except (OSError, ValueError, KeyError, TypeError):
-            try:
-                f.unlink()  # stale: its process is gone
-            except OSError:
-                pass
-            continue
-        units.append(info)
-    return units

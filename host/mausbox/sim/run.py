@@ -17,7 +17,7 @@ from pathlib import Path
 from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
 
 DEFAULT_HEAP = "512k"  # the firmware loaded as .mpy (bytecode in RAM, 64-bit objects) plus the simulated chips
-ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise")
+ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise", "rfid")
 
 
 class ScenarioError(ValueError):
@@ -142,6 +142,9 @@ def parse_scenario(text: str, name: str = "scenario") -> list[dict]:
         elif kind == "noise":
             if type(v) not in (int, float) or not 0 <= v <= 1:
                 raise ScenarioError(f"{where}: \"noise\" takes a level 0..1")
+        elif kind == "rfid":
+            if v != "reset":
+                raise ScenarioError(f"{where}: \"rfid\" takes \"reset\" (the reader chip resets itself)")
         if "ms" in act and kind not in ("hold", "knock"):
             raise ScenarioError(f"{where}: \"ms\" only goes with hold or knock")
         out.append(clean)
@@ -150,8 +153,11 @@ def parse_scenario(text: str, name: str = "scenario") -> list[dict]:
 
 
 def firmware_env(root: Path, **extra: str) -> dict:
+    from mausbox.sim.serial import unit_id
+
     env = dict(os.environ)
     env["MICROPYPATH"] = f"{root}:.frozen"
+    env["MAUSBOX_UNIT_ID"] = unit_id(root)
     for k in ("MAUSBOX_SIM_SCENARIO", "MAUSBOX_SIM_CTL", "MAUSBOX_SIM_OUT"):
         env.pop(k, None)
     env.update(extra)

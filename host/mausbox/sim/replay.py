@@ -20,7 +20,7 @@ from maus import logread
 from maus import settings as fw_settings
 from maus import unit as fw_unit
 
-from mausbox import simrun
+from mausbox.sim import run as simrun
 
 EXIT_MATCH, EXIT_MISMATCH, EXIT_DAMAGED = 0, 1, 2
 JUDGED = ("verdict", "score", "claim", "game_end")
@@ -34,8 +34,11 @@ SETTLE_MS = 4  # edge to confirmed press (settle time plus a main-loop pass)
 KNOCK = 0.8  # an alarm is replayed as a knock this strong (well over any threshold)
 KNOCK_MS = 40
 KNOCK_LEAD_MS = 10  # a knock is seen this long after it starts
-REF_SLACK_MS = 15  # a press's logged ms may trail its edge by this much (settle time, a busy main loop)
-GESTURE_SLACK_MS = 30  # a logged press this close to where a gesture must start is that gesture's press
+# A record's ms may trail the event by a busy main loop: settle time, a display refresh (23 ms) and a
+# flash sector erase (45 ms, docs/capture.md's timing model) before it.
+REF_SLACK_MS = 60  # a press's logged ms may trail its edge by this much
+GESTURE_SLACK_MS = 60  # a logged press this close to where a gesture must start is that gesture's press
+BURST_MS = 3  # records of one event follow each other this closely (one flash write each)
 CARD_HOLD_MS = 300  # a card stays on the pad this long unless the same card comes again sooner
 TAP_LEAD_MS = 25  # the pad is scanned every 50 ms: a card is logged about this long after it is put down
 
@@ -203,7 +206,8 @@ def _press_refs(recs: list[dict]) -> dict[int, tuple[tuple, float]]:
         if r["type"] != "press" or type(off) is not int or (off == -1 and r.get("false_start")):
             continue
         if k >= 0 and (abs(r["t"] - SETTLE_MS - (t_rev + off / 1000)) <= REF_SLACK_MS
-                       or (off < 0 and r["t"] == t_rev)):  # early presses are logged with the reveal
+                       or (off < 0 and 0 <= r["t"] - t_rev <= REF_SLACK_MS)):  # early presses: logged with
+            # the reveal (a few ms after it on a board: each record before them is a flash write)
             out[r["seq"]] = (("reveal", k), t_rev + 0.5)
             continue
         ref = r["t"] - SETTLE_MS - off / 1000
@@ -318,10 +322,11 @@ def build(recs: list[dict], key: str, t0: float, reveals_us: dict[tuple, int], w
 
 
 def _same_t(recs: list[dict], n: int) -> list[str]:
-    """Types of the records logged before recs[n] in the same ms."""
+    """Types of the records logged before recs[n] for the same event: a burst of records, each written within
+    BURST_MS of the one before (on a board every record is a flash write of ~1.4 ms)."""
     out = []
     i = n - 1
-    while i >= 0 and recs[i]["t"] == recs[n]["t"]:
+    while i >= 0 and 0 <= recs[i + 1]["t"] - recs[i]["t"] <= BURST_MS:
         out.append(recs[i]["type"])
         i -= 1
     return out
@@ -353,7 +358,7 @@ def _gestures(plan: Plan, recs: list[dict], game: str, t0: float, timing: dict, 
             elif typ == "verdict" and str(r.get("reason")).startswith("blocked"):
                 plan.double(t, p)  # a "Mausgeflippt!" call refused
             elif typ == "verdict" and "collection" in str(r.get("reason")) and "timeout" not in same_t:
-                plan.press(int(t - SETTLE_MS), p)  # the claimant ends the collection
+                plan._tap(t - SETTLE_MS, p, PRESS_MS)  # the claimant ends the collection (if not logged)
         elif game == "mms":
             if typ == "claim" and r.get("what") in ("starts", "attempt"):
                 plan.click(t, p, timing)

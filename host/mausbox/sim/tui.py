@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from mausbox import simrun
 from mausbox.paths import FIRMWARE_PKG, micropython_binary
+from mausbox.sim import run as simrun
 
 CLICK, DOUBLE, LONG, YOUNG = "123456", "qwerty", "asdfgh", "zxcvbn"
 KIND_OF_LIST = {"mice": "mouse", "clothing": "clothing", "cheese_cards": "cheese", "cards": "card"}

@@ -1,0 +1,67 @@
+"""The firmware against a stock ESP32-WROOM-32's heap (no PSRAM, .mpy on the filesystem as `mausbox deploy`
+lays it out), measured on the 32-bit MicroPython build: the budget, the peak board share after boot and
+in every game (worst over that game's scenarios and variants), the largest free block after a game in the
+virtual unit's heap (budget + simulator share), and the smallest heap each game's largest set-up runs in.
+How it is measured: bench/heapkit.py, bench/mpy/heapwatch.py; what it means: docs/build.md."""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import heapkit  # noqa: E402
+from mausbox import heapbudget  # noqa: E402
+from mausbox.paths import micropython_binary  # noqa: E402
+
+
+def _watch(path: str) -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        return heapkit.watch(Path(path), Path(tmp) / "unit")
+
+
+def _after(path: str) -> tuple[dict, int]:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "unit"
+        c = heapkit.capped(Path(path), root)
+        hi = heapbudget.unit_heap()
+        least = heapkit.smallest_heap(Path(path), root, hi - 65536, hi, 2048) if c["ok"] else 0
+        return c, least
+
+
+def main() -> int:
+    if micropython_binary() is None:
+        print("esp32.heap.skipped: 1 flag (no MicroPython unix port)")
+        return 0
+    print(f"esp32.heap_budget: {heapbudget.BOARD_HEAP} bytes")
+    runs = {g: heapkit.scenarios(g) for g in heapkit.GAMES}
+    with ProcessPoolExecutor(2) as pool:
+        watched = {g: list(pool.map(_watch, [str(p) for p in ps])) for g, ps in runs.items()}
+        after = dict(zip(heapkit.GAMES, pool.map(_after, [str(heapkit.most_players(g)) for g in heapkit.GAMES])))
+    boot = max(r["boot"] for rs in watched.values() for r in rs)
+    print(f"esp32.heap_peak.boot: {boot} bytes")
+    for g, rs in watched.items():
+        worst = max(rs, key=lambda r: r["game"])
+        print(f"esp32.heap_peak.{g}: {worst['game']} bytes")
+        print(f"esp32.heap_peak.{g}.scenario: {worst['scenario']} name")
+        print(f"esp32.qstr_tables.{g}: {worst['game_qstr_tables']} bytes")
+        print(f"esp32.qstrs.{g}: {worst['game_qstrs']} names")
+    share = heapbudget.sim_share(heapbudget.UNIT_PARTS)
+    failed = 0
+    for g, (c, least) in after.items():
+        if not c["ok"]:
+            failed += 1
+            print(f"esp32.runs_in_budget.{g}: 0 flag")
+            sys.stderr.write(c["tail"])
+            continue
+        print(f"esp32.runs_in_budget.{g}: 1 flag")
+        print(f"esp32.smallest_heap.{g}: {least - share} bytes")
+    print(f"esp32.largest_free_after_game: {min(c['largest_free'] for c, _ in after.values())} bytes")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,170 @@
+"""The virtual unit against other projects' own test suites, as a board would be tested; and four units
+pulled at once.
+
+- MicroPython's `tests/run-tests.py`, unmodified, on `basics/`: once against the virtual unit's pty
+  (`-t /dev/pts/N`, through pyboard.py), once against the bare unix binary it runs on. Pass counts.
+- mpremote's own suite (`tools/mpremote/tests/run-mpremote-tests.sh`), unmodified: bare `$MPREMOTE`
+  auto-detects the running unit through the venv's port list. Passes, and each test that failed.
+- `mausbox logs pull --port A --port B --port C --port D` of four units against one `--port A`: seconds.
+
+Upstream's tests are not part of this repository: they come from MicroPython's repository at the pinned
+tag, as a git directory (`MAUSBOX_UPSTREAM_MICROPYTHON`, default the search tool's mirror
+/work/.mirror/micropython+micropython/repo), unpacked once into ~/.cache/mausbox/upstream-v1.28.0.
+Without it the first two figures are skipped (printed as `-1`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE.parent / "host"), str(HERE.parent / "firmware")]
+
+import mausbox  # noqa: E402,F401  (installs the micropython shim)
+from mausbox.mpbuild import VERSION, cache_dir  # noqa: E402
+from mausbox.paths import FIRMWARE_DIR, micropython_binary  # noqa: E402
+from mausbox.sim.serial import SerialUnit  # noqa: E402
+
+TAG = f"v{VERSION}"
+MIRROR = os.environ.get("MAUSBOX_UPSTREAM_MICROPYTHON", "/work/.mirror/micropython+micropython/repo")
+BIN = Path(sys.executable).parent
+
+
+def upstream() -> Path | None:
+    """tests/ and tools/ of MicroPython at the pinned tag, unpacked from a git directory, or None."""
+    dest = cache_dir() / f"upstream-{TAG}"
+    if (dest / "tests" / "run-tests.py").is_file():
+        return dest
+    if not Path(MIRROR).exists():
+        return None
+    tmp = Path(tempfile.mkdtemp(dir=cache_dir()))
+    arch = subprocess.run(["git", f"--git-dir={MIRROR}", "archive", TAG, "tests", "tools"], capture_output=True)
+    if arch.returncode != 0:
+        shutil.rmtree(tmp)
+        return None
+    subprocess.run(["tar", "-x", "-C", str(tmp)], input=arch.stdout, check=True)
+    tmp.rename(dest)
+    return dest
+
+
+def run_tests(tree: Path, instance: list[str], env: dict) -> tuple[int, int, int]:
+    """(passed, skipped, failed) as run-tests.py counts them on basics/."""
+    proc = subprocess.run([sys.executable, "run-tests.py", *instance, "-d", "basics"], cwd=tree / "tests",
+                          capture_output=True, text=True, env=env, timeout=3600)
+    out = proc.stdout
+
+    def count(what: str) -> int:
+        m = re.search(r"(\d+) (?:tests?|of \d+ tests?) " + what, out)
+        return int(m.group(1)) if m else 0
+
+    passed = re.search(r"(\d+) of (\d+) tests passed", out)
+    fails = re.search(r"(\d+) tests? failed", out)
+    skipped = re.search(r"(\d+) tests? skipped", out)
+    return (int(passed.group(1)) if passed else 0, int(skipped.group(1)) if skipped else 0,
+            int(fails.group(1)) if fails else 0) if passed else (count("passed"), 0, 0)
+
+
+def mpremote_suite(tree: Path, env: dict) -> tuple[int, int, list[str]]:
+    proc = subprocess.run(["bash", str(tree / "tools" / "mpremote" / "tests" / "run-mpremote-tests.sh")],
+                          capture_output=True, text=True, env=env, timeout=1800)
+    results = re.findall(r"(test_\w+\.sh): (OK|FAIL|CRASH)", proc.stdout)
+    bad = [name for name, r in results if r != "OK"]
+    return sum(r == "OK" for _, r in results), len(results), bad
+
+
+def make_logs(root: Path, n: int, records: int, seed: int) -> None:
+    """n finished game logs of `records` records each, written by this unit (its machine.unique_id())."""
+    import random
+
+    from maus import gamelog
+    from mausbox.sim.serial import unit_id
+
+    rng = random.Random(seed)
+    (root / "logs").mkdir(parents=True)
+    uid = unit_id(root)
+    for i in range(n):
+        lines = [gamelog.encode(0, 0, "game_start", {"v": 1, "game": "mg", "variant": None, "players": [],
+                                                   "board": "sim", "unit": uid, "fw": "0.1", "settings": {},
+                                                   "wall": None, "ticks": 0})]
+        t = 0
+        for seq in range(1, records):
+            t += rng.randrange(50, 3000)
+            lines.append(gamelog.encode(seq, t, "press", {"player": rng.randrange(1, 5), "us": rng.randrange(10**6)}))
+        lines.append(gamelog.encode(records, t + 10, "game_end", {"scores": {}, "winners": [], "breakdown": {},
+                                                                  "why": "bench"}))
+        (root / "logs" / ("%05d-mg.jsonl" % (i + 1))).write_bytes(b"".join(lines))
+
+
+def pull_seconds(ports: list[str], store: Path, env: dict) -> float:
+    t0 = time.monotonic()
+    proc = subprocess.run([str(BIN / "mausbox"), "logs", "pull", *[a for p in ports for a in ("--port", p)],
+                           "--store", str(store), "--no-restart", "--json"], capture_output=True, text=True,
+                          env=env, timeout=600)
+    dt = time.monotonic() - t0
+    if proc.returncode != 0:
+        raise SystemExit(f"logs pull failed: {proc.stderr[-2000:]}")
+    return dt
+
+
+def main() -> int:
+    tree = upstream()
+    exe = micropython_binary()
+    assert exe is not None
+    with tempfile.TemporaryDirectory() as tmp:
+        t = Path(tmp)
+        os.environ["XDG_DATA_HOME"] = str(t / "data")  # the registry: for the units started here and the tools
+        env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}")
+        if tree is not None:
+            bare = run_tests(tree, [], dict(env, MICROPY_MICROPYTHON=exe))
+            (t / "rt").mkdir()
+            with SerialUnit(t / "rt") as u:
+                assert u.pty_path
+                pty = run_tests(tree, ["-t", u.pty_path], env)
+            print(f"vunit.run_tests_basics_bare_passed: {bare[0]} tests")
+            print(f"vunit.run_tests_basics_bare_skipped: {bare[1]} tests")
+            print(f"vunit.run_tests_basics_bare_failed: {bare[2]} tests")
+            print(f"vunit.run_tests_basics_pty_passed: {pty[0]} tests")
+            print(f"vunit.run_tests_basics_pty_skipped: {pty[1]} tests")
+            print(f"vunit.run_tests_basics_pty_failed: {pty[2]} tests")
+            print(f"vunit.run_tests_basics_pty_vs_bare: {100 * pty[0] / max(1, bare[0]):.1f} %")
+            (t / "mr").mkdir()
+            with SerialUnit(t / "mr", register=True):
+                ok, total, bad = mpremote_suite(tree, env)
+            print(f"vunit.mpremote_suite_passed: {ok} of {total} tests")
+            for name in bad:
+                print(f"vunit.mpremote_suite_failed.{name.removesuffix('.sh')}: 1 test")
+        else:
+            print("vunit.run_tests_basics_pty_passed: -1 tests (no upstream MicroPython tree)")
+        units = []
+        for i in range(4):
+            root = t / f"u{i}"
+            make_logs(root, 3, 1500, i)
+            units.append(SerialUnit(root, extra_path=[str(FIRMWARE_DIR)]))
+        for u in units:
+            u.start()
+        try:
+            ports = [u.pty_path for u in units]
+            one = pull_seconds(ports[:1], t / "s1" / "logs.sqlite", env)
+            for f in (t / "u0" / "logs").glob("*.pulled"):
+                f.unlink()
+            four = pull_seconds(ports, t / "s4" / "logs.sqlite", env)  # type: ignore[arg-type]
+            folders = sorted(p.name for p in (t / "s4" / "raw").iterdir())
+        finally:
+            for u in units:
+                u.stop()
+        print(f"vunit.logs_pull_one_unit: {one:.2f} s")
+        print(f"vunit.logs_pull_four_units: {four:.2f} s")
+        print(f"vunit.logs_pull_four_vs_one: {four / one:.2f} x")
+        print(f"vunit.logs_pull_four_folders: {len(folders)} folders")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,207 @@
+# The board's share of the live GC heap while the virtual unit plays a scenario (run by bench/heapkit.py).
+#
+# Runs the firmware as deployed (maus/ as .mpy in the current folder, main()'s own boot) on the simulated
+# hardware. The live heap (gc.mem_alloc() after gc.collect()) is sampled every time the firmware charges
+# virtual time (each main-loop pass, every bus transfer and display frame, every 8th ADC read: finer
+# than a loop pass) and at every scenario action. Collecting only when the allocated total (garbage
+# included, so never below the live heap) passes the peak so far keeps it exact to RESOLUTION, and fast.
+#
+# Board share = live - what this tool holds - the simulated parts' share + what only a board holds:
+#   sim share  = what building the simulated Hardware added (its modules, the register emulator, the RF
+#                field, the piezo model, virtual time, the open scenario) less what a board holds too
+#                (the display's framebuffer, the LED buffer), plus each simulated tag while it lies on
+#                the pad (measured as it is put there);
+#   board-only = maus.hw.esp32's bytecode (measured here against stand-ins for machine and micropython)
+#                and micropython-lib's ssd1306 driver (SSD1306_BYTES, measured once, see below).
+# qstr pools: the unix port's pools double from a few entries, the ESP32's from twice its frozen pool, so
+# the tool pays a large pool up front (base) and prints the qstr counts; bench/heapkit.py adds the pool
+# tables the board's own pools would take for the names the firmware interned.
+# Phases: "boot" is power-on to the scenario's first input (boot, self-test, the idle menu), "game"
+# the rest (choosing, joining, the whole game, the end screen).
+#
+# Prints `HEAPWATCH key value` lines, and MicroPython's qstr_info/mem_info lines after `HEAPWATCH qstrs X`
+# and `HEAPWATCH mem` markers.
+import gc
+import sys
+
+import micropython
+
+# micropython-lib's ssd1306 driver (what mip installs): its .mpy loaded from the filesystem (2,736 bytes
+# without qstr pool tables) plus an SSD1306_I2C object less its 1,024-byte framebuffer (counted with the
+# sim's), measured once on the 32-bit unix port; it interns SSD1306_QSTRS names.
+SSD1306_BYTES = 2992
+SSD1306_QSTRS = 48
+RESOLUTION = 128  # bytes: a peak is found to within this (collecting at every byte over it is slow)
+QSTR_ROOM = 2048  # free qstr entries after the prefill: more than the sim and the firmware intern
+
+_peak = {"boot": 0, "game": 0}
+_st = {"phase": "boot", "base": 0, "sim": 0, "first_us": -1, "samples": 0, "collects": 0, "tag_max": 0,
+       "adc": 0}
+_tags = {}  # identity -> bytes of a simulated tag on the pad
+_keep = []
+_world = None
+
+
+def _live():
+    gc.collect()
+    return gc.mem_alloc()
+
+
+def _qstrs(when):
+    print("HEAPWATCH qstrs", when)
+    micropython.qstr_info()
+
+
+def _sample():
+    st = _st
+    st["samples"] += 1
+    if st["phase"] == "boot" and 0 <= st["first_us"] <= _world.now:
+        st["phase"] = "game"
+        _qstrs("boot")
+    extra = st["base"] + st["sim"]
+    for v in _tags.values():
+        extra += v
+    ph = st["phase"]
+    if gc.mem_alloc() - extra <= _peak[ph] + RESOLUTION:
+        return
+    st["collects"] += 1
+    gc.collect()
+    b = gc.mem_alloc() - extra
+    if b > _peak[ph]:
+        _peak[ph] = b
+
+
+def _prefill_qstrs():
+    # Intern throwaway names until the unix port has just taken a pool of QSTR_ROOM entries.
+    i = 0
+    while True:
+        a = gc.mem_alloc()
+        hasattr(_st, "_q%d" % i)  # interns the name
+        i += 1
+        if gc.mem_alloc() - a >= 7 * QSTR_ROOM:
+            return
+
+
+class _Stub:
+    def __init__(self, *a, **k):
+        pass
+
+    def __getattr__(self, name):
+        return _Stub
+
+
+def _board_only():
+    # maus.hw.esp32's bytecode, imported against stand-ins for the ESP32's machine and micropython modules.
+    a = _live()
+    m = _Stub()
+    for n in ("ADC", "I2C", "PWM", "SPI", "Pin", "RTC", "WDT"):
+        setattr(m, n, _Stub)
+    sys.modules["machine"] = m
+    mp = _Stub()
+    mp.const = micropython.const
+    mp.viper = lambda f: f
+    mp.alloc_emergency_exception_buf = lambda n: _keep.append(bytearray(n))  # a board allocates it
+    sys.modules["micropython"] = mp
+    b = _live()
+    import maus.hw.esp32  # noqa: F401
+
+    c = _live()
+    for k in ("maus.hw.esp32", "machine", "micropython"):
+        del sys.modules[k]
+    import maus
+    import maus.hw
+
+    delattr(maus.hw, "esp32")
+    for k in list(sys.modules):  # back to a clean start: the firmware imports these itself
+        if k.startswith("maus"):
+            del sys.modules[k]
+    del maus
+    # What stays (the names its .mpy interned; a board keeps them too) is in the live heap already.
+    return (c - b) - (_live() - a)
+
+
+def main():
+    global _world
+    st = _st
+    bare = int(sys.argv[1]) if len(sys.argv) > 1 else 0  # the bare interpreter's live heap (a board's too)
+    _prefill_qstrs()
+    _qstrs("start")
+    st["base"] = _live() - bare  # this tool
+    esp32_bytes = _board_only()
+    _qstrs("esp32")
+    import maus.hw as hwmod
+
+    board = hwmod.load_board()
+    a = _live()
+    hw = hwmod.open_hardware(board)
+    b = _live()
+    _qstrs("sim")
+    _world = hw.world
+    held_too = 0  # what a board holds as well: the framebuffer, the LED buffer
+    if hw.display is not None:
+        held_too += len(hw.display.buffer)
+    if hw.leds is not None:
+        held_too += 3 * len(hw.leds)
+    st["sim"] = (b - a) - held_too - esp32_bytes - SSD1306_BYTES
+    st["first_us"] = hw.world.next_action()  # the scenario's first input
+
+    orig_spend = hw.spend
+    orig_wspend = hw.world.spend
+    orig_idle = hw.idle
+    orig_tap = hw.tap
+    orig_remove = hw.remove
+
+    def spend(us):
+        _sample()
+        orig_spend(us)
+
+    def wspend(us):
+        st["adc"] += 1
+        if st["adc"] & 7 == 0:
+            _sample()
+        orig_wspend(us)
+
+    def idle(ms):
+        _sample()
+        orig_idle(ms)
+
+    def tap(ident):
+        if ident in hw._tags:
+            return orig_tap(ident)
+        x = _live()
+        orig_tap(ident)
+        n = _live() - x
+        _tags[ident] = n
+        st["tag_max"] = max(st["tag_max"], n)
+        _sample()
+
+    def remove(ident):
+        orig_remove(ident)
+        _tags.pop(ident, None)
+        _sample()
+
+    hw.spend = spend
+    hw.world.spend = wspend
+    hw.idle = idle
+    hw.tap = tap
+    hw.remove = remove
+
+    import maus.unit
+
+    _sample()
+    maus.unit.main(hw=hw)
+    _sample()
+    _qstrs("game")
+    print("HEAPWATCH boot", _peak["boot"])
+    print("HEAPWATCH game", _peak["game"])
+    print("HEAPWATCH sim", st["sim"])
+    print("HEAPWATCH esp32_hw", esp32_bytes)
+    print("HEAPWATCH ssd1306", SSD1306_BYTES, SSD1306_QSTRS)
+    print("HEAPWATCH tag_max", st["tag_max"])
+    print("HEAPWATCH samples", st["samples"], st["collects"])
+    gc.collect()
+    print("HEAPWATCH mem")
+    micropython.mem_info()
+
+
+main()

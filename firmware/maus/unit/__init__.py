@@ -1,0 +1,120 @@
+# The unit: boot stub. main() boots in steps that each load what they need and let it go again (the
+# board check, log recovery, the self-test), then hands over to the main loop (maus.unit.core), which
+# loads one phase at a time: menu, setup, play. Safe mode after repeated crashes (maus.unit.safe).
+import json
+
+from maus import call_unloaded
+
+# menu key -> (identity of the game card, module, players lo, hi, variants, young players allowed,
+#              piezo detector needed)
+GAMES = {
+    "mausgeflippt": ("game/mausgeflippt", "maus.games.mausgeflippt", 2, 6, (None,), True, False),
+    "mim": ("game/mim", "maus.games.mim", 2, 5, ("A", "B", "C"), False, False),
+    "mms": ("game/mms", "maus.games.mms", 2, 4, (None,), False, True),
+}
+CRASH_LIMIT = 3
+WDT_MS = 8000
+CALIB_FILE = "calib.json"
+
+
+def __getattr__(name):
+    # maus.unit.Unit: the main loop, loaded when first asked for (main() asks after the boot steps)
+    if name == "Unit":
+        from maus.unit.core import Unit
+
+        return Unit
+    raise AttributeError(name)
+
+
+def _find_game_class(mod):
+    from maus.game import Game
+
+    for name in dir(mod):
+        obj = getattr(mod, name)
+        if isinstance(obj, type) and obj is not Game and issubclass(obj, Game) and obj.GAME:
+            return obj
+    raise ImportError("no Game class in " + mod.__name__)
+
+
+def load_game(key):
+    modname = GAMES[key][1]
+    mod = __import__(modname, None, None, ("x",))
+    return mod, _find_game_class(mod)
+
+
+def load_catalog(mod, short):
+    """The game's catalog from maus/catalogs/<short>.json, compacted by the game module if it can."""
+    here = __file__.rsplit("/", 2)[0] if __file__.count("/") > 1 else "maus"
+    path = "%s/catalogs/%s.json" % (here, short)
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return None
+    loader = getattr(mod, "load_catalog", None)
+    return loader(data) if loader else data
+
+
+def _crash_count(hw, n=None):
+    data = hw.rtc_load()
+    cur = data[0] if data and len(data) >= 2 and data[1] == 0xA5 else 0
+    if n is not None:
+        hw.rtc_save(bytes((n, 0xA5)) + (data[2:] if data else b""))  # later bytes: the watchdog's (hw.esp32)
+    return cur
+
+
+def write_status(status):
+    from maus.logstore import write_atomic
+
+    try:
+        write_atomic("status.json", json.dumps(status))
+    except OSError:
+        pass
+
+
+def main(hw=None, **kw):
+    from maus.hw import load_board, open_hardware
+
+    if hw is None:
+        hw = open_hardware(load_board(), **kw)
+    crashes = _crash_count(hw)
+    if crashes >= CRASH_LIMIT:
+        return safe_mode(hw, crashes)
+    _crash_count(hw, crashes + 1)
+    unit = None
+    try:
+        # Each boot step runs with little else in RAM, and its modules go again before the next.
+        board_problems, recovered = call_unloaded("maus.unit.boot", "prepare", hw)
+        from maus.unit.core import Unit
+
+        unit = Unit(hw, recovered=recovered)
+        unit.status["problems"] = list(hw.problems) + board_problems
+        call_unloaded("maus.selftest", "boot", unit)
+        write_status(unit.status)
+        print("MAUSBOX READY", unit.status["version"])
+        hw.wdt_start(WDT_MS)
+        from maus.hostsvc import HostService
+
+        unit.host = HostService(unit)  # the host's link (docs/protocol.md), served by the main loop
+        unit.pollers.append(unit.host.serve)
+        unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))
+    except KeyboardInterrupt:  # Ctrl-C over USB is not a crash, even during the boot
+        hw.wdt_release()  # the REPL has the unit now: its watchdog is kept fed
+        if unit is not None and unit.log is not None:
+            unit.abort("interrupted (Ctrl-C)")
+        _crash_count(hw, 0)
+        raise
+    if unit.log is not None:
+        unit.abort("scenario ended")
+    _crash_count(hw, 0)
+    return unit
+
+
+def safe_mode(hw, crashes):
+    return call_unloaded("maus.unit.safe", "safe_mode", hw, crashes)
+
+
+def clear_safe_mode():
+    from maus.hw import load_board, open_hardware
+
+    _crash_count(open_hardware(load_board()), 0)

@@ -1,0 +1,414 @@
+# The unit's main loop and what every phase shares: inputs, outputs, timers, the Table games act through.
+#
+# One main loop services the buttons, timers, the RFID pad and the outputs. While a race is open it
+# does nothing but service the buttons and sleep, so IRQ handlers run the moment an edge comes in.
+#
+# The shell is split into phases, each a module of maus.unit loaded when the unit enters it and let go
+# when it leaves (with every module it loaded: a game, its texts, the log writer): menu (choosing a
+# game, its variant, joining), setup (the settings menu), play (a game and its end screen). Only one
+# is in RAM at a time (docs/build.md). State that outlives a phase (the chosen game, the players who
+# joined, menu positions) lives here.
+import gc
+import sys
+
+from maus import capture as cap_mod
+from maus import loaded, text, unload_since
+from maus.buttons import Gestures
+from maus.capture import Capture
+from maus.feedback import Feedback
+from maus.logstore import LogStore
+from maus.race import RaceWindow
+from maus.settings import Settings
+from maus.ticks import ticks_diff
+
+HEALTHY_MS = 30000  # running this long clears the crash counter
+RFID_POLL_MS = 50
+WATCH_SLICE_US = 20000  # armed piezo: sample this long between main-loop passes
+LOOP_US = 300  # a main-loop pass on the ESP32 (charged as virtual time on the sim)
+
+
+class Unit:
+    def __init__(self, hw, root="", seed=0, recovered=None):
+        self.hw = hw
+        self.seed = seed
+        self.root = root
+        self.settings = Settings(root, on_change=self._setting_changed)
+        self.lang = self.settings.get("lang")
+        self.store = LogStore(root)
+        if recovered is None:  # main() recovers before the unit is built, while the heap is empty
+            from maus import call_unloaded
+
+            recovered = call_unloaded("maus.gamelog", "recover", self.store)
+        self.recovered = recovered
+        self.fb = Feedback(hw, self.settings)
+        self.fb.console = self._console_say
+        n = len(hw.buttons)
+        self.n = n
+        self.capture = Capture(hw.buttons, hw.ticks_us, hw.levels, emit=self._cap_event)
+        self.log = None
+        self.window = RaceWindow(hw, self.capture, lambda: self.log)
+        self.gest = Gestures(n, self._gesture)
+        self._apply_timing()
+        self.timers = {}
+        self.race = False
+        self.game = None
+        self.mode = "menu"
+        self.phase = None  # the module of the phase taking the input (maus.unit.menu, .setup, .play)
+        self._mark = None  # the modules loaded before that phase: what stays when it goes
+        self._next = None  # a phase switch asked for by a handler, done when the handler returns
+        self.menu_i = 0
+        self.variant_i = 0
+        self.choice = None  # selected game key
+        self.variant = None
+        self.joined = []  # Player list in join order
+        self.settings_i = 0
+        self.pending_abort = False
+        self._warned_full = False
+        self.stop = False
+        self.reader = None
+        self.rfid = None
+        self.detector = None  # the piezo detector, while a game that needs it is on (maus.unit.play)
+        self._stop_watch = None  # its stop test, made once with it
+        self.calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
+        self.enrolment = None
+        self.pollers = []  # callables(now_ms) -> None or the most ms the loop may idle, outside race windows
+        self.host = None  # maus.hostsvc.HostService, set by main(): the host's requests over the console
+        if hw.spi is not None:
+            self._start_rfid()
+        import maus
+
+        self.status = {"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": False}
+        self._boot_ms = hw.ticks_ms()
+        self._healthy = False  # ran HEALTHY_MS without a crash: the crash counter was cleared
+        self._gc_at = 0
+
+    def _start_rfid(self):
+        from maus import cards, rfid
+        from maus.drivers.mfrc522 import MFRC522
+
+        try:
+            self.reader = MFRC522(self.hw.spi, self.hw.rfid_cs, self.hw.rfid_rst, getattr(self.hw, "sleep_us", None))
+        except Exception as e:  # noqa: BLE001 - a missing reader is reported by the self-test
+            self.hw.problems.append("rfid: %s" % e)
+            return
+        self.enrolment = cards.Enrolment()
+        if self.enrolment.error:
+            self.hw.problems.append(self.enrolment.error)
+        self.rfid = rfid.Presence(self.reader, self.enrolment)
+
+    # --- phases -----------------------------------------------------------------------------------------
+    def switch(self, name, arg=None):
+        """Leave the phase for maus.unit.<name> once the running handler returns (its code is still
+        on the stack until then)."""
+        self._next = (name, arg)
+
+    def _switch(self):
+        nxt = self._next
+        if nxt is None:
+            return
+        self._next = None
+        self.phase = None
+        self.game = None
+        self.detector = None
+        if self._mark is not None:
+            unload_since(self._mark)
+        gc.collect()  # the phase before is garbage now: its RAM is free before the next one loads
+        self._mark = loaded()
+        self.phase = __import__("maus.unit." + nxt[0], None, None, ("enter",))
+        self.phase.enter(self, nxt[1])
+        self._switch()  # entering may ask for another phase (a catalog that does not fit the game)
+
+    def show_menu(self):
+        self.switch("menu")
+        self._switch()
+
+    # --- settings ---------------------------------------------------------------------------------------
+    def _apply_timing(self):
+        s = self.settings
+        self.capture.settle_us = s.get("settle_ms") * 1000
+        self.capture.debounce_us = s.get("debounce_ms") * 1000
+        self.capture.stuck_ms = s.get("stuck_ms")
+        self.gest.double_ms = s.get("double_press_ms")
+        self.gest.long_ms = s.get("long_press_ms")
+
+    def settings_changed(self):
+        # The host changed settings: the shell follows at once; a game in progress keeps its own copy.
+        self.lang = self.settings.get("lang")
+        if self.mode != "play":
+            self._apply_timing()
+
+    def _setting_changed(self, key, old, new):
+        if self.log is not None:
+            self.log.record("settings", {"key": key, "old": old, "new": new})
+
+    # --- the Table the games act through ---------------------------------------------------------------
+    def now_ms(self):
+        return self.hw.ticks_ms()
+
+    def log_record(self, rtype, fields):
+        log = self.log
+        if log is not None:
+            log.record(rtype, fields)
+            if log.degraded and not self._warned_full:
+                # A full or failing flash never stops a game: say so once and keep refereeing.
+                self._warned_full = True
+                self._say("log_degraded")
+                self.fb.sound("error")
+                print("LOG degraded:", log.error)
+
+    def say(self, _key, **kw):
+        table = self.game.TEXT if self.game is not None else text.TEXT
+        self.fb.text(text.fmt(table, self.lang, _key, kw))
+
+    def led(self, player, colour, mode="on"):
+        self.fb.led(player, colour, mode)
+
+    def sound(self, name):
+        self.fb.sound(name)
+
+    def timer(self, name, ms):
+        self.timers[name] = self.hw.ticks_ms() + ms
+
+    def cancel(self, name):
+        self.timers.pop(name, None)
+
+    def race_open(self, reveal_t_us):
+        self.race = True
+        self.window.open()
+        if self.rfid is not None:
+            self.rfid.pause()
+
+    def race_close(self):
+        self.race = False
+        self.window.close()
+        if self.rfid is not None:
+            self.rfid.resume()
+
+    def detector_arm(self, armed):
+        d = self.detector
+        if d is None:
+            return
+        if armed:
+            d.set_sensitivity(self.settings.get("sensitivity"))
+            d.arm(self.hw.ticks_us())
+        else:
+            d.disarm()
+
+    def _watch(self):
+        # While armed nothing else runs: sample the piezo as fast as the loop allows, in slices so
+        # button events and timers are still served.
+        d = self.detector
+        if d.watch(self.hw.adc.read_u16, self.hw.ticks_us, self._stop_watch, WATCH_SLICE_US) == 1:  # piezo.ALARM
+            self._alarm()
+
+    def _alarm(self):
+        lvl = self.detector.take()
+        if lvl is not None and self.mode == "play":
+            self.game.on_alarm(lvl)
+
+    def finish(self):
+        self.phase.end_game(self)
+
+    def abort(self, reason):
+        if self.log is not None:
+            self.log.abort(reason)
+            self.log.close()
+            self.log = None
+        self.race = False
+        self.window.close()
+        self.game = None
+        self.timers = {}
+        self._say("aborted")
+        self.fb.sound("error")
+        self.mode = "menu"
+        self.show_menu()
+
+    # --- shell output helpers ---------------------------------------------------------------------------
+    def _say(self, _key, **kw):
+        self.fb.text(text.fmt(text.TEXT, self.lang, _key, kw))
+
+    def word(self, key):
+        """A shell word (a menu item, a game's name) in the unit's language."""
+        return text.fmt(text.TEXT, self.lang, key, {})
+
+    def _console_say(self, line):
+        print("SAY", line)
+
+    def _event_line(self, line):
+        # Every log record also goes to the console for `mausbox monitor`.
+        if self.host is not None and self.host.event(line):
+            return  # sent as an event frame to the monitor that asked for it
+        sys.stdout.write("EV ")
+        sys.stdout.write(line if isinstance(line, str) else line.decode())
+        if not (line.endswith("\n") if isinstance(line, str) else line.endswith(b"\n")):
+            sys.stdout.write("\n")
+
+    # --- input events ------------------------------------------------------------------------------------------
+    def _cap_event(self, kind, i, t_us):
+        p = i + 1
+        now = self.hw.ticks_ms()
+        if kind == cap_mod.EV_PRESS:
+            d = self.detector
+            if d is not None and d.armed:
+                d.blank(t_us)  # the press's own thump is not an alarm
+                if d.pending:
+                    self._alarm()
+            self._on_press(p, t_us)
+            self.gest.press(i, now)
+        elif kind == cap_mod.EV_RELEASE:
+            self.gest.release(i, now)
+            self._on_release(p, t_us)
+        elif kind == cap_mod.EV_STUCK:
+            self.gest.cancel(i)
+            self._say("stuck", p=p)
+            self.fb.sound("error")
+            self.log_record("note", {"text": "stuck button", "player": p})
+        elif kind == cap_mod.EV_UNSTUCK:
+            self.log_record("note", {"text": "button released", "player": p})
+
+    def _gesture(self, i, kind):
+        p = i + 1
+        if self.mode == "play":
+            self.log_record("gesture", {"player": p, "kind": kind})  # replays need them (docs/replay.md)
+            self.game.on_gesture(p, kind)
+        elif self.phase is not None:
+            self.phase.gesture(self, p, kind)
+        self._switch()
+
+    def _on_press(self, p, t_us):
+        if self.mode == "play":
+            self.game.on_press(p, t_us)
+        elif self.mode == "join":
+            self.phase.join_press(self, p)
+
+    def _on_release(self, p, t_us):
+        if self.mode == "play":
+            self.game.on_release(p, t_us)
+        elif self.mode == "join":
+            self.cancel("young%d" % p)
+
+    def _on_tap(self, ident, uid, t_us):
+        if ident is not None and ident.startswith("game/"):
+            self._game_card(ident)
+        elif self.mode == "play":
+            self.game.on_tap(ident, uid, t_us)
+        elif ident is None:
+            self._say("unknown_card")
+            self.fb.sound("error")
+        self._switch()
+
+    def _game_card(self, ident):
+        from maus.unit import GAMES
+
+        key = None
+        for k, g in GAMES.items():
+            if g[0] == ident:
+                key = k
+        if key is None:
+            self._say("unknown_card")
+            self.fb.sound("error")
+        elif self.phase is not None:
+            self.phase.game_card(self, key)
+
+    def _on_remove(self, ident, uid):
+        if self.mode == "play" and not (ident or "").startswith("game/"):
+            self.game.on_remove(ident, uid)
+
+    def _fire_timer(self, name):
+        if name.startswith("young"):
+            if self.mode == "join":
+                self.phase.join_young(self, int(name[5:]))
+        elif self.mode == "play":
+            self.game.on_timer(name)
+        elif name == "abort":
+            self.pending_abort = False
+        self._switch()
+
+    # --- the main loop --------------------------------------------------------------------------------------------
+    def step(self):
+        hw = self.hw
+        hw.spend(LOOP_US)
+        self.capture.service()
+        now = hw.ticks_ms()
+        self.gest.poll(now)
+        if self.timers:
+            due = None
+            for name in self.timers:  # not .items(): a view and a tuple a pass would fill the heap in a race
+                t = self.timers[name]
+                if ticks_diff(now, t) >= 0 and (due is None or ticks_diff(t, self.timers[due]) < 0):
+                    due = name
+            if due is not None:
+                del self.timers[due]
+                self._fire_timer(due)
+        if self.race:
+            self.window.step()  # a race window: nothing but the buttons until it closes
+            return
+        if self.rfid is not None:
+            for ev in self.rfid.poll(now):
+                uid = ev[2].lower() if ev[2] else ev[2]
+                if ev[0] == "tap":
+                    self._on_tap(ev[1] or None, uid, hw.ticks_us())
+                else:
+                    self._on_remove(ev[1], uid)
+        soon = -1
+        for poll in self.pollers:  # services outside race windows (e.g. the host link)
+            w = poll(now)
+            if w is not None and (soon < 0 or w < soon):
+                soon = w
+        self.fb.update(now)
+        hw.wdt_feed()
+        if self.detector is not None and self.detector.armed:
+            self._watch()
+            return
+        if not self._healthy and ticks_diff(now, self._boot_ms) >= HEALTHY_MS:
+            self._healthy = True
+            from maus.unit import _crash_count
+
+            _crash_count(hw, 0)
+        wait = self._wait_ms(now)
+        if 0 <= soon < wait:
+            wait = soon  # a service has more to do (the host link streaming a log)
+        if wait > 0 and ticks_diff(now, self._gc_at) > 500:
+            getattr(hw, "collect", gc.collect)()  # idle time: collect now, not during a race (sim: timed)
+            self._gc_at = now
+        hw.idle(wait)
+
+    def _wait_ms(self, now):
+        if self.capture.pending or self.capture.busy():
+            return 1
+        wait = RFID_POLL_MS if self.rfid is not None else 100
+        for t in self.timers.values():
+            wait = min(wait, ticks_diff(t, now))
+        g = self.gest.next_due(now)
+        if g >= 0:
+            wait = min(wait, g)
+        wait = min(wait, self.fb.next_due(now))
+        for i in range(self.n):
+            if self.capture.is_down(i):
+                wait = min(wait, 20)
+        return max(wait, 0)
+
+    def run(self, until=None):
+        self.capture.start()  # announces buttons stuck at boot
+        self.show_menu()
+        while not self.stop:
+            self.step()
+            if until is not None and until():
+                break
+
+
+class TableView:
+    # The Table a game sees: the unit's methods under the contract's names (maus.game.Table).
+    def __init__(self, unit):
+        self.u = unit
+        self.now_ms = unit.now_ms
+        self.log = unit.log_record
+        self.say = unit.say
+        self.led = unit.led
+        self.sound = unit.sound
+        self.timer = unit.timer
+        self.cancel = unit.cancel
+        self.race_open = unit.race_open
+        self.race_close = unit.race_close
+        self.detector = unit.detector_arm
+        self.finish = unit.finish

@@ -1,0 +1,22 @@
+# Safe mode: after CRASH_LIMIT crashes in a row the unit starts no game; the REPL stays free.
+import maus
+from maus import text
+from maus.feedback import Feedback
+
+
+def safe_mode(hw, crashes):
+    fb = Feedback(hw, _SafeSettings())
+    fb.text(text.fmt(text.TEXT, "en", "safe_mode", {"n": crashes}))
+    fb.led(0, "red", "on")
+    fb.update(hw.ticks_ms())
+    print("MAUSBOX SAFE MODE: %d crashes in a row; games are disabled, the REPL is free." % crashes)
+    print("Fix the cause, then: import maus.unit; maus.unit.clear_safe_mode()")
+    from maus.unit import write_status
+
+    write_status({"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": True, "crashes": crashes})
+    return None
+
+
+class _SafeSettings:
+    def get(self, key):
+        return {"volume": 1, "brightness": 16}.get(key)

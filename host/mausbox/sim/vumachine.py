@@ -1,0 +1,94 @@
+# mypy: ignore-errors
+# `machine` as code on the virtual unit sees it: what an ESP32's has and the virtual unit can honestly
+# do. Run under the MicroPython unix port, imported by replserver.py on the first `import machine`.
+import os
+import time
+
+PWRON_RESET = 1  # ports/esp32/modmachine.c: machine.reset_cause() values
+HARD_RESET = 2
+WDT_RESET = 3
+DEEPSLEEP_RESET = 4
+SOFT_RESET = 5
+RTC_MEM_MAX = 2048  # ports/esp32/machine_rtc.h: MICROPY_HW_RTC_USER_MEM_MAX
+CLOCK = "/clock.json"  # the wall clock as an offset from the host's (firmware/maus/hw/sim.py reads it too)
+RTC_MEM = "/.rtcmem"  # RTC memory: kept across soft and hard resets, gone at power-on
+
+
+def _offset():
+    try:
+        import json
+
+        with open(CLOCK) as f:
+            return json.load(f)["offset_s"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0
+
+
+class RTC:
+    """The ESP32's RTC: datetime() as (year, month, day, weekday, hours, minutes, seconds, subseconds)."""
+
+    def __init__(self, id=0):
+        pass
+
+    def datetime(self, dt=None):
+        if dt is None:
+            tm = time.localtime(int(time.time() + _offset()))
+            return (tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0)
+        if len(dt) < 7:
+            raise ValueError("requested length 8 but object has length %d" % len(dt))
+        import json
+
+        t = time.mktime((dt[0], dt[1], dt[2], dt[4], dt[5], dt[6], 0, 0))
+        here = os.getcwd()
+        os.chdir("/")  # VfsPosix renames only between relative paths
+        try:
+            with open(CLOCK[1:] + ".tmp", "w") as f:
+                f.write(json.dumps({"offset_s": t - time.time()}))
+            os.rename(CLOCK[1:] + ".tmp", CLOCK[1:])
+        finally:
+            os.chdir(here)
+
+    def init(self, dt):
+        self.datetime(dt)
+
+    def memory(self, data=None):
+        if data is None:
+            try:
+                with open(RTC_MEM, "rb") as f:
+                    return f.read()
+            except OSError:
+                return b""
+        if len(data) > RTC_MEM_MAX:
+            raise ValueError("buffer too long")
+        with open(RTC_MEM, "wb") as f:
+            f.write(data)
+
+
+def exports(status, real):
+    uid = os.getenv("MAUSBOX_UNIT_ID") or "5e1d00000001"
+    cause = int(os.getenv("MAUSBOX_RESET_CAUSE") or PWRON_RESET)
+
+    def unique_id():
+        import binascii
+
+        return binascii.unhexlify(uid)
+
+    def reset():
+        # A hard reset: the bridge ends this interpreter and boots a new one (RAM lost, RTC memory kept).
+        status(b"H\n")
+        while True:
+            time.sleep_ms(100)
+
+    def soft_reset():
+        raise SystemExit
+
+    def reset_cause():
+        return cause
+
+    out = {"RTC": RTC, "unique_id": unique_id, "reset": reset, "soft_reset": soft_reset,
+           "reset_cause": reset_cause, "PWRON_RESET": PWRON_RESET, "HARD_RESET": HARD_RESET,
+           "WDT_RESET": WDT_RESET, "DEEPSLEEP_RESET": DEEPSLEEP_RESET, "SOFT_RESET": SOFT_RESET}
+    for name in ("idle", "Signal", "time_pulse_us"):
+        if hasattr(real, name):
+            out[name] = getattr(real, name)
+    return out

@@ -1,0 +1,6 @@
+# M is for Mouse variant B, five players: a whole game in the board's heap (one process a game, as a board boots once a game; tests/fw/unitheap.py).
+from unitheap import check
+
+
+def test_mim_variant_b_five_players_in_the_board_heap():
+    check("mim-b-5p")

@@ -1,0 +1,6 @@
+# M is for Mouse variant C, five players: a whole game in the board's heap (one process a game, as a board boots once a game; tests/fw/unitheap.py).
+from unitheap import check
+
+
+def test_mim_variant_c_five_players_in_the_board_heap():
+    check("mim-c-5p")

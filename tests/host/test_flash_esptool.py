@@ -1,0 +1,112 @@
+"""`mausbox flash` end to end through the real esptool, against an emulated ESP32 ROM bootloader on a pty
+(the esp32-mock-bootloader package): the board file's image lands at the chip's offset, verified; a board
+or an image for another chip is refused before anything is written."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mausbox.cli import main
+
+MOCK = shutil.which("esp32-mock-bootloader") or str(Path(sys.executable).parent / "esp32-mock-bootloader")
+pytestmark = pytest.mark.skipif(not Path(MOCK).exists(), reason="esp32-mock-bootloader not installed (make setup)")
+
+
+def image(chip_id: int, name: bytes, size: int = 8192) -> bytes:
+    """An image with the ESP header esptool and `mausbox flash` read, and the board name MicroPython puts in it."""
+    data = bytearray(b"\x5a" * size)
+    data[0:4] = bytes((0xE9, 3, 2, 0x20))
+    data[4:24] = bytes(20)
+    data[12] = chip_id & 0xFF
+    data[13] = chip_id >> 8
+    data[64:64 + len(name)] = name
+    return bytes(data)
+
+
+@pytest.fixture
+def bootloader(request):
+    """Start the emulated bootloader for a chip; -> its pty."""
+    procs = []
+
+    def start(chip: str) -> str:
+        proc = subprocess.Popen([MOCK, "run", "--chip", chip, "--pty", "--timeout", "300"], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True)
+        procs.append(proc)
+        assert proc.stdout is not None
+        for line in proc.stdout:  # it names its pty first
+            m = re.search(r"(/dev/pts/\d+)", line)
+            if m:
+                return m.group(1)
+        raise AssertionError("the mock bootloader named no pty")
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def read_flash(port: str, offset: int, n: int, tmp: Path) -> bytes:
+    out = tmp / "read.bin"
+    subprocess.run([sys.executable, "-m", "esptool", "--port", port, "read-flash", hex(offset), str(n), str(out)],
+                   check=True, capture_output=True, timeout=120)
+    return out.read_bytes()
+
+
+def test_the_board_files_image_is_written_at_the_chips_offset_and_verified(bootloader, tmp_path, capfd):
+    port = bootloader("esp32")
+    fw = tmp_path / "ESP32_GENERIC-v1.28.0.bin"
+    fw.write_bytes(image(0, b"Generic ESP32 module"))
+    assert main(["flash", "--port", port, "--board", "esp32-devkitc", "--firmware", str(fw), "--yes",
+                 "--no-deploy"]) == 0
+    out = capfd.readouterr().out
+    assert "image ESP32_GENERIC" in out and "the board is an ESP32" in out
+    assert "Writing at 0x" in out and "100.0%" in out  # esptool's progress, passed through
+    assert "Hash of data verified" in out
+    assert read_flash(port, 0x1000, 8192, tmp_path) == fw.read_bytes()  # what landed where
+
+
+def test_a_board_file_for_another_chip_is_refused_before_any_write(bootloader, tmp_path, capfd):
+    port = bootloader("esp32s3")
+    fw = tmp_path / "ESP32_GENERIC-v1.28.0.bin"
+    fw.write_bytes(image(0, b"Generic ESP32 module"))
+    assert main(["flash", "--port", port, "--board", "esp32-devkitc", "--firmware", str(fw), "--yes",
+                 "--no-deploy"]) == 1
+    cap = capfd.readouterr()
+    assert "is an ESP32-S3, but esp32-devkitc is an ESP32 board: refusing" in cap.err
+    assert "Erasing" not in cap.out and "Writing at" not in cap.out
+    assert read_flash(port, 0x0, 4096, tmp_path) == b"\xff" * 4096  # nothing erased or written
+
+
+def test_an_image_for_another_chip_or_variant_is_refused_without_a_port(tmp_path, capsys):
+    s3 = tmp_path / "ESP32_GENERIC_S3.bin"
+    s3.write_bytes(image(9, b"Generic ESP32S3 module"))
+    assert main(["flash", "--port", "/dev/ttyNOPE", "--board", "esp32-devkitc", "--firmware", str(s3), "--yes"]) == 1
+    assert "built for an ESP32-S3, but esp32-devkitc is an ESP32 board" in capsys.readouterr().err
+    spiram = tmp_path / "ESP32_GENERIC-SPIRAM.bin"
+    spiram.write_bytes(image(0, b"Generic ESP32 module with SPIRAM"))
+    assert main(["flash", "--port", "/dev/ttyNOPE", "--board", "esp32-devkitc", "--firmware", str(spiram)]) == 1
+    assert "is the ESP32_GENERIC-SPIRAM image, but esp32-devkitc" in capsys.readouterr().err
+    plain = tmp_path / "ESP32_GENERIC_S3.bin"
+    plain.write_bytes(image(9, b"Generic ESP32S3 module"))
+    assert main(["flash", "--board", "esp32-s3-devkitc", "--firmware", str(plain), "--dry-run"]) == 1
+    assert "needs ESP32_GENERIC_S3-SPIRAM_OCT" in capsys.readouterr().err
+
+
+def test_dry_run_names_the_image_each_board_needs(capsys):
+    import json
+
+    want = {"esp32-devkitc": ("ESP32_GENERIC", 0x1000), "esp32-wrover": ("ESP32_GENERIC-SPIRAM", 0x1000),
+            "esp32-s3-devkitc": ("ESP32_GENERIC_S3-SPIRAM_OCT", 0x0)}
+    for name, (img, offset) in want.items():
+        assert main(["flash", "--board", name, "--dry-run", "--json"]) == 0
+        p = json.loads(capsys.readouterr().out)
+        assert (p["image"], p["offset"]) == (img, offset), name
+        assert p["deploy"] == f"mausbox deploy --board {name}"
+    assert main(["flash", "--board", "esp32-devkitc", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "image ESP32_GENERIC\n" in out and "offset 0x1000" in out and "mausbox deploy --board esp32-devkitc" in out
