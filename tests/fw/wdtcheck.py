@@ -13,7 +13,9 @@ def _hw():
 
 
 def _idle(hw, ms, feed=False):
-    for _ in range(ms // 100):
+    # by virtual time, not by calls: with the ESP32 timing model one idle() sleeps 10 ms at most
+    end = hw.world.now + ms * 1000
+    while hw.world.now < end:
         hw.idle(100)
         if feed:
             hw.wdt_feed()

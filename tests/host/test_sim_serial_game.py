@@ -17,9 +17,6 @@ from mausbox.paths import micropython_binary
 
 pytestmark = [
     pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed"),
-    # The virtual unit's bridge hands console input to the running app only with the vunit branch merged:
-    # then this passes, and strict=True fails the suite until this marker is removed.
-    pytest.mark.xfail(strict=True, reason="needs the virtual unit's bridge to deliver console input (vunit)"),
 ]
 SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "mg-3p-wait.jsonl"
 
