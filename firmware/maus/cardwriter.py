@@ -128,3 +128,19 @@ def write_identity(reader, ident, force=False):
         return (W_SEVERAL, None, None)
     reader.scan(w.write_card)
     return (w.result, w.uid, w.found)
+
+
+def read_cards(reader):
+    """The cards on the pad now: [[uid hex, identity]], identity "" for a tag holding none, None when an
+    NTAG could not be read, "" for a MIFARE Classic (enrol it by UID)."""
+    from maus.rfid import read_identity
+
+    buf = bytearray(_AREA)
+    cc = bytearray(4)
+    got = []
+
+    def cb(uid, n, sak):
+        got.append([cards.uid_hex(uid, n), read_identity(reader, buf, cc) if sak == _TYPE2 else ""])
+
+    reader.scan(cb)
+    return got

@@ -31,6 +31,18 @@ class UserError(Exception):
         self.code = code
 
 
+def unit_options(p, timeout: float = 10.0, json: bool = True, under: bool = False) -> None:
+    """--port, --timeout (and --json) for a command that talks to a unit. `under`: on an action's own parser
+    as well (`mausbox clock set --port P` as `mausbox clock --port P set`); there they only override."""
+    d = {"default": argparse.SUPPRESS} if under else {}
+    p.add_argument("--port", help="serial port (default: the only unit connected)", **({} if not under else d))
+    p.add_argument("--timeout", type=float, help="seconds to wait for each answer of the unit "
+                   f"(default {timeout:g}; a silent or babbling unit fails within it)",
+                   **(d if under else {"default": timeout}))
+    if json:
+        p.add_argument("--json", action="store_true", help="print the result as JSON", **d)
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, dict]:
     parser = argparse.ArgumentParser(prog="mausbox", description=mausbox.__doc__)
     parser.add_argument("--version", action="version", version=f"mausbox {mausbox.__version__}")

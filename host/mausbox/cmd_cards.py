@@ -1,9 +1,9 @@
 """`mausbox cards`: make a classroom card set: write identities to NTAG stickers, enrol UIDs, print, check.
 
 Identities are `mausbox:<game>/<kind>/<id>` in the canonical form of `maus.cards`. The unit does the radio
-work: this command runs the firmware's own routines over the raw REPL (the board's MFRC522 driver,
-`maus.cardwriter.write_identity`, `maus.rfid_id.read_identity`, `maus.cards.Enrolment`), one card at a time,
-and tells the user what to put on the pad.
+work with the firmware's own routines (`maus.cardwriter`, `maus.cards.Enrolment`), one step per request of the
+host protocol (`card_write`, `card_read`, `enrol`, `enrolled`: docs/protocol.md), while its app keeps running
+(not during a game); this command tells the user what to put on the pad.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ def add_parser(p):
     def unit(q):
         q.add_argument("--port", help="serial port or pty of the unit (default: the only one connected)")
         q.add_argument("--baud", type=int, default=115200)
-        q.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for each card on the pad")
+        q.add_argument("--timeout", type=float, default=20.0,
+                       help="seconds to wait for each card on the pad (and at most for each answer of the unit)")
 
     def cards(q):
         q.add_argument("cards", nargs="*", help="identities (mg/mouse/07 ...); default: every card of --catalog")
@@ -41,6 +42,7 @@ def add_parser(p):
     q = sub.add_parser("list", help="what the unit has enrolled")
     q.add_argument("--port")
     q.add_argument("--baud", type=int, default=115200)
+    q.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the unit's answer")
     q.add_argument("--json", action="store_true")
 
     q = sub.add_parser("print", help="a printable card sheet (SVG, A4) from a catalog")
@@ -268,119 +270,53 @@ def _check(args) -> int:
 
 # --- through the unit ----------------------------------------------------------------------------
 
-# Run on the unit (raw REPL, the app stopped): the board's reader through the firmware's own driver.
-_PAD = """\
-import gc, json
-gc.collect()
-from maus import cards
-from maus.ticks import ticks_diff
-def _pad():
- from maus.hw import load_board, open_hardware
- from maus.drivers.mfrc522 import MFRC522
- hw = open_hardware(load_board())
- if hw.spi is None:
-  raise OSError('this unit has no RFID reader')
- r = MFRC522(hw.spi, hw.rfid_cs, hw.rfid_rst)
- r.init()
- return hw, r
-def _wait(hw, ms, fn):
- t0 = hw.ticks_ms()
- while True:
-  v = fn()
-  if v is not None or ticks_diff(hw.ticks_ms(), t0) > ms:
-   return v
-  hw.idle(50)
-"""
-
-_WRITE_CODE = _PAD + """\
-def _go(ident, force, ms):
- from maus.cardwriter import write_identity, WRITE_RESULTS, W_NO_CARD
- hw, r = _pad()
- def once():
-  x = write_identity(r, ident, force)
-  return None if x[0] == W_NO_CARD else x
- x = _wait(hw, ms, once)
- return None if x is None else {'code': x[0], 'result': WRITE_RESULTS[x[0]], 'uid': x[1], 'found': x[2]}
-print(json.dumps(_go(%r, %r, %d)))
-del _go, _pad, _wait
-gc.collect()
-"""
-
-_READ_CODE = _PAD + """\
-def _go(ms):
- from maus.rfid_id import read_identity
- hw, r = _pad()
- b = bytearray(60)
- cc = bytearray(4)
- got = []
- def cb(uid, n, sak):
-  got.append([cards.uid_hex(uid, n), read_identity(r, b, cc) if sak == 0 else ''])
- def once():
-  del got[:]
-  r.scan(cb)
-  return list(got) if got else None
- return _wait(hw, ms, once)
-print(json.dumps(_go(%d)))
-del _go, _pad, _wait
-gc.collect()
-"""
-
-_ENROL_GET = """\
-import json
-from maus.cards import Enrolment
-_e = Enrolment()
-print(json.dumps({'cards': _e.map, 'error': _e.error, 'skipped': _e.skipped}))
-"""
-
-_ENROL_ADD = """\
-import json
-from maus.cards import Enrolment
-print(json.dumps(Enrolment().add(%r, %r)))
-"""
-
-
 def _open(args):
-    from mausbox.cli import EXIT_NO_UNIT, UserError
-    from mausbox.cmd_logs import _ports
-    from mausbox.logpull import LinkLost, ReplLink
+    from mausbox.link import UnitLink
 
-    args.all = False
-    if args.port:
-        args.port = [args.port] if isinstance(args.port, str) else args.port
-    try:
-        return ReplLink(_ports(args)[0], baudrate=args.baud, timeout=2.0)
-    except LinkLost as e:
-        raise UserError(str(e), EXIT_NO_UNIT) from None
+    link = UnitLink(args.port, timeout=min(args.timeout, 10.0), baud=args.baud)
+    link.hello()
+    return link
 
 
-def _exec_json(link, code: str, timeout: float):
-    import json
-
-    from mausbox.cli import EXIT_LINK, UserError
-    from mausbox.logpull import DeviceError, FrameError, LinkLost, _last_line
+def _ask(link, op: str, **kw) -> dict:
+    from mausbox.cli import EXIT_PROBLEM, UserError
+    from mausbox.link import UnitError
 
     try:
-        out = link.exec(code, timeout=timeout)
-    except DeviceError as e:
-        msg = _last_line(str(e))
-        if "ImportError" in msg or "no module named" in msg.lower():
-            raise UserError("the unit's firmware has no card routines (%s): run mausbox deploy" % msg,
-                            EXIT_LINK) from None
-        raise UserError("the unit failed: %s" % msg, EXIT_LINK) from None
-    except (LinkLost, FrameError) as e:
-        raise UserError("link to the unit failed: %s" % e, EXIT_LINK) from None
-    try:
-        return json.loads(out.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise UserError("the unit answered oddly: %r" % out[:120], EXIT_LINK) from None
+        return link.request(op, **kw)
+    except UnitError as e:
+        if e.error == "op":
+            raise UserError("the unit's firmware has no card routines (%s): run mausbox deploy" % e.msg,
+                            EXIT_PROBLEM) from None
+        raise UserError("the unit refused: %s" % e.msg, EXIT_PROBLEM) from None
+
+
+def _until_card(link, args, op: str, **kw):
+    """Repeat one card step until a card is on the pad (the unit answers at once either way)."""
+    import time
+
+    end = time.monotonic() + args.timeout
+    while True:
+        r = _ask(link, op, **kw)
+        if (r.get("code") != 2 if op == "card_write" else bool(r.get("cards"))):  # 2: W_NO_CARD
+            return r
+        if time.monotonic() >= end:
+            return None
+        time.sleep(0.2)
 
 
 def read_enrolment(link) -> dict:
-    """{"cards": {UID: identity}, "error": str or None, "skipped": n} as the unit's Enrolment loads it."""
-    doc = _exec_json(link, _ENROL_GET, 10)
-    if not isinstance(doc, dict) or not isinstance(doc.get("cards"), dict):
-        return {"cards": {}, "error": "the unit answered oddly", "skipped": 0}
-    return doc
+    """{"cards": {UID: identity}, "error": str or None, "skipped": n} as the unit's Enrolment holds it."""
+    cards: dict[str, str] = {}
+
+    def part(f) -> None:
+        for line in f.payload.decode("utf-8", "replace").splitlines():
+            uid, _, ident = line.partition(" ")
+            if uid and ident:
+                cards[uid] = ident
+
+    done = link.request("enrolled", on_frame=part)
+    return {"cards": cards, "error": done.get("error"), "skipped": done.get("skipped", 0)}
 
 
 def _uid_ok(uid) -> bool:
@@ -418,19 +354,21 @@ def _each_card(args, verb: str, fn) -> int:
             done += ok
             failed += not ok
     finally:
-        link.close(restart=True)
+        try:
+            link.request("card_done")  # the pad is the unit's again
+        except Exception:  # noqa: BLE001 - the lease ends by itself on the unit
+            pass
+        link.close()
     print("%d card(s) %s, %d failed" % (done, "written" if verb == "write" else "enrolled", failed))
     return 1 if failed else 0
 
 
 def _write(args) -> int:
-    ms = int(args.timeout * 1000)
-
     def one(link, ident):
-        r = _exec_json(link, _WRITE_CODE % (ident, bool(args.force), ms), args.timeout + 15)
+        r = _until_card(link, args, "card_write", id=ident, force=bool(args.force))
         if r is None:
             return False, "no card on the pad within %.0f s" % args.timeout
-        if not isinstance(r, dict) or not isinstance(r.get("code"), int):
+        if not isinstance(r.get("code"), int):
             return False, "unexpected answer %r" % (r,)
         if r["code"] in (0, 1):  # W_OK, W_SAME
             return True, "%s: mausbox:%s on tag %s" % (r.get("result"), ident, r.get("uid"))
@@ -441,12 +379,11 @@ def _write(args) -> int:
 
 
 def _enrol(args) -> int:
-    ms = int(args.timeout * 1000)
-
     def one(link, ident):
-        r = _exec_json(link, _READ_CODE % ms, args.timeout + 15)
-        if not r:
+        got = _until_card(link, args, "card_read")
+        if not got:
             return False, "no card on the pad within %.0f s" % args.timeout
+        r = got.get("cards")
         if not isinstance(r, list) or not all(isinstance(x, list) and len(x) == 2 for x in r):
             return False, "unexpected answer %r" % (r,)
         if len(r) > 1:
@@ -459,8 +396,8 @@ def _enrol(args) -> int:
         if held and held != ident:
             return False, "this tag already says %s: not enrolled" % held
         old = read_enrolment(link)["cards"].get(uid)
-        got = _exec_json(link, _ENROL_ADD % (uid, ident), 10)
-        if got != ident or read_enrolment(link)["cards"].get(uid) != ident:
+        put = _ask(link, "enrol", uid=uid, id=ident)
+        if put.get("id") != ident or read_enrolment(link)["cards"].get(uid) != ident:
             return False, "the enrolment did not stick on the unit"
         return True, "UID %s -> %s%s" % (uid, ident, " (was %s)" % old if old and old != ident else "")
 
@@ -474,7 +411,7 @@ def _list(args) -> int:
     try:
         doc = read_enrolment(link)
     finally:
-        link.close(restart=True)
+        link.close()
     mapping = doc["cards"]
     if args.json:
         print(json.dumps(doc, indent=1, sort_keys=True))

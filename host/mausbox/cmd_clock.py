@@ -1,30 +1,25 @@
-"""`mausbox clock`: the unit's real-time clock, set from the host.
+"""`mausbox clock`: the unit's real-time clock, set from the host while the unit plays.
 
-A board keeps time in its RTC (`machine.RTC().datetime(...)`, lost at power-off). The virtual unit's
-machine.RTC keeps it as an offset from the host's clock in `/clock.json` `{"offset_s": <float>}`, which
-the simulated hardware reads too (no file: the host's time).
+A board keeps time in its RTC (`machine.RTC().datetime(...)`, lost at power-off); the virtual unit keeps an
+offset from the host's clock in `/clock.json`. Either way the host sends the `clock` request with the time in
+the RTC's order and the unit answers with its wall clock (docs/protocol.md).
 """
 
 from __future__ import annotations
 
 HELP = "set the unit's clock from this computer (clock set), or compare it (clock show)"
 
-_SET = """import machine
-machine.RTC().datetime(%r)
-"""
-_SHOW = """import machine
-d=machine.RTC().datetime()
-print(repr(d[:3]+d[4:7]))
-"""
-
 
 def add_parser(p):
-    p.add_argument("--port", help="serial port (default: the only unit connected)")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    from mausbox.cli import unit_options
+
+    unit_options(p)
     sub = p.add_subparsers(dest="action", metavar="ACTION")
     s = sub.add_parser("set", help="set the unit's clock to this computer's time")
     s.add_argument("--utc", action="store_true", help="set UTC instead of local time")
-    sub.add_parser("show", help="show the unit's time and how far it is off")
+    w = sub.add_parser("show", help="show the unit's time and how far it is off")
+    for q in (s, w):
+        unit_options(q, under=True)
 
 
 def rtc_tuple(t: float, utc: bool = False) -> tuple:
@@ -36,26 +31,33 @@ def rtc_tuple(t: float, utc: bool = False) -> tuple:
 
 
 def run(args) -> int:
-    import ast
     import json
     import time
 
-    from mausbox.cli import EXIT_USAGE, UserError
-    from mausbox.transport import UnitLink
+    from mausbox.cli import EXIT_LINK, EXIT_USAGE, UserError
+    from mausbox.link import UnitLink
 
     if args.action is None:
         raise UserError("say what to do: clock set, or clock show", EXIT_USAGE)
     utc = getattr(args, "utc", False)
-    with UnitLink(args.port) as link:
-        link.enter_raw(soft_reset=True)
+    with UnitLink(args.port, timeout=args.timeout) as link:
+        link.hello()
         if args.action == "set":
-            now = time.time()
-            link.exec(_SET % (rtc_tuple(now, utc),))
-        parts = ast.literal_eval(link.exec(_SHOW).decode().strip())
+            # whole seconds: the RTC's subseconds are not settable; wait for the next second to start
+            time.sleep(1 - time.time() % 1)
+            got = link.request("clock", rtc=list(rtc_tuple(time.time(), utc)))
+        else:
+            got = link.request("clock")
+    wall = got.get("wall")
+    if not wall:
+        if args.action == "show":
+            print("unit clock: not set (run `mausbox clock set`)")
+            return 1
+        raise UserError(f"{link.port}: the unit did not take the time", EXIT_LINK)
+    unit_t = time.mktime(time.strptime(wall, "%Y-%m-%dT%H:%M:%S"))
     host = time.gmtime() if utc else time.localtime()
-    drift = round(time.mktime(time.struct_time(tuple(parts) + (0, 0, -1)))
-                  - time.mktime(time.struct_time(tuple(host[:6]) + (0, 0, -1))))
-    shown = "%04d-%02d-%02d %02d:%02d:%02d" % tuple(parts)
+    drift = round(unit_t - time.mktime(time.struct_time(tuple(host[:6]) + (0, 0, -1))))
+    shown = wall.replace("T", " ")
     if args.json:
         print(json.dumps({"unit_time": shown, "off_by_s": drift}))
     else:

@@ -4,27 +4,10 @@ from __future__ import annotations
 
 HELP = "show or change a unit's settings: config get [KEY] | set KEY VALUE | reset"
 
-_GET = """from maus.settings import Settings
-_s=Settings()
-print(repr((_s.values,_s.source,_s.message)))
-del _s
-"""
-_SET = """from maus.settings import Settings
-_s=Settings()
-try:
- print(repr(_s.set(%r,%r)))
-except ValueError as e:
- print(repr(str(e)))
-del _s
-"""
-_RESET = """from maus.settings import Settings
-Settings().reset()
-"""
-
-
 def add_parser(p):
-    p.add_argument("--port", help="serial port (default: the only unit connected)")
-    p.add_argument("--json", action="store_true", help="print settings as JSON")
+    from mausbox.cli import unit_options
+
+    unit_options(p)
     sub = p.add_subparsers(dest="action", metavar="ACTION")
     g = sub.add_parser("get", help="show all settings, or one")
     g.add_argument("key", nargs="?")
@@ -33,6 +16,8 @@ def add_parser(p):
     s.add_argument("value")
     r = sub.add_parser("reset", help="every setting back to its default")
     r.add_argument("--yes", action="store_true", help="do not ask")
+    for q in (g, s, r):
+        unit_options(q, under=True)
 
 
 def describe(key: str) -> str:
@@ -80,11 +65,10 @@ def show(value) -> str:
 
 
 def run(args) -> int:
-    import ast
     import json
 
     from mausbox.cli import EXIT_PROBLEM, EXIT_USAGE, UserError
-    from mausbox.transport import UnitLink
+    from mausbox.link import UnitError, UnitLink
 
     if args.action is None:
         raise UserError("say what to do: config get [KEY], config set KEY VALUE, or config reset", EXIT_USAGE)
@@ -97,21 +81,23 @@ def run(args) -> int:
         if input("Reset every setting of the unit to its default? [y/N] ").strip().lower() not in ("y", "yes"):
             print("nothing changed")
             return EXIT_PROBLEM
-    with UnitLink(args.port) as link:
-        link.enter_raw(soft_reset=True)
-        if args.action == "set":
-            out = ast.literal_eval(link.exec(_SET % (args.key, value)).decode().strip())
-            if isinstance(out, str):
-                raise UserError(f"the unit refused: {out}", EXIT_PROBLEM)
-            print(f"{args.key} = {show(value)}" + ("" if out else " (unchanged)"))
-            return 0
-        if args.action == "reset":
-            link.exec(_RESET)
-            print("settings reset to defaults")
-            return 0
-        values, source, message = ast.literal_eval(link.exec(_GET).decode().strip())
+    with UnitLink(args.port, timeout=args.timeout) as link:
+        link.hello()
+        try:
+            if args.action == "set":
+                out = link.request("set", key=args.key, value=value)
+                print(f"{args.key} = {show(value)}" + ("" if out.get("changed") else " (unchanged)"))
+                return 0
+            if args.action == "reset":
+                link.request("reset_settings")
+                print("settings reset to defaults")
+                return 0
+            got = link.request("settings")
+        except UnitError as e:
+            raise UserError(f"the unit refused: {e.msg}", EXIT_PROBLEM) from None
+    values, source, message = got.get("values") or {}, got.get("source"), got.get("message")
     if args.key:
-        print(json.dumps({args.key: values[args.key]}) if args.json else show(values[args.key]))
+        print(json.dumps({args.key: values.get(args.key)}) if args.json else show(values.get(args.key)))
         return 0
     if args.json:
         print(json.dumps({"values": values, "source": source, "message": message}, indent=2))

@@ -13,6 +13,8 @@ def add_parser(p):
     p.add_argument("--no-confirm", action="store_true", help="do not soft-reset and wait for the boot line")
     p.add_argument("--romfs", action="store_true", help="put the app into the unit's ROMFS partition (where its "
                                                         "MicroPython has one) so its bytecode runs from flash")
+    p.add_argument("--force", action="store_true", help="deploy even to a unit in a game (the game ends unfinished)")
+    p.add_argument("--timeout", type=float, default=15.0, help="seconds to wait for each answer of the unit")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
@@ -20,15 +22,28 @@ def run(args) -> int:
     import json
     from dataclasses import asdict
 
+    from mausbox import progress
     from mausbox.deploy import deploy, deploy_romfs
-    from mausbox.transport import UnitLink
+    from mausbox.link import UnitLink
 
     say = (lambda *a: None) if args.json else print
-    with UnitLink(args.port, timeout=15) as link:
-        if args.romfs:
-            report = deploy_romfs(link, args.board, say=say)
-        else:
-            report = deploy(link, args.board, say=say, confirm_s=0 if args.no_confirm else 20, mip=not args.no_mip)
+    bar = progress.Bar("deploy", 0, enabled=progress.wanted(args.json))
+    quiet = bar.enabled  # one bar instead of a line per file
+
+    def tell(*a):
+        if not quiet or not a or not str(a[0]).startswith("  sent "):
+            bar.close()
+            say(*a)
+
+    with UnitLink(args.port, timeout=args.timeout, recover=False) as link:
+        try:
+            if args.romfs:
+                report = deploy_romfs(link, args.board, say=say, force=args.force)
+            else:
+                report = deploy(link, args.board, say=tell, confirm_s=0 if args.no_confirm else 20,
+                                mip=not args.no_mip, force=args.force, progress=lambda done, total: bar.set(done, total))
+        finally:
+            bar.close()
     if args.json:
         print(json.dumps(asdict(report), indent=2))
         return 0

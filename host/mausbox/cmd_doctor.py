@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-HELP = "check a unit: port, firmware, free flash, RFID reader, piezo, stuck buttons, safe mode"
+HELP = "check a unit: port, firmware, free flash, RFID reader, piezo, stuck buttons, safe mode (never stops a game)"
 
-_READ = """import sys,os
-try:
- with open('/status.json') as f:s=f.read()
-except OSError:
- s=None
-try:
- v=os.statvfs('/')
- free=v[0]*v[4]
-except OSError:
- free=None
-print(repr((s,'.'.join(str(x) for x in sys.implementation.version[:3]),sys.platform,free)))
-"""
 LOW_FLASH = 64 * 1024  # below this a game log may not fit
 PIEZO_RANGE = (2000, 60000)  # a baseline outside means the input floats or is shorted
 
 
 def add_parser(p):
-    p.add_argument("--port", help="serial port (default: the only unit connected)")
-    p.add_argument("--json", action="store_true", help="print the findings as JSON")
+    from mausbox.cli import unit_options
+
+    unit_options(p)
 
 
 def diagnose(status: dict | None, micropython: str, free_flash: int | None, host_version: str) -> list[dict]:
@@ -76,28 +65,31 @@ def diagnose(status: dict | None, micropython: str, free_flash: int | None, host
 
 
 def run(args) -> int:
-    import ast
     import json
 
     import maus
 
-    from mausbox.transport import UnitLink
+    from mausbox.link import UnitLink
 
-    with UnitLink(args.port) as link:
+    with UnitLink(args.port, timeout=args.timeout) as link:
         port = link.port
-        link.enter_raw()  # no soft reset: status.json is what the last boot found
-        raw, mpy, platform, free = ast.literal_eval(link.exec(_READ).decode().strip())
-    status = None
-    if raw is not None:
-        try:
-            status = json.loads(raw)
-        except ValueError:
-            status = None
-    findings = [{"check": "port", "ok": True, "detail": f"{port} ({'virtual unit' if platform == 'linux' else platform})",
-                 "fix": ""}] + diagnose(status, mpy, free, maus.VERSION)
+        info = link.hello()
+        st = link.request("status")
+    status = st.get("status") or None
+    if isinstance(status, dict) and not status.get("version"):
+        status = None  # no boot record: the app never booted on this unit
+    if status is not None and st.get("free_bytes") is not None:
+        status = dict(status, free_bytes=st["free_bytes"])  # now, not at boot
+    platform = info.get("platform")
+    where = "virtual unit" if platform == "linux" or info.get("board") == "sim" else platform
+    doing = "the app runs" if info.get("app") else "the app is not running: the unit answers from its REPL"
+    findings = [{"check": "port", "ok": True, "detail": f"{port} ({where}); {doing}", "fix": ""}]
+    findings += diagnose(status, info.get("micropython") or "?", st.get("free_bytes"), maus.VERSION)
     bad = [f for f in findings if not f["ok"]]
     if args.json:
-        print(json.dumps({"ok": not bad, "findings": findings, "status": status}, indent=2))
+        print(json.dumps({"ok": not bad, "findings": findings, "status": status, "unit": info,
+                          "live": {k: st.get(k) for k in ("mode", "game", "log", "mem_free", "uptime_ms", "wall")}},
+                         indent=2))
     else:
         for f in findings:
             print(f"{'ok ' if f['ok'] else '!! '} {f['check']:<10} {f['detail']}")

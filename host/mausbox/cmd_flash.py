@@ -125,7 +125,7 @@ def image_chip(data: bytes) -> tuple[str, int]:
 
 def esptool_error(text: str, port: str) -> str:
     """esptool's failure text -> what to do."""
-    from mausbox.transport import BUSY_HINT
+    from mausbox.link import BUSY_HINT
 
     low = text.lower()
     if "permission denied" in low:
@@ -224,8 +224,8 @@ def run(args) -> int:
     from pathlib import Path
 
     from mausbox.cli import EXIT_PROBLEM, EXIT_USAGE, UserError
+    from mausbox.link import resolve_port
     from mausbox.sim.ports import running_units
-    from mausbox.transport import resolve_port
 
     p = plan(args.board, args.firmware) if args.board else None
     if args.dry_run:
@@ -278,10 +278,10 @@ def run(args) -> int:
     import time
 
     from mausbox.deploy import deploy
-    from mausbox.transport import UnitLink
+    from mausbox.link import UnitLink
 
     time.sleep(2)  # first boot: MicroPython formats its filesystem
-    with UnitLink(port, timeout=20) as link:
+    with UnitLink(port, timeout=20, recover=False) as link:
         report = deploy(link, args.board)
     print(f"flash: done; the unit booted Mausbox {report.ready}")
     return 0

@@ -20,9 +20,9 @@ def add_parser(p):
     g.add_argument("--all", action="store_true", help="every connected unit, in parallel")
     q.add_argument("--dest", help="folder for the raw logs (default: the store's raw/ folder); one folder per unit")
     q.add_argument("--baud", type=int, default=115200)
-    q.add_argument("--timeout", type=float, default=2.0, help="seconds of silence before the link counts as broken")
+    q.add_argument("--timeout", type=float, default=10.0,
+                   help="seconds to wait for each answer of the unit (default %(default)s)")
     q.add_argument("--no-mark", action="store_true", help="do not mark logs pulled on the unit")
-    q.add_argument("--no-restart", action="store_true", help="leave the unit at its REPL (default: soft reset)")
     q.add_argument("--json", action="store_true")
     q.add_argument("-v", "--verbose", action="store_true", help="report retries and resumes")
 
@@ -79,7 +79,7 @@ def run(args) -> int:
 
 def _ports(args) -> list[str]:
     from mausbox.cli import EXIT_NO_UNIT, EXIT_USAGE, UserError
-    from mausbox.logpull import unit_ports
+    from mausbox.link import unit_ports
 
     if args.port:
         return list(dict.fromkeys(args.port))
@@ -98,28 +98,53 @@ def _pull(args) -> int:
     from concurrent.futures import ThreadPoolExecutor
     from pathlib import Path
 
-    from mausbox.cli import EXIT_LINK, EXIT_NO_UNIT, EXIT_OK, EXIT_PROBLEM
-    from mausbox.logpull import LinkLost, ReplLink, UnitResult, pull_unit
+    from mausbox import progress
+    from mausbox.cli import EXIT_LINK, EXIT_NO_UNIT, EXIT_OK, EXIT_PROBLEM, UserError
+    from mausbox.link import UnitLink
+    from mausbox.logpull import UnitResult, pull_unit
 
     store = _store(args)
     ports = _ports(args)
     out_lock = threading.Lock()
+    show = progress.wanted(args.json) and len(ports) == 1
 
     def say(port, msg):
         if args.verbose:
             with out_lock:
                 print("%s: %s" % (port, msg), file=sys.stderr)
 
+    def connect(port: str) -> UnitLink:
+        return UnitLink(port, timeout=args.timeout, baud=args.baud)
+
     def one(port: str) -> UnitResult:
         try:
-            link = ReplLink(port, baudrate=args.baud, timeout=args.timeout)
-        except LinkLost as e:
+            link = connect(port)
+        except UserError as e:
             return UnitResult(port, error=str(e), unreachable=True)
+        bar = progress.Bar(port, 0, enabled=show)
+        cur = {"name": None, "base": 0}
+
+        def moved(name, done, size):
+            if cur["name"] != name:
+                cur["name"] = name
+                cur["base"] = bar.done
+                bar.label = "%s %s" % (port, name)
+            bar.set(cur["base"] + done, max(bar.total, cur["base"] + size))
+
+        links = [link]
+
+        def reconnect():
+            links[0].close()
+            links[0] = connect(port)
+            return links[0]
+
         try:
             return pull_unit(link, store, Path(args.dest) if args.dest else None, mark=not args.no_mark,
-                             log=lambda m: say(port, m), port=port)
+                             log=lambda m: say(port, m), port=port, reconnect=reconnect,
+                             progress=moved if show else None)
         finally:
-            link.close(restart=not args.no_restart)
+            bar.close()
+            links[0].close()
 
     if len(ports) == 1:
         results = [one(ports[0])]

@@ -1,21 +1,23 @@
-"""`mausbox monitor`: the unit's console events, live, without interrupting the game."""
+"""`mausbox monitor`: what the unit is doing, live, through the host service's event stream (never stops a game)."""
 
 from __future__ import annotations
 
-HELP = "show the events a unit prints while it plays (never interrupts it); reconnects after a reset"
+HELP = "show a unit's game events live (never interrupts it); waits through resets and replugs"
 
 
 def add_parser(p):
     p.add_argument("--port", help="serial port (default: the only unit connected)")
     p.add_argument("--json", action="store_true", help="print each event as one JSON object per line")
-    p.add_argument("--raw", action="store_true", help="print every console line, not only events")
+    p.add_argument("--raw", action="store_true", help="also print the unit's console lines")
     p.add_argument("--count", type=int, help="stop after this many events")
     p.add_argument("--seconds", type=float, help="stop after this many seconds")
+    p.add_argument("--timeout", type=float, default=5.0,
+                   help="seconds without an answer before the unit counts as gone (default %(default)s)")
 
 
 def format_line(line: str, raw: bool = False) -> tuple[dict | None, str | None]:
-    """A console line -> (event, text to show). Events are `EV <compact JSON>`; other lines show with --raw,
-    and the boot line and self-test findings always show."""
+    """A console line -> (event, text to show). `EV <record>` lines (what the unit prints when no monitor has
+    subscribed) are events; other lines show with --raw, the boot line and self-test findings always."""
     import json
 
     if line.startswith("EV "):
@@ -34,59 +36,87 @@ def run(args) -> int:
     import sys
     import time
 
-    import serial  # type: ignore[import-untyped]
-
-    from mausbox.cli import EXIT_NO_UNIT
-    from mausbox.transport import BAUD, open_error, resolve_port
+    from mausbox.cli import UserError
+    from mausbox.link import LinkError, LinkLost, NoService, UnitLink, resolve_port
 
     port = resolve_port(args.port)
     end = time.monotonic() + args.seconds if args.seconds else None
     events = 0
     first = True
-    buf = b""
-    while True:
+    quiet_note = ""
+
+    def left() -> float | None:
+        return None if end is None else max(0.0, end - time.monotonic())
+
+    def show(ev) -> bool:
+        nonlocal events
+        events += 1
+        if isinstance(ev, bytes):
+            ev = {"garbled": ev.decode("utf-8", "replace")}
+        text = json.dumps(ev, separators=(",", ":"), ensure_ascii=False)
+        print(text if args.json else f"{time.strftime('%H:%M:%S')}  {text}", flush=True)
+        return bool(args.count and events >= args.count)
+
+    while end is None or time.monotonic() < end:
         try:
-            ser = serial.Serial(port, BAUD, timeout=0.2, exclusive=True)
-        except (OSError, serial.SerialException) as e:
-            err = open_error(port, e)
-            if first or "busy" in str(err) or "permission" in str(err):
-                raise err from None
-            if end and time.monotonic() > end:
-                return 0
+            link = UnitLink(port, timeout=args.timeout, recover=False)
+        except UserError as e:
+            if first or "busy" in str(e) or "permission" in str(e):
+                raise
             time.sleep(0.5)  # unplugged: wait for it to come back
             continue
-        if not first:
-            print(f"-- reconnected to {port}", file=sys.stderr)
-        else:
-            print(f"-- monitoring {port} (Ctrl-C to stop)", file=sys.stderr)
-        first = False
+        pending = bytearray()
+        stop = [False]
+
+        def text(t: bytes, pending=pending, stop=stop) -> None:
+            pending.extend(t)
+            while b"\n" in pending:
+                i = pending.index(b"\n")
+                line = pending[:i].decode("utf-8", "replace").rstrip("\r")
+                del pending[:i + 1]
+                ev, shown = format_line(line, args.raw)
+                if line.startswith("MAUSBOX READY"):
+                    print(f"-- unit (re)started: {line[8:]}", file=sys.stderr)
+                elif ev is not None:
+                    stop[0] = stop[0] or show(ev)
+                elif shown is not None and not args.json:
+                    print(f"{time.strftime('%H:%M:%S')}  | {shown}", flush=True)
+
+        link.on_text = text
         try:
-            while True:
-                if end and time.monotonic() > end:
+            info = link.hello()
+            if first:
+                print(f"-- monitoring {port}: unit {info.get('unit')}, Mausbox {info.get('fw')} (Ctrl-C to stop)",
+                      file=sys.stderr)
+                first = False
+            elif quiet_note:
+                print("-- the unit answers again", file=sys.stderr)
+            quiet_note = ""
+            for ev in link.events(seconds=left()):
+                if show(ev) or stop[0]:
                     return 0
-                chunk = ser.read(max(1, ser.in_waiting))
-                buf += chunk
-                while b"\n" in buf:
-                    raw_line, buf = buf.split(b"\n", 1)
-                    line = raw_line.decode("utf-8", "replace").rstrip("\r")
-                    ev, text = format_line(line, args.raw)
-                    if line.startswith("MAUSBOX READY"):
-                        print(f"-- unit (re)started: {line[8:]}", file=sys.stderr)
-                        continue
-                    if ev is not None:
-                        events += 1
-                        print(json.dumps(ev, separators=(",", ":")) if args.json
-                              else f"{time.strftime('%H:%M:%S')}  {text}", flush=True)
-                        if args.count and events >= args.count:
-                            return 0
-                    elif text is not None and not args.json:
-                        print(f"{time.strftime('%H:%M:%S')}  | {text}", flush=True)
-        except (OSError, serial.SerialException):
+            if stop[0]:
+                return 0
+        except LinkLost:
             print(f"-- lost {port}; waiting for the unit to come back", file=sys.stderr)
-            buf = b""
+            first = False
+        except NoService:
+            if first:
+                raise
+            note = "-- the unit shows its REPL (the app is not running); waiting"
+            if quiet_note != note:
+                print(note, file=sys.stderr)
+            quiet_note = note
+            time.sleep(1)
+        except LinkError as e:
+            if first:
+                raise
+            note = f"-- the unit does not answer ({e}); waiting"
+            if quiet_note != note:
+                print(note, file=sys.stderr)
+            quiet_note = note
         finally:
-            try:
-                ser.close()
-            except (OSError, serial.SerialException):
-                pass
-    return EXIT_NO_UNIT
+            link.close()
+        if stop[0]:
+            return 0
+    return 0

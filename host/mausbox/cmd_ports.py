@@ -1,52 +1,43 @@
-"""`mausbox ports`: connected units and likely ESP32 boards."""
+"""`mausbox ports`: connected units and likely ESP32 boards, found without disturbing them."""
 
 from __future__ import annotations
 
-HELP = "list connected units and likely ESP32 boards, with their firmware version"
-
-_ASK = """import sys
-try:
- import maus
- v=maus.VERSION
-except ImportError:
- v=None
-print(repr((v,'.'.join(str(x) for x in sys.implementation.version[:3]),sys.platform)))
-"""
+HELP = "list connected units and likely ESP32 boards, with their firmware and what they are doing"
 
 
 def add_parser(p):
     p.add_argument("--json", action="store_true", help="print the ports as JSON")
-    p.add_argument("--no-probe", action="store_true",
-                   help="do not ask boards for their firmware (asking stops a running game briefly)")
+    p.add_argument("--no-probe", action="store_true", help="only USB ids: do not ask the boards who they are")
     p.add_argument("--all", action="store_true", help="also list serial ports that are not likely ESP32 boards")
+    p.add_argument("--timeout", type=float, default=3.0,
+                   help="seconds to wait for each board's answer (default %(default)s)")
 
 
 def probe(device: str, timeout: float = 3) -> dict:
-    """Ask a port what runs on it: Mausbox version, MicroPython version. Never raises."""
-    import ast
-
+    """Ask a port who is there with the host service's `hello` (docs/protocol.md): a unit answers from its
+    main loop, a MicroPython REPL takes the request for a comment. Never a Ctrl-C, never raises."""
     from mausbox.cli import UserError
-    from mausbox.transport import UnitLink
+    from mausbox.link import LinkTimeout, NoService, UnitLink
 
     try:
-        with UnitLink(device, timeout=timeout) as link:
-            link.enter_raw()
-            out = link.exec(_ASK, timeout=timeout)
-            version, mpy, platform = ast.literal_eval(out.decode().strip())
+        with UnitLink(device, timeout=timeout, recover=False) as link:
+            info = link.hello()
+    except NoService:
+        return {"state": "micropython", "detail": "the MicroPython REPL answers: the app is not running"}
+    except LinkTimeout as e:
+        return {"state": "no answer", "detail": str(e)}
     except UserError as e:
         return {"state": "busy" if "busy" in str(e) else "no answer", "detail": str(e)}
-    except (ValueError, SyntaxError, UnicodeDecodeError):
-        return {"state": "no answer", "detail": "garbled answer"}
-    if version is None:
-        return {"state": "micropython", "micropython": mpy, "platform": platform}
-    return {"state": "unit", "firmware": version, "micropython": mpy, "platform": platform}
+    return {"state": "unit", "firmware": info.get("fw"), "micropython": info.get("micropython"),
+            "platform": info.get("platform"), "unit": info.get("unit"), "mode": info.get("mode"),
+            "game": info.get("game"), "safe_mode": info.get("safe_mode")}
 
 
 def run(args) -> int:
     import json
     from dataclasses import asdict
 
-    from mausbox.transport import list_ports
+    from mausbox.link import list_ports
 
     rows = []
     for p in list_ports():
@@ -55,7 +46,7 @@ def run(args) -> int:
         row = asdict(p)
         row["usb_id"] = f"{p.vid:04X}:{p.pid:04X}" if p.vid is not None and p.pid is not None else None
         if p.likely_esp32 and not args.no_probe:
-            row.update(probe(p.device))
+            row.update(probe(p.device, args.timeout))
         rows.append(row)
     if args.json:
         print(json.dumps(rows, indent=2))
@@ -64,10 +55,15 @@ def run(args) -> int:
         print("no units or ESP32 boards found (plug one in, or run `mausbox sim --serial`)")
         return 0
     for r in rows:
-        what = {"unit": f"Mausbox {r.get('firmware')} (MicroPython {r.get('micropython')})",
-                "micropython": f"MicroPython {r.get('micropython')}, no Mausbox firmware: run `mausbox deploy`",
+        doing = r.get("mode") or ""
+        if r.get("game"):
+            doing = f"playing {r['game']}" if doing == "play" else f"{doing}, {r['game']}"
+        what = {"unit": f"Mausbox {r.get('firmware')} (MicroPython {r.get('micropython')}), unit {r.get('unit')}, "
+                        f"{doing}",
+                "micropython": "MicroPython REPL, the app is not running: `mausbox doctor` says why",
                 "busy": "busy (another program has it open)",
-                "no answer": "no MicroPython answer: run `mausbox flash`"}.get(r.get("state", ""), "")
+                "no answer": "no answer: no Mausbox firmware (`mausbox deploy`), or no MicroPython (`mausbox flash`)"
+                }.get(r.get("state", ""), "")
         usb = r["usb_id"] or "-"
         print(f"{r['device']:<22} {r['kind']:<14} {usb:<10} {what or r['description']}")
     return 0

@@ -11,7 +11,9 @@ HELP = "run the virtual unit: interactive, a scenario file, a log replay, or a s
 
 def add_parser(p):
     p.add_argument("--root", help="folder that stands in for the unit's flash (default: per-user data folder)")
-    p.add_argument("--scenario", metavar="FILE", help="run a scenario file headless in virtual time, then exit")
+    p.add_argument("--scenario", metavar="FILE",
+                   help="run a scenario file headless in virtual time, then exit; with --serial: play its "
+                        "physical events in real time while the pty is open (host commands can join in)")
     p.add_argument("--replay", metavar="LOG", help="replay a pulled game log and check every verdict")
     p.add_argument("--serial", action="store_true", help="expose a pseudo-terminal that speaks the MicroPython REPL")
     p.add_argument("--link", metavar="PATH", help="with --serial: also make PATH a symlink to the pty")
@@ -35,6 +37,8 @@ def run(args) -> int:
 
     heap = args.heap or simrun.DEFAULT_HEAP
     root = _root(args)
+    if args.scenario and args.serial:
+        return serial_scenario(args, root, heap)
     if args.scenario:
         path = Path(args.scenario)
         if not path.is_file():
@@ -52,6 +56,97 @@ def run(args) -> int:
 
     return simtui.main(root, heap=heap, serial=args.serial, link=args.link, baud=args.baud,
                        exec_delay_ms=args.exec_delay_ms, headless=args.headless)
+
+
+def timeline(actions: list[dict]) -> list[tuple[float, dict]]:
+    """A scenario's actions as (seconds after the start, control line) for the control FIFO, which applies each
+    the moment it arrives: a hold becomes a press and a release."""
+    out = []
+    for a in actions:
+        t = a["at_ms"] / 1000
+        if "hold" in a:
+            out.append((t, {"press": a["hold"]}))
+            out.append((t + a["ms"] / 1000, {"release": a["hold"]}))
+        else:
+            out.append((t, {k: v for k, v in a.items() if k != "at_ms"}))
+    out.sort(key=lambda x: x[0])
+    return out
+
+
+def wait_ready(root: Path, since: float, timeout: float = 120.0) -> bool:
+    """The firmware has booted: it writes status.json right before `MAUSBOX READY` (maus/unit.py)."""
+    import time
+
+    end = time.monotonic() + timeout
+    status = root / "status.json"
+    while time.monotonic() < end:
+        try:
+            if status.stat().st_mtime >= since:
+                return True
+        except OSError:
+            pass
+        time.sleep(0.05)
+    return False
+
+
+def play(fifo, events: list[tuple[float, dict]], t0: float, stopped=lambda: False, forever: bool = False) -> int:
+    """Queue each control line for its time after t0 (time.monotonic()) on the virtual unit's FIFO link
+    (`simtui.Link`) and pump it, which also drains the unit's peripheral output (a full pipe would stall the
+    firmware); with `forever` it goes on pumping after the last event. Returns the events sent."""
+    import time
+
+    now = time.monotonic()
+    for t, act in events:
+        fifo.send(act, max(t0 + t - now, 1e-6))
+    while not stopped():
+        fifo.pump()
+        if not fifo._pending and not forever:
+            break
+        time.sleep(0.01)
+    return len(events) - len(fifo._pending)
+
+
+def serial_scenario(args, root: Path, heap: str) -> int:
+    """`sim --serial --scenario FILE`: the virtual unit on its pty, the scenario's physical events played in
+    real time (from the moment the firmware is ready) through the control FIFO; the unit keeps running after
+    the last event until stopped (Ctrl-C, SIGTERM)."""
+    import signal
+    import time
+
+    from mausbox.cli import EXIT_USAGE, UserError
+    from mausbox.sim import run as simrun
+    from mausbox.sim import tui as simtui
+    from mausbox.sim.serial import SerialUnit
+
+    path = Path(args.scenario)
+    if not path.is_file():
+        raise UserError(f"no scenario file {path}", EXIT_USAGE)
+    try:
+        events = timeline(simrun.parse_scenario(path.read_text(encoding="utf-8"), path.name))
+    except simrun.ScenarioError as e:
+        raise UserError(str(e), EXIT_USAGE) from None
+    simrun.prepare_root(root)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    fifo = simtui.Link(root)
+    unit = SerialUnit(root, heapsize=heap, baud=args.baud, exec_delay_ms=args.exec_delay_ms, env=fifo.env(),
+                      link=args.link, register=True)
+    since = time.time() - 1
+    try:
+        pty = unit.start()
+        print(f"virtual unit on {pty}" + (f" (also {args.link})" if args.link else "") + f"; flash folder {root}",
+              flush=True)
+        if not wait_ready(root, since):
+            print("the firmware did not report ready within 120 s; playing the scenario anyway", flush=True)
+        print(f"scenario {path.name}: {len(events)} events over {events[-1][0] if events else 0:.0f} s, "
+              "starting now", flush=True)
+        n = play(fifo, events, time.monotonic())
+        print(f"scenario {path.name}: all {n} events played; the unit keeps running (Ctrl-C stops it)", flush=True)
+        play(fifo, [], 0, forever=True)  # until Ctrl-C or SIGTERM
+        return 0
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        unit.stop()
 
 
 def _report(root: Path, rc: int, lines: list[str], args) -> int:

@@ -1,6 +1,7 @@
 """Deploying the firmware to a unit: compile to match it, copy only what changed, atomically, then confirm it boots.
 
-One exec asks the unit for its MicroPython (`sys.implementation._mpy`, platform) and the sha256 of every file
+First the host service is asked what the unit is doing: a unit in a game is left alone unless forced, since
+deploying stops the app (the raw REPL is for deploy, flash and recovery only). Then one exec asks the unit for its MicroPython (`sys.implementation._mpy`, platform) and the sha256 of every file
 the deployment would write plus every file under /maus; only files whose hash differs are sent, each written
 to `<name>.tmp` and renamed; files under /maus that the deployment no longer has are removed (a stale `x.py`
 would shadow a new `x.mpy`). Then a soft reset, and the console must show `MAUSBOX READY <version>`.
@@ -16,10 +17,11 @@ from pathlib import Path
 
 from mausbox.build import compile_bytes, mpy_compatible, parse_mpy_info
 from mausbox.cli import EXIT_PROBLEM, UserError
-from mausbox.paths import BOARDS_DIR, FIRMWARE_PKG
-from mausbox.transport import LinkError, UnitLink
+from mausbox.link import LinkError, LinkTimeout, NoService, UnitLink
+from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG
 
-MAIN_PY = b"import maus.unit\nmaus.unit.main()\n"
+BOOT_FILES = ("boot.py", "main.py")  # firmware/boot.py (the watchdog keeper), firmware/main.py (the app)
+MAIN_PY = (FIRMWARE_DIR / "main.py").read_bytes()
 READY = b"MAUSBOX READY "
 LIB_DEPS = ["ssd1306"]  # micropython-lib packages the firmware needs on a board (firmware/manifest.py)
 SIM_ONLY = ("maus/sim/", "maus/hw/sim.py")  # never sent to a board
@@ -119,7 +121,8 @@ def firmware_files(platform: str, mpy: int, board: str) -> tuple[dict[str, bytes
     ok = board_ok(files["board.json"], files.get("maus/board.py") or files["maus/board.mpy"])
     if ok is not None:
         files["board.ok"] = ok
-    files["main.py"] = MAIN_PY
+    for name in BOOT_FILES:
+        files[name] = (FIRMWARE_DIR / name).read_bytes()
     how = f"mpy v{info[0]}.{info[1]}" + (f" for {info[2]}" if info[2] else "") if use_mpy else "source (.py)"
     return files, how
 
@@ -149,7 +152,7 @@ def make_plan(files: dict[str, bytes], remote: dict[str, str | None]) -> Plan:
     return plan
 
 
-def probe(link: UnitLink, paths: list[str]) -> dict:
+def probe(link, paths: list[str]) -> dict:
     """The unit's MicroPython (.mpy info, platform) and the sha256 of each path (None: missing), in one exec.
     One line per file: a listing of ~100 files stays small on a 96 KB heap."""
     out = link.exec(_PROBE % (sorted(paths),), timeout=30).decode("utf-8", "replace").splitlines()
@@ -169,32 +172,58 @@ def default_board(mpy: int) -> str:
     return "sim" if is_virtual(mpy) else "esp32-devkitc"
 
 
-def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float = 20, mip: bool = True
-           ) -> DeployReport:
-    link.enter_raw(soft_reset=True)  # a fresh interpreter: the game's memory is free again
-    first = probe(link, [])
+def precheck(link: UnitLink, force: bool = False, say=print) -> dict | None:
+    """What the unit is doing, asked through the host service (never a Ctrl-C): a unit in a game is left alone
+    unless `force`. Returns its hello (None: it shows its REPL, or does not speak the host protocol)."""
+    try:
+        info = link.request("hello")
+    except NoService:
+        return None  # the REPL: nothing runs that deploying could stop
+    except LinkTimeout:
+        say(f"deploy: {link.port} does not answer the host protocol (older firmware, or none): deploying anyway")
+        return None
+    except LinkError as e:
+        say(f"deploy: {e}: deploying anyway")
+        return None
+    if info.get("mode") == "play" and not force:
+        raise UserError(f"{link.port}: the unit is in a game ({info.get('game')}): deploying stops it and the game "
+                        "ends unfinished. Finish or abort the game first, or deploy with --force", EXIT_PROBLEM)
+    return info
+
+
+def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float = 20, mip: bool = True,
+           force: bool = False, progress=None) -> DeployReport:
+    """`progress(done, total)`: bytes of the files sent so far."""
+    precheck(link, force, say)
+    repl = link.repl()
+    repl.enter_raw(soft_reset=True)  # a fresh interpreter: the game's memory is free again
+    first = probe(repl, [])
     platform = first["platform"]
-    board = board or _board_on_unit(link) or default_board(first["mpy"])
+    board = board or _board_on_unit(repl) or default_board(first["mpy"])
     files, how = firmware_files(platform, first["mpy"], board)
-    remote = probe(link, list(files))["files"]
+    remote = probe(repl, list(files))["files"]
     plan = make_plan(files, remote)
-    start_bytes = link.bytes_sent
+    start_bytes = repl.bytes_sent
     say(f"deploy: {len(plan.send)} to send, {len(plan.unchanged)} unchanged, {len(plan.remove)} to remove "
         f"({how}, board {board})")
+    total = sum(len(files[p]) for p in plan.send)
+    sent_files = 0
     made: set[str] = set()
     for path in plan.send:
-        _mkdirs(link, path, made)
-        link.write_file(path, files[path])
+        _mkdirs(repl, path, made)
+        base = sent_files
+        repl.write_file(path, files[path], progress=(lambda n, b=base: progress(b + n, total)) if progress else None)
+        sent_files += len(files[path])
         say(f"  sent {path} ({len(files[path])} bytes)")
     for path in plan.remove:
-        link.exec(f"import os\nos.remove({'/' + path!r})")
+        repl.exec(f"import os\nos.remove({'/' + path!r})")
         say(f"  removed {path}")
     notes = []
     if is_virtual(first["mpy"]):
         notes.append("micropython-lib packages: the virtual unit ships its own")
     elif mip:
-        notes += install_deps(link, say)
-    sent = link.bytes_sent - start_bytes
+        notes += install_deps(repl, say)
+    sent = repl.bytes_sent - start_bytes
     ready = confirm_boot(link, confirm_s) if confirm_s else None
     return DeployReport(board, how, plan.send, plan.remove, len(plan.unchanged), sent, ready, notes)
 
@@ -202,7 +231,7 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
 ROMFS_PROBE = "import vfs\nprint(getattr(vfs, 'rom_ioctl', None) and vfs.rom_ioctl(1) or 0)"
 
 
-def romfs_partitions(link: UnitLink) -> int:
+def romfs_partitions(link) -> int:
     """How many ROMFS partitions the unit's MicroPython offers (vfs.rom_ioctl(1)); 0 when it has none."""
     out = link.exec(ROMFS_PROBE).decode("utf-8", "replace").strip().splitlines()
     try:
@@ -222,40 +251,43 @@ def romfs_tree(files: dict[str, bytes], dest: Path) -> list[str]:
     return out
 
 
-def deploy_romfs(link: UnitLink, board: str | None = None, say=print) -> DeployReport:
+def deploy_romfs(link: UnitLink, board: str | None = None, say=print, force: bool = False) -> DeployReport:
     """The app into the unit's ROMFS partition (bytecode then runs from flash, not the heap; docs/build.md):
-    mpremote builds and writes the image, then /board.json and /main.py go to the filesystem and /maus
-    there is removed (it would shadow /rom/maus on sys.path)."""
+    mpremote builds and writes the image, then /board.json, /boot.py and /main.py go to the filesystem and
+    /maus there is removed (it would shadow /rom/maus on sys.path)."""
     import subprocess
     import sys
     import tempfile
 
-    link.enter_raw(soft_reset=True)
-    if not romfs_partitions(link):
+    precheck(link, force, say)
+    repl = link.repl()
+    repl.enter_raw(soft_reset=True)
+    if not romfs_partitions(repl):
         raise UserError("this unit's MicroPython has no ROMFS partition (vfs.rom_ioctl): deploy to the filesystem "
                         "(plain `mausbox deploy`), or flash an image with a romfs partition", EXIT_PROBLEM)
-    first = probe(link, [])
-    board = board or _board_on_unit(link) or default_board(first["platform"])
+    first = probe(repl, [])
+    board = board or _board_on_unit(repl) or default_board(first["mpy"])
     files, how = firmware_files(first["platform"], first["mpy"], board)
     with tempfile.TemporaryDirectory() as tmp:
         app = romfs_tree(files, Path(tmp))
-        link.close(restart=False)
+        link.close()  # mpremote opens the port itself
         say(f"deploy: {len(app)} files into the ROMFS partition ({how}, board {board}) with mpremote")
         proc = subprocess.run([sys.executable, "-m", "mpremote", "connect", link.port, "romfs", "--no-mpy",
                                "deploy", tmp], capture_output=True, text=True)
         if proc.returncode != 0:
             raise UserError("mpremote romfs deploy failed: " + (proc.stderr or proc.stdout).strip()[-400:], EXIT_PROBLEM)
-    link.t = UnitLink(link.port, timeout=link.timeout).t  # the same port, opened again after mpremote
-    link.enter_raw(soft_reset=True)
-    for path in ("board.json", "main.py"):
-        link.write_file(path, files[path])
-    link.exec("import os\ndef _rm(d):\n for e in os.ilistdir(d):\n  p=d+'/'+e[0]\n  _rm(p) if e[1]&0x4000 else os.remove(p)\n"
-              " os.rmdir(d)\ntry:\n _rm('/maus')\nexcept OSError:\n pass")
-    ready = confirm_boot(link, 20)
+    with UnitLink(link.port, timeout=link.timeout, recover=False) as again:  # the same port, after mpremote
+        repl = again.repl()
+        repl.enter_raw(soft_reset=True)
+        for path in ("board.json",) + BOOT_FILES:
+            repl.write_file(path, files[path])
+        repl.exec("import os\ndef _rm(d):\n for e in os.ilistdir(d):\n  p=d+'/'+e[0]\n"
+                  "  _rm(p) if e[1]&0x4000 else os.remove(p)\n os.rmdir(d)\ntry:\n _rm('/maus')\nexcept OSError:\n pass")
+        ready = confirm_boot(again, 20)
     return DeployReport(board, how + ", ROMFS", app, [], 0, 0, ready, ["the app runs from the ROMFS partition"])
 
 
-def _board_on_unit(link: UnitLink) -> str | None:
+def _board_on_unit(link) -> str | None:
     """Keep the board a unit already has, unless --board says otherwise."""
     out = link.exec("try:\n with open('/board.json') as f:print(f.read())\nexcept OSError:\n pass")
     try:
@@ -266,7 +298,7 @@ def _board_on_unit(link: UnitLink) -> str | None:
         return None
 
 
-def _mkdirs(link: UnitLink, path: str, made: set[str]) -> None:
+def _mkdirs(link, path: str, made: set[str]) -> None:
     parts = path.split("/")[:-1]
     for i in range(1, len(parts) + 1):
         d = "/" + "/".join(parts[:i])
@@ -275,7 +307,7 @@ def _mkdirs(link: UnitLink, path: str, made: set[str]) -> None:
             made.add(d)
 
 
-def install_deps(link: UnitLink, say) -> list[str]:
+def install_deps(link, say) -> list[str]:
     """micropython-lib packages with mpremote's mip (downloads on the host, copies over the link)."""
     try:
         from mpremote.mip import _install_package  # type: ignore[import-untyped]
@@ -299,13 +331,11 @@ def install_deps(link: UnitLink, say) -> list[str]:
 
 def confirm_boot(link: UnitLink, timeout: float) -> str:
     """Soft-reset into the friendly REPL; the firmware must print `MAUSBOX READY <version>`."""
-    ser = link.t.serial
-    link.close_raw()
-    ser.write(b"\x04")  # soft reset: boot.py, main.py
+    link.repl().soft_reset()  # boot.py, main.py
     buf = b""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
-        buf += ser.read(max(1, ser.in_waiting))
+        buf += link.read_raw(min(0.2, max(0.0, end - time.monotonic())))
         i = buf.find(READY)
         if i >= 0 and b"\n" in buf[i:]:
             return buf[i + len(READY):].split(b"\n", 1)[0].strip().decode("utf-8", "replace")

@@ -55,7 +55,7 @@ SIM_SHARE = {
     "rfid": 33280,  # the MFRC522 register emulator (variants, half-bit RF model) and six NTAG216 tags
     "piezo": 6656,  # the piezo waveform model
     "world": 9216,  # virtual time, the soft-IRQ queue, the ESP32 timing model and six simulated pins
-    "hw": 12288,  # the virtual unit's Hardware (maus.hw.sim) less what a board holds too (framebuffer, LEDs)
+    "hw": 16384,  # the virtual unit's Hardware (maus.hw.sim) less what a board holds too (framebuffer, LEDs)
     "flash": 22016,  # a 32 x 512-byte RAM block device mounted as littlefs (a board's flash is not heap)
     # The virtual unit's simulated hardware together, as `mausbox sim` builds it from boards/sim.json (every
     # part, four tags on the pad, and the qstr pool it makes for the firmware's names: maus.hw.sim.qstr_room)

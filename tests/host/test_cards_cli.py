@@ -7,12 +7,10 @@ the pad through the virtual unit's control FIFO when the command asks for the ne
 from __future__ import annotations
 
 import json
-import os
-import shutil
 
 import pytest
 from mausbox.cli import main
-from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
+from mausbox.paths import FIRMWARE_PKG, micropython_binary
 
 
 def test_check_the_builtin_catalog(capsys):
@@ -41,39 +39,34 @@ def test_check_finds_problems(tmp_path, capsys):
 
 @pytest.fixture
 def unit(tmp_path, monkeypatch):
-    """A virtual unit with the sim board's emulated MFRC522; `place(text)` puts a tag on its pad when the
-    command asks for the next card (the prompt answers itself)."""
+    """The real firmware on a pty (tests/host/ptyunit.py), its app in the menu, the sim board's emulated MFRC522:
+    when the command asks for the next card, the prompt answers itself and puts the queued tag on the pad
+    (taking the last one off)."""
     if micropython_binary() is None:
         pytest.skip("MicroPython unix port not installed")
-    from maus.sim.mfrc522_emu import MFRC522Emu
-    from mausbox.sim.serial import SerialUnit
+    from ptyunit import PtyUnit
 
-    if "self.reader.put(" in (FIRMWARE_PKG / "hw" / "sim.py").read_text() and not hasattr(MFRC522Emu, "put"):
-        pytest.xfail("the virtual unit cannot put a tag on its pad yet (hw/sim.py calls MFRC522Emu.put)")
-    root = tmp_path / "unit"
-    root.mkdir()
-    shutil.copy(BOARDS_DIR / "sim.json", root / "board.json")
-    fifo = root / "sim-ctl"  # inside the unit's flash: the unit's "/" is its folder
-    os.mkfifo(fifo)
-    fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)
     queue: list[str | None] = []
     prompts: list[str] = []
+    on_pad: list[str] = []
 
-    def fake_input(text=""):
-        prompts.append(text)
-        tag = queue.pop(0)
-        if tag is not None:  # None: leave the pad empty
-            os.write(fd, (json.dumps({"tap": tag}) + "\n").encode())
-        return ""
+    with PtyUnit(tmp_path / "unit") as u:
+        def fake_input(text=""):
+            prompts.append(text)
+            while on_pad:
+                u.send({"remove": on_pad.pop()})
+            tag = queue.pop(0)
+            if tag is not None:  # None: leave the pad empty
+                u.send({"tap": tag})
+                on_pad.append(tag)
+            return ""
 
-    monkeypatch.setattr("builtins.input", fake_input)
-    # 192k as `mausbox sim` uses: the firmware plus the simulated chips (emulator, tag models) in source form
-    with SerialUnit(root, heapsize="192k", extra_path=[str(FIRMWARE_DIR)], env={"MAUSBOX_SIM_CTL": "/sim-ctl"}) as u:
-        u.root_dir = root
+        monkeypatch.setattr("builtins.input", fake_input)
+        u.root_dir = u.root
+        u.pty_path = u.port
         u.queue = queue
         u.prompts = prompts
         yield u
-    os.close(fd)
 
 
 def test_enrol_and_list_over_the_pty(unit, capsys):
@@ -120,4 +113,19 @@ def test_prompt_skip_and_quit(unit, capsys, monkeypatch):
 
 def test_cards_without_a_unit_fail_cleanly(tmp_path, capsys):
     assert main(["cards", "list", "--port", str(tmp_path / "nope")]) == 3
-    assert "cannot open" in capsys.readouterr().err
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_no_cards_during_a_game(unit, capsys):
+    import time
+
+    from test_cli_unit_commands import START
+
+    unit.play(START)
+    end = time.monotonic() + 60
+    while not unit.logs() and time.monotonic() < end:
+        time.sleep(0.2)
+    unit.queue += ["foreign text"]
+    assert main(["cards", "write", "--port", unit.pty_path, "--timeout", "3", "mg/cheese/1"]) == 1
+    assert "a game is in progress" in capsys.readouterr().err
+    assert "game_abort" not in unit.logs()[-1].read_text()

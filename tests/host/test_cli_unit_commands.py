@@ -1,39 +1,41 @@
-"""config, clock, doctor, monitor and ports against the virtual unit's pty, and their pure decision logic."""
+"""config, clock, doctor, monitor and ports against the real firmware on a pty (tests/host/ptyunit.py), through
+the unit's host service while its app runs; and their pure decision logic."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 import time
 
 import pytest
-import serial
 from mausbox.cli import main
 from mausbox.cmd_doctor import diagnose
 from mausbox.cmd_monitor import format_line
-from mausbox.paths import FIRMWARE_PKG, micropython_binary
-from mausbox.sim.serial import SerialUnit
+from mausbox.paths import micropython_binary
+from ptyunit import PtyUnit
 
 needs_mpy = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 
+# a Mausgeflippt game started at the buttons: game card, two players join, double press to start
+START = [{"at_ms": 0, "tap": "game/mausgeflippt"}, {"at_ms": 300, "remove": "game/mausgeflippt"},
+         {"at_ms": 1000, "press": 1}, {"at_ms": 1080, "release": 1}, {"at_ms": 1600, "press": 2},
+         {"at_ms": 1680, "release": 2}, {"at_ms": 2200, "press": 1}, {"at_ms": 2280, "release": 1},
+         {"at_ms": 2400, "press": 1}, {"at_ms": 2480, "release": 1}]
 
-@pytest.fixture
-def unit(tmp_path):
-    """A virtual unit with the settings module installed (sources), no game running."""
-    (tmp_path / "maus").mkdir()
-    for name in ("__init__.py", "settings.py", "logstore.py"):
-        shutil.copy(FIRMWARE_PKG / name, tmp_path / "maus" / name)
-    with SerialUnit(tmp_path) as u:
+
+@pytest.fixture(scope="module")
+def unit(tmp_path_factory):
+    with PtyUnit(tmp_path_factory.mktemp("cmds") / "unit") as u:
+        assert u.ready, u.text()
         yield u
 
 
 @needs_mpy
 def test_config_round_trip(unit, capsys):
-    port = unit.pty_path
+    port = unit.port
     assert main(["config", "--port", port, "set", "volume", "1"]) == 0
     assert main(["config", "--port", port, "set", "hints", "on"]) == 0
-    assert main(["config", "--port", port, "set", "lang", "en"]) == 0
+    assert main(["config", "set", "lang", "en", "--port", port]) == 0
     capsys.readouterr()
     assert main(["config", "--port", port, "--json", "get"]) == 0
     values = json.loads(capsys.readouterr().out)["values"]
@@ -44,40 +46,38 @@ def test_config_round_trip(unit, capsys):
     assert capsys.readouterr().out.strip() == "1"
     assert main(["config", "--port", port, "reset", "--yes"]) == 0
     assert json.loads((unit.root / "settings.json").read_text())["volume"] == 2
+    assert "Traceback" not in unit.text() and unit.alive()  # the app answered all of it and runs on
 
 
 @needs_mpy
 def test_config_refuses_bad_values_before_sending(unit, capsys):
-    before = unit.rx_bytes
-    assert main(["config", "--port", unit.pty_path, "set", "volume", "9"]) == 2
+    before = unit.rx
+    assert main(["config", "--port", unit.port, "set", "volume", "9"]) == 2
     assert "volume must be 0..3" in capsys.readouterr().err
-    assert main(["config", "--port", unit.pty_path, "set", "colour", "red"]) == 2
+    assert main(["config", "--port", unit.port, "set", "colour", "red"]) == 2
     assert "no setting 'colour'" in capsys.readouterr().err
-    assert main(["config", "--port", unit.pty_path, "set", "hints", "maybe"]) == 2
-    assert unit.rx_bytes == before  # nothing reached the unit
-    assert not (unit.root / "settings.json").exists()
+    assert main(["config", "--port", unit.port, "set", "hints", "maybe"]) == 2
+    assert unit.rx == before  # nothing reached the unit
 
 
 @needs_mpy
-def test_clock_set_on_the_virtual_unit(unit, capsys):
-    assert main(["clock", "--port", unit.pty_path, "--json", "set"]) == 0
-    res = json.loads(capsys.readouterr().out)
-    assert abs(res["off_by_s"]) <= 2
+def test_clock_set_and_show(unit, capsys):
+    assert main(["clock", "--port", unit.port, "--json", "set"]) == 0
+    assert abs(json.loads(capsys.readouterr().out)["off_by_s"]) <= 2
     assert "offset_s" in json.loads((unit.root / "clock.json").read_text())
-    assert main(["clock", "--port", unit.pty_path, "set", "--utc"]) == 0
+    assert main(["clock", "set", "--utc", "--port", unit.port]) == 0
+    assert main(["clock", "show", "--port", unit.port, "--json"]) == 0
+    assert abs(json.loads(capsys.readouterr().out.splitlines()[-1])["off_by_s"]) <= 2 + 86400 // 2  # UTC now
+    assert main(["clock", "set", "--port", unit.port]) == 0
 
 
 @needs_mpy
-def test_doctor_reads_status_json(unit, capsys):
-    assert main(["doctor", "--port", unit.pty_path, "--json"]) == 1  # no status yet
+def test_doctor_reads_the_units_status(unit, capsys):
+    assert main(["doctor", "--port", unit.port, "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert not out["ok"] and any("mausbox deploy" in f["fix"] for f in out["findings"])
-    import maus
-
-    status = {"version": maus.VERSION, "board": "sim", "rfid_version": 0x92, "piezo_baseline": 30000,
-              "stuck": [], "safe_mode": False, "free_bytes": 500_000, "problems": []}
-    (unit.root / "status.json").write_text(json.dumps(status))
-    assert main(["doctor", "--port", unit.pty_path]) == 0
+    assert out["ok"] and out["status"]["board"] == "sim" and out["unit"]["app"] is True
+    assert out["live"]["mode"] == "menu" and out["live"]["mem_free"] > 0
+    assert main(["doctor", "--port", unit.port]) == 0
     assert "doctor: all good" in capsys.readouterr().out
 
 
@@ -92,6 +92,7 @@ def test_doctor_findings_say_what_to_do():
     assert "player 2, 5" in failed["buttons"]["detail"]
     safe = {f["check"]: f for f in diagnose(dict(ok, safe_mode=True, crashes=3), "1.29.0", None, "1.0")}
     assert not safe["safe mode"]["ok"] and "clear_safe_mode" in safe["safe mode"]["fix"]
+    assert not {f["check"]: f for f in diagnose(None, "1.29.0", None, "1.0")}["firmware"]["ok"]
 
 
 def test_monitor_line_formatting():
@@ -104,55 +105,29 @@ def test_monitor_line_formatting():
 
 
 @needs_mpy
-def test_monitor_shows_events_without_interrupting(tmp_path, capsys):
-    (tmp_path / "main.py").write_text(
-        "import time\ntime.sleep_ms(1500)\nprint('MAUSBOX READY 0.0.1')\n"
-        "for i in range(400):\n    print('EV {\"k\":\"tick\",\"i\":%d}' % i)\n    time.sleep_ms(10)\n"
-        "print('done')\n")
-    with SerialUnit(tmp_path) as unit:
-        assert main(["monitor", "--port", unit.pty_path, "--json", "--count", "5"]) == 0
-        lines = capsys.readouterr().out.strip().splitlines()
-        events = [json.loads(x) for x in lines]
-        assert [e["k"] for e in events] == ["tick"] * 5
-        assert events == sorted(events, key=lambda e: e["i"])
-        # the game kept running: the monitor sent nothing
-        assert unit.rx_bytes == 0
+def test_monitor_shows_a_game_as_it_is_played(unit, capsys):
+    unit.play(START, time.monotonic() + 1.5)
+    assert main(["monitor", "--port", unit.port, "--json", "--count", "2", "--seconds", "60"]) == 0
+    events = [json.loads(x) for x in capsys.readouterr().out.strip().splitlines()]
+    assert [e["type"] for e in events] == ["game_start", "prompt"]
+    assert all("crc" in e for e in events)  # the log's own records, each with its checksum
+    log = unit.records(unit.logs()[-1])
+    assert [r["seq"] for r in log[:2]] == [e["seq"] for e in events]
+    assert "game_abort" not in [r["type"] for r in log]
+    # the game is still on: no monitor, no command stopped it
+    assert main(["ports", "--no-probe", "--json"]) == 0
 
 
 @needs_mpy
-def test_monitor_waits_through_a_soft_reboot(tmp_path, capsys):
-    (tmp_path / "main.py").write_text(
-        "import time\nfor i in range(1000):\n    print('EV {\"i\":%d}' % i)\n    time.sleep_ms(20)\n")
-    with SerialUnit(tmp_path) as unit:
-        def reboot():
-            time.sleep(0.8)
-            with serial.Serial(unit.pty_path) as p:  # a second program resets the unit (no exclusive lock)
-                p.write(b"\x03")
-                time.sleep(0.3)
-                p.write(b"\x04")
-        t = threading.Thread(target=reboot)
-        t.start()
-        assert main(["monitor", "--port", unit.pty_path, "--json", "--seconds", "3"]) == 0
-        t.join()
-    idx = [json.loads(x)["i"] for x in capsys.readouterr().out.strip().splitlines()]
-    assert idx[0] < 5 and 0 in idx[1:]  # numbering starts again after the reboot: it kept listening
-
-
-@needs_mpy
-def test_ports_lists_a_registered_virtual_unit(tmp_path, monkeypatch, capsys):
+def test_ports_lists_a_registered_unit_and_commands_find_it(unit, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setattr("serial.tools.list_ports.comports", lambda: [])
-    root = tmp_path / "root"
-    (root / "maus").mkdir(parents=True)
-    (root / "maus" / "__init__.py").write_text("VERSION = '7.7.7'\n")
-    with SerialUnit(root, register=True) as unit:
-        assert main(["ports", "--json"]) == 0
-        rows = json.loads(capsys.readouterr().out)
-        assert len(rows) == 1
-        assert rows[0]["device"] == unit.pty_path and rows[0]["kind"] == "virtual"
-        assert rows[0]["state"] == "unit" and rows[0]["firmware"] == "7.7.7"
-        # and a command without --port finds it as the only unit
-        assert main(["config", "get"]) != 3
+    unit.register(tmp_path / "data")
+    assert main(["ports", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert len(rows) == 1 and rows[0]["device"] == unit.port and rows[0]["kind"] == "virtual"
+    assert rows[0]["state"] == "unit" and rows[0]["firmware"] and rows[0]["mode"] in ("menu", "play", "end")
+    assert main(["config", "get", "volume"]) == 0  # without --port: the only unit
 
 
 def test_ports_without_units(tmp_path, monkeypatch, capsys):
@@ -165,29 +140,29 @@ def test_ports_without_units(tmp_path, monkeypatch, capsys):
 
 
 @needs_mpy
-def test_monitor_reconnects_after_the_port_goes_away(tmp_path, capsys):
-    (tmp_path / "main.py").write_text(
-        "import time\nfor i in range(1000):\n    print('EV {\"i\":%d}' % i)\n    time.sleep_ms(20)\n")
+def test_monitor_waits_for_a_unit_that_went_away(tmp_path, capsys):
     link = str(tmp_path / "ttyUNIT")
-    first = SerialUnit(tmp_path, link=link)
+    root = tmp_path / "unit"
+    first = PtyUnit(root, link=link)
     first.start()
+    done = threading.Event()
 
     def replug():
-        time.sleep(1.0)
+        time.sleep(2.0)
         first.stop()  # unplugged: the port disappears
         time.sleep(1.0)
-        with SerialUnit(tmp_path, link=link):  # plugged in again (a new pty behind the same name)
-            time.sleep(2.0)
+        with PtyUnit(root, link=link, prepare=False) as again:  # plugged in again: a new pty, the same name
+            again.play(START)
+            done.wait(60)
 
     t = threading.Thread(target=replug)
     t.start()
     try:
-        assert main(["monitor", "--port", link, "--json", "--seconds", "3.8"]) == 0
+        assert main(["monitor", "--port", link, "--json", "--count", "1", "--seconds", "60", "--timeout", "2"]) == 0
     finally:
+        done.set()
         t.join()
         first.stop()
-    captured = capsys.readouterr()
-    idx = [json.loads(x)["i"] for x in captured.out.strip().splitlines()]
-    assert "reconnected" in captured.err
-    restart = [k for k in range(1, len(idx)) if idx[k] < idx[k - 1]]
-    assert restart  # numbering starts again: events of the new unit arrived after the replug
+    out = capsys.readouterr()
+    assert "lost" in out.err or "does not answer" in out.err
+    assert json.loads(out.out.strip().splitlines()[-1])["type"] == "game_start"

@@ -10,10 +10,10 @@ import pytest
 from mausbox.build import mpy_compatible, parse_mpy_info
 from mausbox.cli import UserError, main
 from mausbox.deploy import MAIN_PY, confirm_boot, deploy, firmware_files, make_plan
-from mausbox.paths import FIRMWARE_PKG, micropython_binary
+from mausbox.link import UnitLink
+from mausbox.paths import FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
 from mausbox.sim import run as simrun
 from mausbox.sim.serial import SerialUnit
-from mausbox.transport import UnitLink
 
 needs_mpy = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 # The firmware with the simulated hardware needs more than the 96 KB an ESP32 has to boot on the unix
@@ -66,6 +66,7 @@ def test_full_then_incremental_deploy_over_the_virtual_unit(tmp_path, monkeypatc
             full = deploy(link, say=lambda *a: None, confirm_s=30)
         assert full.ready and full.board == "sim" and full.compiled == f"mpy v6.3 for {simrun.sim_march()}"
         assert (tmp_path / "main.py").read_bytes() == MAIN_PY
+        assert (tmp_path / "boot.py").read_bytes() == (FIRMWARE_DIR / "boot.py").read_bytes()
         assert (tmp_path / "maus" / "unit" / "core.mpy").is_file()
         assert not list(tmp_path.rglob("*.tmp"))
         # a changed file on the unit, and a stale one: only those are touched
@@ -85,11 +86,11 @@ def test_full_then_incremental_deploy_over_the_virtual_unit(tmp_path, monkeypatc
 def test_confirm_boot_reads_the_ready_line_or_reports_the_traceback(tmp_path):
     (tmp_path / "main.py").write_text("print('hello')\nprint('MAUSBOX READY 9.8.7')\n")
     with SerialUnit(tmp_path) as unit, UnitLink(unit.pty_path) as link:
-        link.enter_raw()
+        link.repl().enter_raw()
         assert confirm_boot(link, 10) == "9.8.7"
     (tmp_path / "main.py").write_text("import nothing_here\n")
     with SerialUnit(tmp_path) as unit, UnitLink(unit.pty_path) as link:
-        link.enter_raw()
+        link.repl().enter_raw()
         with pytest.raises(UserError) as e:
             confirm_boot(link, 10)
         assert "nothing_here" in str(e.value) and "MAUSBOX READY" in str(e.value)
@@ -106,6 +107,22 @@ def test_deploy_command_json(tmp_path, capsys):
 def test_deploy_command_without_a_unit(capsys):
     assert main(["deploy", "--port", "/dev/no-such-port"]) == 3
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_unit_in_a_game_is_left_alone_unless_forced(tmp_path):
+    import loopback
+    from mausbox.deploy import precheck
+
+    link, ser = loopback.link(tmp_path)
+    ser.ctx.mode = "play"
+    ser.ctx.game = type("G", (), {"GAME": "mg"})()
+    with pytest.raises(UserError) as e:
+        precheck(link)
+    assert "in a game (mg)" in str(e.value) and "--force" in str(e.value) and e.value.code == 1
+    assert b"\x03" not in ser.written  # asked, never interrupted
+    assert precheck(link, force=True)["mode"] == "play"
+    ser.ctx.mode = "menu"
+    assert precheck(link)["mode"] == "menu"
 
 
 def test_romfs_deploy_is_refused_where_the_micropython_has_no_romfs(tmp_path):

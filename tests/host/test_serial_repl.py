@@ -232,7 +232,7 @@ def test_symlink_and_registry(tmp_path, monkeypatch):
 
 def test_the_real_firmware_stops_on_ctrl_c_and_restarts_on_soft_reboot(tmp_path):
     from mausbox.deploy import deploy
-    from mausbox.transport import UnitLink
+    from mausbox.link import UnitLink
 
     # 512 KB: the firmware with the simulated hardware does not boot in 96 KB on the unix port yet
     with SerialUnit(tmp_path, heapsize="512k") as unit:

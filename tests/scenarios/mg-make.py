@@ -270,7 +270,20 @@ def six_players():
             "collections, false starts; the last cheese ends it")
 
 
+def waiting():
+    g = Game(3)
+    g.t += 60000  # the unit waits a minute for the first reveal: host commands come in meanwhile
+    i = 0
+    while not g.done:  # one claim a mouse, no ties: played in real time it does not hang on 1 ms gaps
+        g.round(True, [(1 + i % 3, ("item", True))])
+        i += 1
+    g.write("mg-3p-wait", "Mausgeflippt, 3 players: a minute's wait before the first reveal (host commands "
+            "during a game, tests/host/test_link_game.py), then a protected mouse claimed in each round; the "
+            "last cheese ends it")
+
+
 if __name__ == "__main__":
     two_players()
     four_players()
     six_players()
+    waiting()

@@ -14,7 +14,9 @@
 #   piezo_pin    Pin of a comparator module (digital piezo), or None
 #   jumper       output Pin wired to player 1's button for the latency self-test, or None
 #   unique_id()  bytes; rtc_load()/rtc_save(bytes) keep a few bytes across soft resets (crash counter)
-#   wdt_start(ms), wdt_feed()
+#   wdt_start(ms), wdt_feed()   the watchdog (machine.WDT): once started it runs until a hard reset
+#   wdt_release()   the app has stopped (Ctrl-C): a keeper feeds the watchdog while the REPL has the unit
+#   set_clock(rtc)  the wall clock from the host, machine.RTC().datetime() order; wall_clock() reads it
 #   spend(us)    sim only: charge virtual time for work the firmware did (no-op on a board)
 import json
 
@@ -35,3 +37,19 @@ def open_hardware(board, **kw):
     from maus.hw import esp32
 
     return esp32.Hardware(board, **kw)
+
+
+def keep_watchdog():
+    """For boot.py, which runs after every soft reset, also when the host enters the raw REPL (main.py does
+    not run then): a watchdog the app started goes on running, so feed it while no app runs."""
+    try:
+        fam = load_board().get("family")
+    except (OSError, ValueError):
+        return False  # no board file: no app was ever deployed here, so no watchdog either
+    if fam == "sim":
+        from maus.hw import sim
+
+        return sim.keep_watchdog()
+    from maus.hw import esp32
+
+    return esp32.keep_watchdog()

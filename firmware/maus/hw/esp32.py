@@ -8,6 +8,8 @@ from micropython import const
 
 micropython.alloc_emergency_exception_buf(100)
 
+_KEEPER_TIMER = 3  # hardware timer for the watchdog keeper (0..3 on the ESP32; nothing else here uses 3)
+_RTC_WDT = 2  # RTC memory byte: the watchdog's timeout in s while one runs (bytes 0-1: the crash counter)
 _GPIO_IN = 0x3FF4403C  # GPIO_IN_REG, GPIO 0-31 (ESP32)
 _GPIO_IN1 = 0x3FF44040  # GPIO_IN1_REG, GPIO 32-39
 # Timer group 0's LAC timer, the counter esp_timer (so ticks_us) runs on: ESP-IDF esp_timer_impl_lac.c,
@@ -173,10 +175,19 @@ class Hardware:
 
     def wdt_start(self, ms):
         self._wdt = machine.WDT(timeout=ms)
+        _keeper(self._wdt, ms, False)
+        _rtc_mark(ms)
 
     def wdt_feed(self):
         if self._wdt is not None:
             self._wdt.feed()
+
+    def wdt_release(self):
+        global _keep
+        _keep = True
+
+    def set_clock(self, rtc):
+        machine.RTC().datetime(rtc)
 
     def wall_clock(self):
         # None until the clock was set (the RTC starts in 2000 after power-up)
@@ -185,3 +196,52 @@ class Hardware:
 
     def reset(self):
         machine.reset()
+
+
+# The watchdog keeper. machine.WDT cannot be stopped and survives a soft reset; the REPL does not run
+# main.py after a raw-REPL soft reset (mpremote does one), so without help every host session would end
+# in a watchdog reset. A machine.Timer callback runs in MicroPython's scheduler, which also runs while the
+# REPL waits for input (ports/esp32/mphalport.c: mp_hal_stdin_rx_chr -> MICROPY_EVENT_POLL_HOOK); it feeds
+# only once the app has let go (Ctrl-C), so an app that hangs is still reset.
+_timer = None
+_dog = None
+_keep = False
+
+
+def _feed(_t):
+    if _keep:
+        _dog.feed()
+
+
+def _keeper(dog, ms, keep):
+    global _timer, _dog, _keep
+    _dog = dog
+    _keep = keep
+    if _timer is None:
+        _timer = machine.Timer(_KEEPER_TIMER)
+    _timer.init(mode=machine.Timer.PERIODIC, period=max(100, ms // 4), callback=_feed)
+
+
+def _rtc_mark(ms):
+    # RTC memory outlives a soft reset (and a watchdog reset: then boot.py restarts one, harmlessly fed).
+    try:
+        rtc = machine.RTC()
+        m = bytearray(rtc.memory())
+        while len(m) <= _RTC_WDT:
+            m.append(0)
+        m[_RTC_WDT] = min(255, max(1, ms // 1000))
+        rtc.memory(m)
+    except Exception:  # noqa: BLE001 - a board without RTC memory keeps the old behaviour
+        pass
+
+
+def keep_watchdog():
+    try:
+        m = machine.RTC().memory()
+    except Exception:  # noqa: BLE001
+        return False
+    if len(m) <= _RTC_WDT or not m[_RTC_WDT]:
+        return False
+    ms = m[_RTC_WDT] * 1000
+    _keeper(machine.WDT(timeout=ms), ms, True)
+    return True

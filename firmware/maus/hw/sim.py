@@ -321,10 +321,14 @@ class Hardware:
         """The firmware's own bytecode for `us` µs (a main-loop pass): handlers run at its branches."""
         self._gc_check()
         self.world.run(us)
+        if _wdt.world is self.world:
+            _wdt.check()
 
     def block(self, us):
         """A C call of `us` µs (a bus transfer): no handler runs until it returns."""
         self.world.spend(us)
+        if _wdt.world is self.world:
+            _wdt.check()
 
     def sleep_us(self, us):
         # A driver's short wait (the MFRC522 waiting for its oscillator): the world and the chip go on.
@@ -341,6 +345,8 @@ class Hardware:
         if w.model is not None and ms > 10:
             ms = 10  # as maus.hw.esp32.idle: sleep_ms(10) at most, the board's loop wakes no earlier
         w.sleep_until(w.now + ms * 1000)
+        if _wdt.world is w:
+            _wdt.check()
 
     def collect(self):
         """gc.collect() for the firmware (maus.unit's idle collection, maus.race's at a window's start):
@@ -554,10 +560,22 @@ class Hardware:
             f.write(data)
 
     def wdt_start(self, ms):
-        pass
+        _wdt.start(ms, self.world, self.realtime)
 
     def wdt_feed(self):
-        pass
+        _wdt.feed()
+
+    def wdt_release(self):
+        _wdt.keep = True
+
+    def set_clock(self, rtc):
+        # The host's `clock set` (machine.RTC().datetime order): kept as an offset from this computer's
+        # clock in clock.json, as a board's RTC keeps counting from the time it was set.
+        y, mo, d, _, h, mi, s, _ = rtc
+        off = time.mktime((y, mo, d, h, mi, s, 0, 0)) - time.time()
+        with open("clock.json.tmp", "w") as f:
+            f.write(json.dumps({"offset_s": off}))
+        os.rename("clock.json.tmp", "clock.json")
 
     def wall_clock(self):
         # `mausbox clock set` writes clock.json: the host's time as an offset from this clock.
@@ -570,3 +588,138 @@ class Hardware:
 
     def reset(self):
         raise SystemExit(0)
+
+
+# --- the watchdog --------------------------------------------------------------------------------------
+# machine.WDT as the ESP32 port has it: once started it runs until a hard reset. Nothing stops it, a second
+# start never makes it slower (the shorter timeout stays; docs: "cannot be stopped or reconfigured"), and a
+# soft reset leaves it running (ports/esp32/machine_wdt.c: the task-WDT user stays subscribed; main.c's
+# soft reset does not touch it). Not fed within its timeout it resets the unit, whatever the firmware does.
+#
+# In virtual time it is checked as time passes (spend/idle). In real time (the virtual unit on a pty) a
+# thread plays the chip's timer interrupt, so a main loop stuck in Python or in a blocking call is reset as a
+# board is: the interpreter process is killed, and the virtual unit's bridge restarts it (a hard reset). The
+# thread is also where the firmware's keeper runs (hw.esp32 uses a machine.Timer, whose callbacks the
+# board's scheduler runs at the REPL too): with `keep` set (no app runs) it feeds. Its state (timeout, last
+# feed) lives in ROOT/.wdt, so the interpreter after a soft reset carries the same watchdog on.
+_WDT_FILE = ".wdt"
+_WDT_TICK_MS = const(100)  # the thread's check interval: a bite comes at most this late
+_WDT_SAVE_MS = const(1000)  # how often the last feed is written to .wdt (a soft reset may lose up to this)
+
+
+class WatchdogReset(SystemExit):
+    """Virtual time: the watchdog bit (the unit resets; a SystemExit, as the sim's machine.reset)."""
+
+
+class _Watchdog:
+    def __init__(self):
+        self.ms = 0  # 0: never started
+        self.world = None  # virtual time it is checked in, or None
+        self.fed = time.ticks_ms()  # of the last feed
+        self.vfed = 0  # world.now of the last feed
+        self.keep = False  # no app runs: the keeper feeds
+        self.thread = False
+        self.bites = 0
+
+    def start(self, ms, world=None, realtime=True):
+        if self.ms:
+            ms = min(ms, self.ms)
+        self.ms = ms
+        self.keep = False
+        if world is not None and world is not self.world:
+            self.world = world
+            if hasattr(world, "on_rebase"):
+                world.on_rebase.append(self._rebased)  # the world's clock moved back: so does the last feed
+        self.feed()
+        if realtime:
+            self._save()
+            self._run_thread()
+
+    def feed(self):
+        self.fed = time.ticks_ms()
+        w = self.world
+        if w is not None:
+            self.vfed = w.now
+
+    def _rebased(self, shift):
+        self.vfed -= shift
+
+    def check(self):
+        # virtual time
+        late = self.world.now - self.vfed
+        if self.ms and not self.keep and late > self.ms * 1000:
+            self._bite(late // 1000)
+            raise WatchdogReset(3)
+
+    def _run_thread(self):
+        if not self.thread:
+            import _thread
+
+            self.thread = True
+            _thread.start_new_thread(self._loop, ())
+
+    def _loop(self):
+        saved = time.ticks_ms()
+        while self.ms:
+            time.sleep_ms(_WDT_TICK_MS)
+            now = time.ticks_ms()
+            if self.keep:
+                self.fed = now
+            late = time.ticks_diff(now, self.fed)
+            if late > self.ms:
+                self._bite(late)
+                # The reset line: the interpreter dies at once, wherever it is (its parent, the bridge,
+                # starts a fresh one). The unix port has no os.kill; the shell's parent is this process.
+                os.system("kill -9 $PPID")
+                return
+            if time.ticks_diff(now, saved) >= _WDT_SAVE_MS:
+                saved = now
+                self._save()
+
+    def _bite(self, late_ms):
+        self.bites += 1
+        ms = self.ms
+        self.ms = 0  # a hard reset stops the watchdog
+        try:
+            os.remove(_WDT_FILE)
+        except OSError:
+            pass
+        print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
+              % (ms, late_ms))
+
+    def _save(self):
+        # The wall time of the last feed: the next interpreter (after a soft reset) goes on from there.
+        try:
+            with open(_WDT_FILE, "w") as f:
+                f.write(json.dumps({"ms": self.ms, "fed": time.time() - time.ticks_diff(time.ticks_ms(),
+                                                                                         self.fed) / 1000}))
+        except OSError:
+            pass
+
+    def resume(self):
+        # boot.py after a soft reset: a watchdog started before goes on running, fed by the keeper.
+        try:
+            with open(_WDT_FILE) as f:
+                st = json.load(f)
+            ms = int(st["ms"])
+            age = int((time.time() - st["fed"]) * 1000)
+        except (OSError, ValueError, KeyError, TypeError):
+            return False
+        if ms <= 0 or age >= ms:
+            try:
+                os.remove(_WDT_FILE)  # it would have bitten meanwhile (the unit was off): not running
+            except OSError:
+                pass
+            return False
+        self.ms = ms if not self.ms else min(ms, self.ms)
+        self.keep = True
+        self.fed = time.ticks_add(time.ticks_ms(), -max(age, 0))
+        self._run_thread()
+        return True
+
+
+_wdt = _Watchdog()
+
+
+def keep_watchdog():
+    return _wdt.resume()

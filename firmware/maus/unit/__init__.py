@@ -29,7 +29,7 @@ def _crash_count(hw, n=None):
     data = hw.rtc_load()
     cur = data[0] if data and len(data) >= 2 and data[1] == 0xA5 else 0
     if n is not None:
-        hw.rtc_save(bytes((n, 0xA5)))
+        hw.rtc_save(bytes((n, 0xA5)) + (data[2:] if data else b""))  # later bytes: the watchdog's (hw.esp32)
     return cur
 
 
@@ -53,8 +53,13 @@ def main(hw=None, **kw):
         call_unloaded("maus.unit.boot", "selftest", unit)
         print("MAUSBOX READY", unit.status["version"])
         hw.wdt_start(WDT_MS)
+        from maus.hostsvc import HostService
+
+        unit.host = HostService(unit)  # the host's link (docs/protocol.md), served by the main loop
+        unit.pollers.append(unit.host.serve)
         unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))
     except KeyboardInterrupt:  # Ctrl-C over USB is not a crash, even during the boot
+        hw.wdt_release()  # the REPL has the unit now: its watchdog is kept fed
         if unit is not None and unit.log is not None:
             unit.abort("interrupted (Ctrl-C)")
         _crash_count(hw, 0)

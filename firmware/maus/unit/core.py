@@ -71,7 +71,8 @@ class Unit:
         self._stop_watch = None  # its stop test, made once with it
         self.calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
         self.enrolment = None
-        self.pollers = []  # callables(now_ms) served every main-loop pass outside race windows
+        self.pollers = []  # callables(now_ms) -> None or the most ms the loop may idle, outside race windows
+        self.host = None  # maus.hostsvc.HostService, set by main(): the host's requests over the console
         if hw.spi is not None:
             self._start_rfid()
         import maus
@@ -137,6 +138,12 @@ class Unit:
         self.capture.stuck_ms = s.get("stuck_ms")
         self.gest.double_ms = s.get("double_press_ms")
         self.gest.long_ms = s.get("long_press_ms")
+
+    def settings_changed(self):
+        # The host changed settings: the shell follows at once; a game in progress keeps its own copy.
+        self.lang = self.settings.get("lang")
+        if self.mode != "play":
+            self._apply_timing()
 
     def _setting_changed(self, key, old, new):
         if self.log is not None:
@@ -228,6 +235,8 @@ class Unit:
 
     def _event_line(self, line):
         # Every log record also goes to the console for `mausbox monitor`.
+        if self.host is not None and self.host.event(line):
+            return  # sent as an event frame to the monitor that asked for it
         sys.stdout.write("EV ")
         sys.stdout.write(line if isinstance(line, str) else line.decode())
         if not (line.endswith("\n") if isinstance(line, str) else line.endswith(b"\n")):
@@ -340,8 +349,11 @@ class Unit:
                     self._on_tap(ev[1] or None, uid, hw.ticks_us())
                 else:
                     self._on_remove(ev[1], uid)
+        soon = -1
         for poll in self.pollers:  # services outside race windows (e.g. the host link)
-            poll(now)
+            w = poll(now)
+            if w is not None and (soon < 0 or w < soon):
+                soon = w
         self.fb.update(now)
         hw.wdt_feed()
         if self.detector is not None and self.detector.armed:
@@ -353,6 +365,8 @@ class Unit:
 
             _crash_count(hw, 0)
         wait = self._wait_ms(now)
+        if 0 <= soon < wait:
+            wait = soon  # a service has more to do (the host link streaming a log)
         if wait > 0 and ticks_diff(now, self._gc_at) > 500:
             getattr(hw, "collect", gc.collect)()  # idle time: collect now, not during a race (sim: timed)
             self._gc_at = now

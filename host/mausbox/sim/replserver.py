@@ -357,6 +357,8 @@ def _run(kind, cid, src, name):
                 st = 5
         except KeyboardInterrupt:
             pass
+    global _failed
+    _failed = exc is not None
     return forced
 
 
@@ -412,6 +414,7 @@ def _complete(text):
 
 
 _rx = bytearray()  # the command stream read so far
+_failed = False  # the last code run raised
 
 
 def _command():
@@ -450,7 +453,10 @@ def _main():
     while True:
         try:
             while todo and not forced:
-                forced = _run_file(todo.pop(0))
+                name = todo.pop(0)
+                forced = _run_file(name)
+                if name == "boot.py" and _failed:
+                    todo = []  # as pyexec (ports/esp32/main.c): main.py runs only after a boot.py that ran through
             if forced:
                 return  # _run reported R0: the bridge soft-resets
             if not booted:

@@ -14,10 +14,9 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from mausbox.paths import BOARDS_DIR, FIRMWARE_PKG, micropython_binary
+from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
 
 DEFAULT_HEAP = "512k"  # the firmware loaded as .mpy (bytecode in RAM, 64-bit objects) plus the simulated chips
-MAIN_PY = "import maus.unit\nmaus.unit.main()\n"
 ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise", "rfid")
 
 
@@ -78,9 +77,8 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: 
     manifest_path.write_text(json.dumps(manifest, sort_keys=True))
     # Starting the virtual unit is a power-on: RTC memory (the crash counter) does not survive it.
     # A soft reboot over the serial REPL keeps it, as on a board.
-    rtc = root / ".rtcmem"
-    if rtc.exists():
-        rtc.unlink()
+    for f in (".rtcmem", ".wdt"):  # and a watchdog runs only once the firmware starts one
+        (root / f).unlink(missing_ok=True)
     board_src = BOARDS_DIR / f"{board}.json"
     (root / "board.json").write_bytes(board_src.read_bytes())
     from mausbox.deploy import board_ok
@@ -91,7 +89,8 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: 
         (root / "board.ok").write_bytes(ok)
     else:
         (root / "board.ok").unlink(missing_ok=True)
-    (root / "main.py").write_text(MAIN_PY)
+    for name in ("boot.py", "main.py"):  # as `mausbox deploy` writes them (the watchdog keeper, the app)
+        shutil.copyfile(FIRMWARE_DIR / name, root / name)
     return root
 
 

@@ -1,0 +1,728 @@
+# The host service: the unit answers the host over its USB console from its own main loop, so no host
+# command stops a game. Framed, checksummed requests and responses (docs/protocol.md):
+#
+#   #MB<v><kind> <seq:4 hex> <len:4 hex> <crc32:8 hex> <payload: len bytes>\n
+#
+# kind Q request (host -> unit, JSON), R final response (JSON), P part of a response (JSON or text),
+# D data (8 hex digits of file offset, then file bytes), E event (a log record, seq 0000). The crc32 covers
+# "<v><kind> <seq> <len>" and the decoded payload. CR (0x0D) is never part of a frame: a payload escapes
+# CR and DLE as DLE, byte ^ 0x40, and receivers drop every CR (a console may turn \n into \r\n).
+#
+# The main loop calls poll(wait_ms) once a pass, outside race windows only: a request that comes in during a
+# race waits in the console's input buffer until the race closes. Reads never block: select.poll on stdin
+# (the ESP32 port polls its UART / USB ring buffer, extmod/modselect.c + ports/esp32/mphalport.c).
+# Buffers are made once; a log is streamed a chunk per frame, a listing an entry batch per frame, so
+# neither needs memory that grows with the file or the number of logs.
+import binascii
+import hashlib
+import json
+import os
+import sys
+
+from micropython import const
+
+from maus.logstore import valid_name
+
+PROTO = const(1)  # the protocol revision this firmware speaks (the frame envelope never changes)
+_V = const(0x31)  # "1"
+_HDR = const(25)  # "#MB1Q ssss llll cccccccc " before the payload
+_RX_MAX = const(480)  # largest request payload
+_CHUNK = const(1024)  # file bytes per data frame during a game (a frame blocks the loop ~90 ms at 115200 baud)
+_BIG_CHUNK = const(8192)  # and when no game runs, one a pass: 0.4 % framing instead of 3 %, nothing waits
+_AWAKE_MS = const(1000)  # after a request the loop idles at most 1 ms a pass: the next request comes soon
+_LIST_BYTES = const(900)  # listing text per frame
+_HASH_SLICE = const(8192)  # prefix bytes hashed per poll when a read resumes
+_IN_PER_POLL = const(160)  # console bytes taken per poll: typing at the console cannot stall the loop
+_CARD_LEASE_MS = const(30000)  # the pad is the host's this long after the last card request
+_NO_BOUND = const(1 << 20)
+_DLE = const(0x10)
+_CR = const(0x0D)
+_NL = const(0x0A)
+_HEX = b"0123456789abcdef"
+
+
+class HostService:
+    frames_per_poll = 2  # data frames sent per main-loop pass while a log streams
+
+    def __init__(self, ctx, inp=None, out=None, ready=None, app=True):
+        # ctx: the Unit (or _Shelf at the REPL): store, settings, hw, status, mode, game, log, race, rfid.
+        self.ctx = ctx
+        self.app = app
+        self.inp = inp if inp is not None else sys.stdin.buffer
+        self.out = out if out is not None else sys.stdout.buffer
+        if ready is None:
+            import select
+
+            p = select.poll()
+            p.register(sys.stdin, select.POLLIN)
+            self._poller = p
+            ready = self._stdin_ready
+        self.ready = ready
+        self.rx = bytearray(_HDR + _RX_MAX + 1)
+        self._rxv = memoryview(self.rx)
+        self._n = 0  # bytes of the frame being received
+        self._want = 0  # its payload length once the header is in
+        self._one = bytearray(1)
+        self.buf = bytearray(_CHUNK)
+        self._bufv = memoryview(self.buf)
+        self.hdr = bytearray(b"#MB1Q 0000 0000 00000000 ")
+        self.job = None  # generator of the request in progress
+        self.seq = 0
+        self.events_until = 0  # ticks_ms until which log records go out as E frames
+        self.card_until = -1  # ticks_ms until which the pad belongs to the host; -1: not
+        self.awake_until = -1  # ticks_ms until which the loop polls often (a host session is on); -1: not
+        self.dead = False  # stdin at its end (a pipe or /dev/null): nothing to serve for now
+        self.dead_until = 0
+        self.requests = 0
+        self.bad_frames = 0
+        self.done = False  # serve(): an `exit` request came
+
+    # --- the main loop's hook -----------------------------------------------------------------------
+    def serve(self, now=None):
+        """Unit.pollers: serve the host this pass; -> the most ms the loop may idle, or None (no bound)."""
+        w = self.poll(_NO_BOUND)
+        return None if w == _NO_BOUND else w
+
+    def poll(self, wait_ms=0):
+        """Serve what the host sent, advance the request in progress; returns how long the loop may idle."""
+        if self.dead and _diff(self._now(), self.dead_until) >= 0:
+            self.dead = False
+        if not self.dead:
+            self._read()
+        if self.job is not None:
+            try:
+                if next(self.job, None) is None:
+                    self.job = None
+            except Exception as e:  # noqa: BLE001 - a failing request answers, never stops the game
+                self.job = None
+                self._error(self.seq, "nofile" if isinstance(e, OSError) and e.args and e.args[0] == 2 else "io",
+                            _why(e))
+            if self.job is not None:
+                return 0  # more to send: come back at once
+        if self.card_until >= 0 and _diff(self._now(), self.card_until) > 0:
+            self._card_release()
+        if self.awake_until >= 0:
+            if _diff(self._now(), self.awake_until) < 0:
+                return min(wait_ms, 1)
+            self.awake_until = -1
+        return wait_ms
+
+    def _drop_job(self):
+        job, self.job = self.job, None
+        if job is not None:
+            try:
+                job.close()  # runs its `with` exits: an open log file is closed now, not at some later GC
+            except Exception:  # noqa: BLE001
+                pass
+
+    def _stdin_ready(self):
+        for _ in self._poller.ipoll(0):
+            return True
+        return False
+
+    def _now(self):
+        return self.ctx.hw.ticks_ms() if self.ctx.hw is not None else _ticks_ms()
+
+    # --- receiving ----------------------------------------------------------------------------------------
+    def _read(self):
+        one = self._one
+        for _ in range(_IN_PER_POLL):
+            if not self.ready():
+                return
+            n = self.inp.readinto(one)
+            if n is None:
+                return  # nothing after all
+            if not n:
+                # End of input (a pipe with no writer, /dev/null): look again in a second, not every pass.
+                self.dead = True
+                self.dead_until = (self._now() + 1000) & 0x3FFFFFFF
+                return
+            c = one[0]
+            if c == 3:
+                # A board's console driver turns Ctrl-C into KeyboardInterrupt before the byte reaches stdin;
+                # a tty in raw mode (the unix port) hands it over: do what the board does.
+                raise KeyboardInterrupt
+            if c != _CR:
+                self._byte(c)
+
+    def _byte(self, c):
+        rx = self.rx
+        n = self._n
+        if n < _HDR:
+            # Each header byte is checked as it comes, so a false start gives way to the next "#" at once.
+            if not _fits(n, c):
+                self._n = 1 if c == 0x23 else 0
+                if self._n:
+                    rx[0] = c
+                elif n:
+                    self.bad_frames += 1
+                return
+            rx[n] = c
+            n += 1
+            if n == _HDR:
+                self._want = _unhex(rx, 11, 4)
+                if self._want > _RX_MAX:
+                    self.bad_frames += 1
+                    n = 0
+            self._n = n
+            return
+        if n < _HDR + self._want:
+            rx[n] = c
+            self._n = n + 1
+            return
+        self._n = 0
+        if c != _NL:
+            self.bad_frames += 1
+            return
+        self._frame(self._want)
+
+    def _frame(self, n):
+        rx = self._rxv
+        seq = _unhex(self.rx, 6, 4)
+        crc = binascii.crc32(rx[_HDR:_HDR + n], binascii.crc32(rx[3:15]))
+        if crc >> 16 != _unhex(self.rx, 16, 4) or crc & 0xFFFF != _unhex(self.rx, 20, 4):
+            self.bad_frames += 1
+            return  # not answered: a damaged request is sent again by the host
+        self.requests += 1
+        self.awake_until = (self._now() + _AWAKE_MS) & 0x3FFFFFFF
+        if self.rx[3] != _V:
+            self._error(seq, "proto", "this unit speaks host protocol %d; the host sent %s: update %s" % (
+                PROTO, chr(self.rx[3]), "the unit (mausbox deploy)" if self.rx[3] > _V else "mausbox on the host"))
+            return
+        try:
+            req = json.loads(bytes(rx[_HDR:_HDR + n]))
+            op = req["op"]
+        except (ValueError, KeyError, TypeError):
+            self._error(seq, "args", "not a request")
+            return
+        self._drop_job()  # a new request replaces the one in progress (the host gave up on it)
+        self.seq = seq
+        fn = getattr(self, "op_" + op, None) if isinstance(op, str) else None
+        if fn is None:
+            self._error(seq, "op", "unknown request %r" % (op,))
+            return
+        try:
+            r = fn(req)
+        except (KeyError, TypeError, ValueError) as e:
+            self._error(seq, "args", _why(e))
+            return
+        except OSError as e:
+            self._error(seq, "io", _why(e))
+            return
+        if r is not None:
+            if isinstance(r, dict):
+                self.reply(seq, r)
+            else:
+                self.job = r  # a generator: it sends its frames over the next polls
+
+    # --- sending ------------------------------------------------------------------------------------------
+    def send(self, kind, seq, data, n=-1, prefix=None):
+        """One frame; data is bytes-like (escaped here when it holds CR or DLE), prefix a few ASCII bytes
+        sent before it (a data frame's offset)."""
+        if n < 0:
+            n = len(data)
+        mv = memoryview(data)[:n]
+        extra = _specials(data, n)
+        plen = len(prefix) if prefix else 0
+        h = self.hdr
+        h[4] = kind
+        _puthex(h, 6, seq, 4)
+        _puthex(h, 11, n + extra + plen, 4)
+        crc = binascii.crc32(memoryview(h)[3:15])
+        if prefix:
+            crc = binascii.crc32(prefix, crc)
+        crc = binascii.crc32(mv, crc)  # unsigned: a long int on a 32-bit port half the time, split once
+        _puthex(h, 16, crc >> 16, 4)
+        _puthex(h, 20, crc & 0xFFFF, 4)
+        w = self.out.write
+        w(h)
+        if prefix:
+            w(prefix)
+        if extra:
+            _write_escaped(w, data, n)
+        else:
+            w(mv)
+        w(b"\n")
+
+    def reply(self, seq, obj, kind=0x52):  # "R"
+        obj.setdefault("ok", True)
+        self.send(kind, seq, json.dumps(obj).encode())
+
+    def _error(self, seq, code, msg):
+        self.reply(seq, {"ok": False, "error": code, "msg": msg})
+
+    def event(self, line):
+        """A log record as it is written (the log's listener): an E frame while `monitor` subscribes.
+        True if sent (the unit then prints no `EV` line for it: one copy on the wire)."""
+        if not self.events_until:
+            return False
+        if _diff(self._now(), self.events_until) >= 0:
+            self.events_until = 0  # the lease ran out: the host went away
+            return False
+        n = len(line)
+        if n and line[n - 1] == _NL:
+            n -= 1
+        self.send(0x45, 0, line, n)  # "E"
+        return True
+
+    # --- requests -----------------------------------------------------------------------------------------
+    def op_hello(self, req):
+        c = self.ctx
+        st = c.status or {}
+        v = sys.implementation.version
+        return {"proto": PROTO, "proto_min": PROTO, "fw": st.get("version"),
+                "unit": getattr(c, "unit_id", None) or _hexs(c.hw.unique_id()),
+                "board": st.get("board"), "platform": sys.platform, "micropython": "%d.%d.%d" % v[:3],
+                "app": self.app, "safe_mode": bool(st.get("safe_mode")), "mode": c.mode, "game": _game(c)}
+
+    def op_status(self, req):
+        import gc
+
+        c = self.ctx
+        out = {"status": c.status, "mode": c.mode, "game": _game(c), "log": c.log.name if c.log is not None else None,
+               "app": self.app, "mem_free": _mem(gc, "mem_free"), "mem_alloc": _mem(gc, "mem_alloc"),
+               "requests": self.requests, "bad_frames": self.bad_frames}
+        try:
+            out["free_bytes"] = c.store.free()
+        except OSError:
+            out["free_bytes"] = None
+        hw = c.hw
+        out["wall"] = _wall(hw)
+        out["uptime_ms"] = self._now()
+        return out
+
+    def op_logs(self, req):
+        return self._list(self.seq)
+
+    def _list(self, seq):
+        # Every log and pulled marker in the logs folder, straight from the directory iterator: constant
+        # memory for any number of logs. Text lines "name size"; the host pairs logs and markers.
+        d = self.ctx.store.dir
+        buf = self.buf
+        n = 0
+        count = 0
+        try:
+            it = _ilistdir(d.encode())  # bytes names: nothing to encode per entry
+        except OSError:
+            it = ()
+        for e in it:
+            name = e[0]
+            if not (name.endswith(b".jsonl") or name.endswith(b".jsonl.pulled")):
+                continue
+            size = e[3] if len(e) > 3 else -1  # littlefs gives the size; VfsPosix (the sim) does not
+            if size < 0:
+                size = os.stat(d + "/" + name.decode())[6]
+            k = len(name)
+            if n + k + 12 > _LIST_BYTES:
+                self.send(0x50, seq, buf, n)  # "P"
+                n = 0
+                yield 1
+            buf[n:n + k] = name
+            n += k
+            buf[n] = 0x20
+            n = _putdec(buf, n + 1, size)
+            buf[n] = _NL
+            n += 1
+            count += 1
+        if n:
+            self.send(0x50, seq, buf, n)
+        self.reply(seq, {"n": count})
+
+    def op_read(self, req):
+        name = req["name"]
+        off = req.get("off", 0)
+        if not valid_name(name) or type(off) is not int or off < 0:
+            raise ValueError("bad log name or offset")
+        path = self.ctx.store.dir + "/" + name
+        try:
+            size = os.stat(path)[6]
+        except OSError:
+            self._error(self.seq, "nofile", "no log %s" % name)
+            return None
+        if off > size:
+            self._error(self.seq, "range", "offset %d is past the end (%d)" % (off, size))
+            return None
+        return self._stream(self.seq, path, off, size)
+
+    def _stream(self, seq, path, off, size):
+        # The file's bytes [off, size) as D frames, then R with the sha256 of [0, size) (the size when the
+        # read began: a log still being written grows, the host pulls the rest next time).
+        buf = self.buf
+        if self.ctx.mode != "play":
+            try:
+                buf = bytearray(_BIG_CHUNK)  # freed with the stream; a fragmented heap gets the small one
+            except MemoryError:
+                pass
+        mv = memoryview(buf)
+        chunk = len(buf)
+        per_poll = self.frames_per_poll if chunk == _CHUNK else 1
+        h = hashlib.sha256()
+        pre = bytearray(b"00000000")
+        with open(path, "rb") as f:
+            done = 0
+            while done < off:  # a resumed read: the digest covers the bytes the host already holds
+                k = f.readinto(mv[:min(chunk, off - done)])
+                if not k:
+                    break
+                h.update(mv[:k])
+                done += k
+                if done % _HASH_SLICE < chunk:
+                    self.send(0x50, seq, b"")  # "P", empty: still at work (the host's wait starts again)
+                    yield 1
+            pos = off
+            while pos < size:
+                for _ in range(per_poll):
+                    k = f.readinto(mv[:min(chunk, size - pos)])
+                    if not k:
+                        size = pos  # shrank under us: the digest says what was sent
+                        break
+                    h.update(mv[:k])
+                    _puthex(pre, 0, pos, 8)
+                    self.send(0x44, seq, buf, k, pre)  # "D"
+                    pos += k
+                    if pos >= size:
+                        break
+                if pos < size:
+                    yield 1
+        self.reply(seq, {"size": size, "sha256": _hexs(h.digest())})
+
+    def op_mark(self, req):
+        name = req["name"]
+        if not valid_name(name):
+            raise ValueError("bad log name")
+        return {"marked": self.ctx.store.mark_pulled(name, req["sha256"])}
+
+    def op_settings(self, req):
+        s = self.ctx.settings
+        return {"values": s.values, "source": s.source, "message": s.message}
+
+    def op_set(self, req):
+        try:
+            changed = self.ctx.settings.set(req["key"], req["value"])
+        except ValueError as e:
+            self._error(self.seq, "value", _why(e))
+            return None
+        self._settings_changed()
+        return {"changed": changed}
+
+    def op_reset_settings(self, req):
+        self.ctx.settings.reset()
+        self._settings_changed()
+        return {}
+
+    def _settings_changed(self):
+        fn = getattr(self.ctx, "settings_changed", None)
+        if fn is not None:
+            fn()
+
+    def op_clock(self, req):
+        # req["rtc"]: (year, month, day, weekday, hour, minute, second, subsecond), machine.RTC order
+        t = req.get("rtc")
+        hw = self.ctx.hw
+        if t is not None:
+            if not isinstance(t, list) or len(t) != 8 or not all(type(x) is int for x in t):
+                raise ValueError("rtc must be 8 whole numbers")
+            hw.set_clock(tuple(t))
+        return {"wall": _wall(hw)}
+
+    def op_events(self, req):
+        # Log records go out as E frames for the next s seconds (the host renews; 0 stops).
+        s = req.get("s", 10)
+        if type(s) is not int or not 0 <= s <= 600:
+            raise ValueError("s must be 0..600")
+        self.events_until = ((self._now() + s * 1000) & 0x3FFFFFFF or 1) if s else 0
+        return {}
+
+    def op_cancel(self, req):
+        return {}  # the job in progress was dropped when this request came in
+
+    # The card writer's steps: one attempt per request, the host repeats until a card is there. The pad
+    # is the host's meanwhile (the unit's own card reading pauses), never during a game.
+    def _pad(self):
+        c = self.ctx
+        if c.mode == "play":
+            self._error(self.seq, "busy", "a game is in progress: finish or abort it first")
+            return None
+        reader = c.reader
+        if reader is None:
+            self._error(self.seq, "busy", "this unit has no RFID reader")
+            return None
+        if c.rfid is not None:
+            c.rfid.pause()
+        self.card_until = (self._now() + _CARD_LEASE_MS) & 0x3FFFFFFF
+        return reader
+
+    def _card_release(self):
+        self.card_until = -1
+        r = self.ctx.rfid
+        if r is not None:
+            r.resume()
+
+    def op_card_write(self, req):
+        from maus import cardwriter
+
+        r = self._pad()
+        if r is None:
+            return None
+        x = cardwriter.write_identity(r, req["id"], bool(req.get("force")))
+        return {"code": x[0], "result": cardwriter.WRITE_RESULTS[x[0]], "uid": x[1], "found": x[2]}
+
+    def op_card_read(self, req):
+        from maus import cardwriter
+
+        r = self._pad()
+        if r is None:
+            return None
+        return {"cards": cardwriter.read_cards(r)}
+
+    def op_enrol(self, req):
+        e = self._enrolment()
+        try:
+            return {"id": e.add(req["uid"], req["id"])}
+        except ValueError as err:
+            self._error(self.seq, "value", _why(err))
+            return None
+
+    def op_enrolled(self, req):
+        return self._enrolled(self.seq, self._enrolment())
+
+    def _enrolled(self, seq, e):
+        n = 0
+        buf = self.buf
+        for uid in e.map:
+            line = b"%s %s\n" % (uid.encode(), e.map[uid].encode())
+            if n + len(line) > _LIST_BYTES:
+                self.send(0x50, seq, buf, n)
+                n = 0
+                yield 1
+            buf[n:n + len(line)] = line
+            n += len(line)
+        if n:
+            self.send(0x50, seq, buf, n)
+        self.reply(seq, {"n": len(e.map), "error": e.error, "skipped": e.skipped})
+
+    def _enrolment(self):
+        c = self.ctx
+        if c.enrolment is None:
+            from maus import cards
+
+            c.enrolment = cards.Enrolment()
+        return c.enrolment
+
+    def op_card_done(self, req):
+        self._card_release()
+        return {}
+
+    def op_exit(self, req):
+        if self.app:
+            self._error(self.seq, "op", "the app is running: nothing to exit")
+            return None
+        self.done = True
+        return {}
+
+
+class _Shelf:
+    # What the service needs when no app runs (safe mode, a stopped app): the files on flash. The hardware
+    # is opened only for the requests that need it.
+    mode = "repl"
+    game = None
+    log = None
+    race = False
+    rfid = None
+
+    def __init__(self):
+        from maus.logstore import LogStore
+        from maus.settings import Settings
+
+        self.store = LogStore()
+        self.settings = Settings()
+        self.enrolment = None
+        self._hw = None
+        self._reader = None
+        self._looked = False  # for a reader
+        try:
+            with open("/status.json") as f:
+                self.status = json.load(f)
+        except (OSError, ValueError):
+            self.status = {}
+        try:
+            import maus
+
+            self.status["version"] = maus.VERSION
+        except ImportError:
+            pass
+
+    @property
+    def unit_id(self):
+        try:
+            import machine
+
+            uid = machine.unique_id()  # a board's, without opening its hardware
+        except (ImportError, AttributeError):
+            uid = self.hw.unique_id()
+        return _hexs(uid)
+
+    @property
+    def hw(self):
+        if self._hw is None:
+            from maus.hw import load_board, open_hardware
+
+            self._hw = open_hardware(load_board())
+        return self._hw
+
+    @property
+    def reader(self):
+        if not self._looked:
+            self._looked = True
+            if self.hw.spi is not None:
+                from maus.drivers.mfrc522 import MFRC522
+
+                self._reader = MFRC522(self.hw.spi, self.hw.rfid_cs, self.hw.rfid_rst)
+        return self._reader
+
+
+def serve(idle_s=60):
+    """The service on the REPL's console, for a unit whose app does not run (safe mode, stopped): the host
+    starts it from the raw REPL and ends it with an `exit` request, or it ends after idle_s quiet seconds."""
+    import time
+
+    svc = HostService(_Shelf(), app=False)
+    quiet = 0
+    while not svc.done:
+        before = svc.requests
+        wait = svc.poll(10)
+        if svc.requests != before or svc.job is not None:
+            quiet = 0
+        elif wait:
+            time.sleep_ms(wait)
+            quiet += wait
+            if quiet > idle_s * 1000:
+                break
+
+
+def _game(c):
+    g = c.game
+    return getattr(g, "GAME", None) if g is not None else None
+
+
+def _wall(hw):
+    try:
+        t = hw.wall_clock() if hw is not None else None
+    except OSError:
+        t = None
+    return None if t is None else "%04d-%02d-%02dT%02d:%02d:%02d" % tuple(t[:6])
+
+
+def _ilistdir(d):
+    il = getattr(os, "ilistdir", None)
+    if il is not None:
+        return il(d)
+    return ((n,) for n in os.listdir(d))  # CPython (the tests): names only, sizes by stat
+
+
+def _mem(gc, name):
+    fn = getattr(gc, name, None)  # MicroPython's; a CPython test run has none
+    return fn() if fn is not None else None
+
+
+def _why(e):
+    return str(e.args[0]) if e.args else type(e).__name__
+
+
+def _diff(a, b):
+    # ticks_diff for the 2**30 ms wrap, without importing time here
+    return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000
+
+
+def _ticks_ms():
+    import time
+
+    return time.ticks_ms()
+
+
+def _fits(i, c):
+    # Can byte c stand at position i of a request header "#MB1Q ssss llll cccccccc "?
+    if i == 0:
+        return c == 0x23
+    if i == 1:
+        return c == 0x4D
+    if i == 2:
+        return c == 0x42
+    if i == 3:
+        return 0x30 <= c <= 0x39
+    if i == 4:
+        return c == 0x51  # "Q": this end takes requests only (an echo of the unit's own frames is not one)
+    if i == 5 or i == 10 or i == 15 or i == 24:
+        return c == 0x20
+    return 0x30 <= c <= 0x39 or 0x61 <= c <= 0x66
+
+
+def _unhex(b, i, n):
+    v = 0
+    for k in range(i, i + n):
+        c = b[k]
+        if 0x30 <= c <= 0x39:
+            v = v << 4 | (c - 0x30)
+        elif 0x61 <= c <= 0x66:
+            v = v << 4 | (c - 0x57)
+        else:
+            return -1
+    return v
+
+
+def _puthex(b, i, v, n):
+    k = i + n
+    while k > i:
+        k -= 1
+        b[k] = _HEX[v & 15]
+        v >>= 4
+
+
+def _putdec(b, i, v):
+    # v's decimal digits at b[i:]; returns the index after them
+    k = i
+    while True:
+        b[k] = 0x30 + v % 10
+        k += 1
+        v //= 10
+        if not v:
+            break
+    j = k - 1
+    while i < j:
+        b[i], b[j] = b[j], b[i]
+        i += 1
+        j -= 1
+    return k
+
+
+def _hexs(b):
+    return "".join("%02x" % x for x in b)
+
+
+def _specials(data, n):
+    # How many bytes escaping adds (CR and DLE become two bytes each).
+    if data.find(b"\r", 0, n) < 0 and data.find(b"\x10", 0, n) < 0:
+        return 0
+    extra = 0
+    for i in range(n):
+        if data[i] == _CR or data[i] == _DLE:
+            extra += 1
+    return extra
+
+
+def _write_escaped(w, data, n):
+    # Rare (a log holding CR or DLE): plain runs as they are, each special byte as DLE, byte ^ 0x40.
+    mv = memoryview(data)
+    start = 0
+    esc = bytearray(2)
+    esc[0] = _DLE
+    for i in range(n):
+        c = data[i]
+        if c == _CR or c == _DLE:
+            if i > start:
+                w(mv[start:i])
+            esc[1] = c ^ 0x40
+            w(esc)
+            start = i + 1
+    if n > start:
+        w(mv[start:n])

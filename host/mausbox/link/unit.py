@@ -1,0 +1,410 @@
+"""UnitLink: the host's one link to a unit, over any serial port (a board's USB bridge or a virtual unit's pty).
+
+Every command talks to the unit's host service (firmware/maus/hostsvc.py) through it: requests and responses
+in the frames of `frame.py`, while the unit keeps playing. Only when the unit shows its REPL (no app runs:
+safe mode, a stopped app) does the link start the same service from the raw REPL (`recover`), and only
+deploy asks for the raw REPL itself (`repl()`). Every wait is bounded by the link's timeout, counted from the
+request or from the last good frame of its answer: console text, drips and garbage never extend it.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+import serial  # type: ignore[import-untyped]
+
+from mausbox.cli import EXIT_LINK, EXIT_PROBLEM, UserError
+from mausbox.link.frame import DATA, EVENT, PART, PROTO, REQUEST, RESPONSE, Frame, Parser, encode
+from mausbox.link.ports import BAUD, open_port, resolve_port
+
+if TYPE_CHECKING:
+    from mausbox.link.repl import RawRepl
+
+TEXT_TAIL = 600  # console text kept for messages
+
+
+class LinkError(UserError):
+    """The link failed: no answer in time, the port went away, or the answer made no sense."""
+
+    def __init__(self, message: str):
+        super().__init__(message, EXIT_LINK)
+
+
+class LinkTimeout(LinkError):
+    pass
+
+
+class LinkLost(LinkError):
+    """The port itself failed (unplugged, reset)."""
+
+
+class NoService(LinkError):
+    """The unit shows the MicroPython REPL: no app answers there."""
+
+
+class UnitError(UserError):
+    """The unit answered the request with an error (`error`: its code, `msg`: docs/protocol.md); `code` is the
+    exit code, as for every UserError."""
+
+    def __init__(self, port: str, op: str, error: str, msg: str):
+        super().__init__(f"{port}: the unit refused `{op}`: {msg}", EXIT_LINK if error == "proto" else EXIT_PROBLEM)
+        self.op = op
+        self.error = error
+        self.msg = msg
+
+
+class UnitLink:
+    """A session with one unit. `hello()` first (it also brings up the service on a unit at the REPL, if
+    allowed); then `request`, `read`, `events`. Use as a context manager."""
+
+    def __init__(self, port: str | None = None, timeout: float = 10.0, baud: int = BAUD, recover: bool = True,
+                 host: str = "", ser=None):
+        self.port = port if ser is not None and port else resolve_port(port)
+        self.timeout = timeout
+        self.allow_recover = recover
+        self.host = host or _host_name()
+        self.ser = ser if ser is not None else open_port(self.port, baud)
+        self.parser = Parser()
+        self._in: deque[Frame | bytes] = deque()
+        self._seq = int(time.monotonic() * 1000) & 0x7FFF or 1
+        self.info: dict | None = None  # the unit's hello answer
+        self.served = False  # the service runs in a raw-REPL exec we started (recover)
+        self.events_in: deque[dict | bytes] = deque()  # E frames that came while waiting for something else
+        self.tail = bytearray()  # the last console text
+        self.on_text: Callable[[bytes], None] | None = None  # console text as it arrives (monitor --raw)
+        self.bytes_in = 0
+        self.bytes_out = 0
+        self._repl: RawRepl | None = None
+        self.then_seq = 0
+
+    # --- session --------------------------------------------------------------------------------------------
+    def __enter__(self) -> UnitLink:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._repl is not None and self._repl.t.in_raw_repl and not self.served:
+            try:  # deploy left the unit in the raw REPL: back to the friendly one (no reset unless asked)
+                self._repl.close_raw()
+            except LinkError:
+                pass
+        if self.served:
+            self.served = False
+            try:  # end serve(): the unit goes back to its raw REPL, then to the friendly one it was at
+                self.request("exit", timeout=min(self.timeout, 5))
+                self._raw_repl().finish_exec(timeout=min(self.timeout, 5))
+                self._raw_repl().close_raw()
+            except (LinkError, UserError):
+                pass
+        try:
+            self.ser.close()
+        except (OSError, serial.SerialException):
+            pass
+
+    # --- bytes ----------------------------------------------------------------------------------------------
+    def write(self, data: bytes) -> None:
+        try:
+            self.ser.write(data)
+        except (OSError, serial.SerialException) as e:
+            raise LinkLost(f"lost the link to {self.port}: {e}") from None
+        self.bytes_out += len(data)
+
+    def read_raw(self, wait: float) -> bytes:
+        """What has arrived, or the first bytes within `wait` seconds (b"" if none). Bypasses the parser:
+        for the raw REPL only."""
+        ser = self.ser
+        try:
+            n = ser.in_waiting
+            if n:
+                data = ser.read(min(n, 65536))
+            else:
+                ser.timeout = max(0.0, wait)
+                data = ser.read(1)
+                if data and ser.in_waiting:
+                    data += ser.read(min(ser.in_waiting, 65536))
+        except (OSError, serial.SerialException) as e:
+            raise LinkLost(f"lost the link to {self.port}: {e}") from None
+        self.bytes_in += len(data)
+        return data
+
+    def _pump(self, wait: float) -> bool:
+        """Read and parse what arrives within `wait`; True if anything came."""
+        data = self.read_raw(wait)
+        if not data:
+            return False
+        for item in self.parser.feed(data):
+            self._in.append(item)
+        return True
+
+    def _text(self, t: bytes) -> None:
+        self.tail += t
+        del self.tail[:-TEXT_TAIL]
+        if self.on_text is not None:
+            self.on_text(t)
+
+    # --- requests -------------------------------------------------------------------------------------------
+    def _next_seq(self) -> int:
+        self._seq = self._seq % 0xFFFF + 1
+        return self._seq
+
+    def send_request(self, op: str, **args) -> int:
+        seq = self._next_seq()
+        body = json.dumps(dict(op=op, **args), separators=(",", ":"), ensure_ascii=True).encode()
+        self.write(encode(REQUEST, seq, body))
+        return seq
+
+    def next_frame(self, seq: int, deadline: float, op: str) -> Frame:
+        """The next frame of the answer to request `seq` (R, P or D), or LinkTimeout at `deadline`. Event
+        frames are kept for `events()`; an echo of the request followed by a prompt means a REPL (NoService)."""
+        echoed = False
+        junk = 0
+        while True:
+            while self._in:
+                item = self._in.popleft()
+                if isinstance(item, bytes):
+                    junk += len(item)
+                    self._text(item)
+                    if echoed and self.tail.endswith(b">>> "):
+                        raise NoService(f"{self.port}: the unit shows the MicroPython REPL: its app is not "
+                                        "running (safe mode, or stopped with Ctrl-C)")
+                    continue
+                if item.kind == EVENT:
+                    self.events_in.append(_event(item.payload))
+                    continue
+                if item.kind == REQUEST:
+                    echoed = echoed or item.seq == seq  # a REPL echoes what it is sent
+                    continue
+                if item.seq != seq:
+                    continue  # the end of an earlier answer we gave up on
+                return item
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise LinkTimeout(self._timeout_message(op, junk, echoed))
+            self._pump(min(left, 0.1))
+
+    def _timeout_message(self, op: str, junk: int, echoed: bool) -> str:
+        t = self.timeout
+        if echoed:
+            return f"{self.port}: the unit echoes what it is sent but does not answer `{op}` within {t:.0f} s"
+        seen = bytes(self.tail[-120:]).decode("utf-8", "replace").strip().replace("\n", " | ")
+        if not junk:
+            return f"{self.port}: no answer to `{op}` within {t:.0f} s (the unit sent nothing)"
+        if op == "hello" and any(m in bytes(self.tail) for m in (b"EV {", b"SAY ", b"MAUSBOX READY")):
+            return (f"{self.port}: the unit plays but does not answer `hello` within {t:.0f} s: its firmware is "
+                    "older than this host's protocol; run `mausbox deploy` (it stops the game)")
+        return (f"{self.port}: no answer to `{op}` within {t:.0f} s; it sent {junk} bytes that were not an "
+                f"answer, the last: {seen[-80:]!r}")
+
+    def request(self, op: str, timeout: float | None = None, on_frame: Callable[[Frame], None] | None = None,
+                **args) -> dict:
+        """Send a request, collect its answer: P and D frames go to `on_frame`, the R frame's JSON is returned;
+        UnitError if the unit refused."""
+        return self.answer(self.send_request(op, **args), op, on_frame, timeout)
+
+    def answer(self, seq: int, op: str, on_frame: Callable[[Frame], None] | None = None,
+               timeout: float | None = None) -> dict:
+        """The answer to request `seq` (sent with `send_request`), as `request` collects it."""
+        t = self.timeout if timeout is None else timeout
+        deadline = time.monotonic() + t
+        while True:
+            f = self.next_frame(seq, deadline, op)
+            if f.kind == RESPONSE:
+                try:
+                    doc = json.loads(f.payload)
+                except ValueError:
+                    raise LinkError(f"{self.port}: the answer to `{op}` is not JSON") from None
+                if not isinstance(doc, dict):
+                    raise LinkError(f"{self.port}: the answer to `{op}` is not an object")
+                if not doc.get("ok"):
+                    raise UnitError(self.port, op, str(doc.get("error")), str(doc.get("msg")))
+                return doc
+            if on_frame is not None:
+                on_frame(f)
+            deadline = time.monotonic() + t  # a good frame of the answer: the unit is at work
+
+    # --- the service ----------------------------------------------------------------------------------------
+    def hello(self, then: str | None = None) -> dict:
+        """Who the unit is (docs/protocol.md `hello`); a unit at its REPL gets the service started first when
+        the link may recover it. Checks that both ends speak a common revision. `then`: a request (without
+        arguments) sent right behind it, saving a round trip; its seq is in `self.then_seq`."""
+        if self.info is not None:
+            if then:
+                self.then_seq = self.send_request(then)
+            return self.info
+        try:
+            seq = self.send_request("hello", host=self.host, proto=PROTO)
+            if then:
+                self.then_seq = self.send_request(then)
+            info = self.answer(seq, "hello")
+        except NoService:
+            if not self.allow_recover:
+                raise
+            self.recover()
+            info = self.request("hello", host=self.host, proto=PROTO)
+            if then:
+                self.then_seq = self.send_request(then)
+        except UnitError as e:
+            if e.error == "proto":
+                raise LinkError(f"{self.port}: {e.msg}") from None
+            raise
+        lo, hi = int(info.get("proto_min") or info.get("proto") or 0), int(info.get("proto") or 0)
+        if not lo <= PROTO <= hi:
+            if PROTO < lo:
+                raise LinkError(f"{self.port}: the unit speaks host protocol {lo}..{hi}, this mausbox {PROTO}: "
+                                "update mausbox on this computer")
+            raise LinkError(f"{self.port}: the unit speaks host protocol {lo}..{hi}, this mausbox {PROTO}: "
+                            "update the unit with `mausbox deploy`")
+        self.info = info
+        return info
+
+    def recover(self) -> None:
+        """The unit is at its REPL (nothing runs that a Ctrl-C could stop): start the host service there."""
+        repl = self._raw_repl()
+        repl.enter_raw()
+        repl.start_exec("import maus.hostsvc\nmaus.hostsvc.serve()\n")
+        self.served = True
+        # serve() is up once the first request is answered; an old firmware without it ends the exec now.
+        head = repl.peek_exec_end(0.5)
+        if head is not None:
+            self.served = False
+            last = head.strip().splitlines()[-1] if head.strip() else "error"
+            if "hostsvc" in head or "ImportError" in head:
+                raise LinkError(f"{self.port}: the unit's firmware has no host service (older than this mausbox): "
+                                "run `mausbox deploy`")
+            raise LinkError(f"{self.port}: the unit could not start its host service: {last}")
+
+    def _raw_repl(self):
+        if self._repl is None:
+            from mausbox.link.repl import RawRepl
+
+            self._repl = RawRepl(self)
+        return self._repl
+
+    def repl(self):
+        """The raw REPL on this port, for deploy (and flash's deploy). Entering it stops the app."""
+        return self._raw_repl()
+
+    # --- operations -----------------------------------------------------------------------------------------
+    def status(self) -> dict:
+        self.hello()
+        return self.request("status")
+
+    def listing(self) -> list[tuple[str, int]]:
+        """Every log and pulled marker in the unit's logs folder: (name, size), as the unit's directory has them."""
+        self.hello(then="logs")
+        seq = self.then_seq
+        out: list[tuple[str, int]] = []
+
+        def part(f: Frame) -> None:
+            if f.kind != PART:
+                return
+            for line in f.payload.decode("utf-8", "replace").splitlines():
+                name, _, size = line.rpartition(" ")
+                try:
+                    out.append((name, int(size)))
+                except ValueError:
+                    out.append((line, -1))
+
+        done = self.answer(seq, "logs", on_frame=part)
+        if done.get("n") != len(out):  # a damaged frame of the listing was dropped
+            raise LinkError(f"{self.port}: the listing came incomplete ({len(out)} of {done.get('n')} entries)")
+        return out
+
+    def read(self, name: str, offset: int, sink: Callable[[bytes], object],
+             progress: Callable[[int], None] | None = None) -> tuple[int, str]:
+        """Stream log `name` from `offset`; each chunk, in order and checked, goes to `sink`. Returns (size,
+        sha256 hex) of the file [0, size) as the unit read it. FrameGap if a chunk is missing (a damaged frame):
+        the caller resumes from `offset + what sink got`."""
+        self.hello()
+        have = offset
+        gap = -1  # where a chunk went missing
+
+        def data(f: Frame) -> None:
+            nonlocal have, gap
+            if f.kind != DATA or gap >= 0:
+                return
+            try:
+                off = int(f.payload[:8], 16)
+            except ValueError:
+                gap = have
+                return
+            chunk = f.payload[8:]
+            if off + len(chunk) <= have:
+                return  # a repeat of bytes already here
+            if off != have:
+                gap = have
+                return
+            sink(chunk)
+            have += len(chunk)
+            if progress is not None:
+                progress(have)
+
+        seq = self.send_request("read", name=name, off=offset)
+        deadline = time.monotonic() + self.timeout
+        while True:
+            f = self.next_frame(seq, deadline, "read")
+            if f.kind == RESPONSE:
+                doc = json.loads(f.payload)
+                if not doc.get("ok"):
+                    raise UnitError(self.port, "read", str(doc.get("error")), str(doc.get("msg")))
+                size, sha = doc.get("size"), doc.get("sha256")
+                if gap >= 0 or have != size:
+                    raise FrameGap(f"{self.port}: {name}: a chunk was lost at byte {have}", have)
+                if not isinstance(sha, str) or len(sha) != 64:
+                    raise LinkError(f"{self.port}: the unit sent no digest for {name}")
+                return size, sha
+            data(f)
+            if gap >= 0:
+                raise FrameGap(f"{self.port}: {name}: a chunk was lost at byte {have}", have)
+            deadline = time.monotonic() + self.timeout  # P frames too: the unit hashing a resumed read's prefix
+
+    def events(self, seconds: float | None = None, lease: int = 10) -> Iterator[dict | bytes]:
+        """Log records (dicts; bytes for a record that is not JSON) as the unit writes them, renewing the
+        subscription every few seconds; ends after `seconds` if given."""
+        self.hello()
+        end = None if seconds is None else time.monotonic() + seconds
+        renew = 0.0
+        while end is None or time.monotonic() < end:
+            if time.monotonic() >= renew:
+                self.request("events", s=lease)
+                renew = time.monotonic() + lease / 3
+            while self.events_in:
+                yield self.events_in.popleft()
+            wait = 0.2 if end is None else max(0.0, min(0.2, end - time.monotonic()))
+            self._pump(wait)
+            while self._in:
+                item = self._in.popleft()
+                if isinstance(item, bytes):
+                    self._text(item)
+                elif item.kind == EVENT:
+                    yield _event(item.payload)
+        try:
+            self.request("events", s=0, timeout=min(self.timeout, 3))
+        except LinkError:
+            pass
+
+
+def _host_name() -> str:
+    import mausbox
+
+    return f"mausbox {mausbox.__version__}"
+
+
+class FrameGap(LinkError):
+    def __init__(self, message: str, have: int):
+        super().__init__(message)
+        self.have = have
+
+
+def _event(payload: bytes) -> dict | bytes:
+    try:
+        doc = json.loads(payload)
+    except ValueError:
+        return payload
+    return doc if isinstance(doc, dict) else payload

@@ -1,0 +1,187 @@
+# A console for the host service's tests: bytes in (what the host sends), bytes out (what the unit sends),
+# and the host's side of the frame format written out again here, independently of maus.hostsvc, for
+# both interpreters (docs/protocol.md).
+import binascii
+import json
+
+from maus.logstore import LogStore
+from maus.settings import Settings
+
+
+def crc(head, payload):
+    return binascii.crc32(payload, binascii.crc32(head)) & 0xFFFFFFFF
+
+
+def escape(data):
+    out = bytearray()
+    for c in data:
+        if c == 0x0D or c == 0x10:
+            out.append(0x10)
+            out.append(c ^ 0x40)
+        else:
+            out.append(c)
+    return bytes(out)
+
+
+def frame(kind, seq, payload, version=1):
+    wire = escape(payload)
+    head = b"%d%s %04x %04x" % (version, kind.encode(), seq, len(wire))
+    return b"#MB" + head + b" %08x " % crc(head, payload) + wire + b"\n"
+
+
+def request(seq, op, **args):
+    args["op"] = op
+    return frame("Q", seq, json.dumps(args).encode())
+
+
+def parse(data):
+    """(frames, text): frames as (kind, seq, payload) with escapes undone and crc checked; every CR is dropped
+    first, as a host does."""
+    data = bytes(data).replace(b"\r", b"")
+    frames = []
+    text = bytearray()
+    i = 0
+    n = len(data)
+    while i < n:
+        j = data.find(b"#MB", i)
+        if j < 0:
+            text += data[i:]
+            break
+        text += data[i:j]
+        h = data[j:j + 25]
+        try:
+            ln = int(h[11:15], 16)
+            want = int(h[16:24], 16)
+        except ValueError:
+            text += data[j:j + 1]
+            i = j + 1
+            continue
+        wire = data[j + 25:j + 25 + ln]
+        out = bytearray()
+        k = 0
+        while k < len(wire):
+            if wire[k] == 0x10:
+                out.append(wire[k + 1] ^ 0x40)
+                k += 2
+            else:
+                out.append(wire[k])
+                k += 1
+        if len(h) < 25 or data[j + 25 + ln:j + 26 + ln] != b"\n" or crc(h[3:15], bytes(out)) != want:
+            text += data[j:j + 1]
+            i = j + 1
+            continue
+        frames.append((chr(h[4]), int(h[6:10], 16), bytes(out)))
+        i = j + 26 + ln
+    return frames, bytes(text)
+
+
+class Console:
+    """The USB console as the service sees it: `inp.readinto`, `ready()`, `out.write`."""
+
+    def __init__(self):
+        self.rx = bytearray()  # host -> unit, not yet read
+        self.tx = bytearray()  # unit -> host
+        self.inp = self
+        self.out = self
+
+    def ready(self):
+        return len(self.rx) > 0
+
+    def readinto(self, b):
+        n = min(len(b), len(self.rx))
+        b[:n] = self.rx[:n]
+        self.rx[:n] = b""
+        return n
+
+    def write(self, b):
+        self.tx += bytes(b)
+        return len(b)
+
+    def send(self, data):
+        self.rx += data
+
+    def take(self):
+        out = bytes(self.tx)
+        self.tx = bytearray()
+        return out
+
+
+def answer(svc, con, seq, limit=100000):
+    """Poll until the R frame for seq is out; (R json, P/D frames before it, console text). Only what does
+    not make a whole frame yet is kept between polls."""
+    parts = []
+    text = bytearray()
+    pending = bytearray()
+    for _ in range(limit):
+        svc.poll(0)
+        pending += con.take()
+        cut = _whole(pending)
+        if not cut:
+            continue
+        frames, t = parse(pending[:cut])
+        pending = pending[cut:]
+        text += t
+        for f in frames:
+            if f[1] == seq and f[0] == "R":
+                return json.loads(f[2]), parts, bytes(text)
+            if f[1] == seq and f[0] in "PD":
+                parts.append(f)
+    raise AssertionError("no answer to request %d; text %r" % (seq, bytes(text)[-200:]))
+
+
+def _whole(buf):
+    # how many leading bytes of buf hold only whole frames (and text before them)
+    end = 0
+    i = 0
+    while True:
+        j = buf.find(b"#MB", i)
+        if j < 0:
+            return len(buf) if buf.rfind(b"#") < len(buf) - 3 else end
+        if len(buf) < j + 25:
+            return j
+        try:
+            n = int(bytes(buf[j + 11:j + 15]), 16)
+        except ValueError:
+            i = j + 1
+            continue
+        k = j + 25 + n + 1  # the service never sends a raw CR
+        if k > len(buf):
+            return j
+        end = i = k
+
+
+class Hw:
+    def __init__(self):
+        self.t = 1000
+        self.clock = None
+
+    def ticks_ms(self):
+        return self.t
+
+    def unique_id(self):
+        return b"\x01\x02\x03\x04\x05\x06"
+
+    def wall_clock(self):
+        return self.clock
+
+    def set_clock(self, rtc):
+        self.clock = (rtc[0], rtc[1], rtc[2], rtc[4], rtc[5], rtc[6], rtc[3], 0)
+
+
+class Ctx:
+    def __init__(self, root):
+        self.hw = Hw()
+        self.store = LogStore(root)
+        self.settings = Settings(root)
+        self.status = {"version": "9.9.9", "board": "sim", "safe_mode": False, "problems": []}
+        self.mode = "menu"
+        self.game = None
+        self.log = None
+        self.race = False
+        self.rfid = None
+        self.reader = None
+        self.enrolment = None
+        self.changed = 0
+
+    def settings_changed(self):
+        self.changed += 1

@@ -1,0 +1,262 @@
+# The host service over an in-memory console: frames, stray bytes, every request, streaming with resume,
+# and a listing of 2,000 logs in constant memory.
+import hashlib
+import json
+import os
+import sys
+
+import logfs
+from fwtest import raises
+from hostkit import Console, Ctx, answer, frame, parse, request
+from maus.hostsvc import HostService
+from maus.logstore import LogStore
+
+MPY = sys.implementation.name == "micropython"
+
+
+def _svc(root):
+    con = Console()
+    ctx = Ctx(root)
+    return HostService(ctx, inp=con.inp, out=con.out, ready=con.ready), con, ctx
+
+
+def _write(path, data):
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def test_hello_and_status():
+    with logfs.Fs() as fs:
+        svc, con, ctx = _svc(fs.root)
+        con.send(request(7, "hello", host="test", proto=1))
+        r, parts, text = answer(svc, con, 7)
+        assert r["ok"] and r["proto"] == 1 and r["fw"] == "9.9.9" and r["unit"] == "010203040506"
+        assert r["mode"] == "menu" and r["app"] is True and not parts and text == b""
+        con.send(request(8, "status"))
+        r = answer(svc, con, 8)[0]
+        assert r["status"]["board"] == "sim" and r["free_bytes"] > 0 and (not MPY or r["mem_free"] > 0)
+
+
+def test_stray_bytes_echoes_and_damage_are_not_requests():
+    with logfs.Fs() as fs:
+        svc, con, ctx = _svc(fs.root)
+        good = request(3, "hello")
+        bad_crc = bytearray(request(4, "status"))
+        bad_crc[20] = 0x30 if bad_crc[20] != 0x30 else 0x31
+        echo = frame("R", 5, b'{"ok":true}')  # a unit's own kind of frame is never a request
+        chatter = b"ets Jun  8 2016 00:22:57\r\n\r\nrst:0x1 (POWERON_RESET),boot:0x13\r\n#MB#M#MB1X\r\n>>> \x00\xff"
+        con.send(chatter + bytes(bad_crc) + echo + b"#MB1Q 00zz" + good[:30])
+        for _ in range(20):
+            svc.poll(0)
+        assert parse(con.take())[0] == [] and svc.requests == 0
+        con.send(good[30:])
+        r = answer(svc, con, 3)[0]
+        assert r["ok"] and svc.requests == 1 and svc.bad_frames >= 1
+
+
+def test_errors_are_answers():
+    with logfs.Fs() as fs:
+        svc, con, ctx = _svc(fs.root)
+        con.send(request(1, "fly"))
+        r = answer(svc, con, 1)[0]
+        assert not r["ok"] and r["error"] == "op"
+        con.send(frame("Q", 2, b"not json"))
+        assert answer(svc, con, 2)[0]["error"] == "args"
+        con.send(frame("Q", 3, b'{"op":"hello"}', version=2))  # a newer host
+        r = answer(svc, con, 3)[0]
+        assert r["error"] == "proto" and "update the unit" in r["msg"]
+        con.send(request(4, "read", name="../settings.json"))
+        assert answer(svc, con, 4)[0]["error"] == "args"
+        con.send(request(5, "read", name="00001-mg.jsonl"))
+        assert answer(svc, con, 5)[0]["error"] == "nofile"
+        con.send(request(6, "exit"))  # only the REPL's service ends
+        assert answer(svc, con, 6)[0]["error"] == "op"
+
+
+def test_ctrl_c_is_a_keyboard_interrupt():
+    with logfs.Fs() as fs:
+        svc, con, ctx = _svc(fs.root)
+        con.send(b"\r\x03")
+        raises(KeyboardInterrupt, svc.poll, 0)
+
+
+def test_read_streams_every_byte_with_resume_and_digest():
+    with logfs.Fs() as fs:
+        svc, con, ctx = _svc(fs.root)
+        blob = (bytes(range(256)) * 9 + b"\r\n\x10\x04\x03" * 100 + b"#MB1R 0001 0000 00000000 \n" * 3) * 2
+        _write(ctx.store.dir + "/00001-mg.jsonl", blob)
+        for mode, chunk in (("play", 1024), ("menu", 8192)):  # small frames in a game: the loop goes on
+            ctx.mode = mode
+            for off in (0, 1, 1023, 1024, len(blob) - 1, len(blob)):
+                con.send(request(10 + off, "read", name="00001-mg.jsonl", off=off))
+                r, parts, text = answer(svc, con, 10 + off)
+                got = b"".join(p[2][8:] for p in parts if p[0] == "D")
+                offs = [int(p[2][:8], 16) for p in parts if p[0] == "D"]
+                assert r["size"] == len(blob) and got == blob[off:], off
+                assert r["sha256"] == _hex(hashlib.sha256(blob).digest())
+                assert offs == list(range(off, len(blob), chunk))[:len(offs)] and text == b"", (mode, off)
+        con.send(request(99, "read", name="00001-mg.jsonl", off=len(blob) + 1))
+        assert answer(svc, con, 99)[0]["error"] == "range"
+
+
+def test_a_new_request_replaces_a_stream():
+    with logfs.Fs() as fs:
+        svc, con, ctx = _svc(fs.root)
+        ctx.mode = "play"  # small frames: the stream takes several passes
+        _write(ctx.store.dir + "/00001-mg.jsonl", b"x" * 9000)
+        con.send(request(1, "read", name="00001-mg.jsonl"))
+        svc.poll(0)
+        svc.poll(0)
+        first = parse(con.take())[0]
+        assert first and all(f[0] == "D" for f in first)
+        con.send(request(2, "cancel"))
+        r = answer(svc, con, 2)[0]
+        assert r["ok"] and svc.job is None
+        for _ in range(10):
+            svc.poll(0)
+        assert parse(con.take())[0] == []  # nothing more of request 1
+
+
+def test_mark_settings_clock():
+    with logfs.Fs() as fs:
+        svc, con, ctx = _svc(fs.root)
+        data = b'{"a":1}\n'
+        _write(ctx.store.dir + "/00002-mg.jsonl", data)
+        sha = _hex(hashlib.sha256(data).digest())
+        con.send(request(1, "mark", name="00002-mg.jsonl", sha256="0" * 64))
+        assert answer(svc, con, 1)[0]["marked"] is False
+        con.send(request(2, "mark", name="00002-mg.jsonl", sha256=sha))
+        assert answer(svc, con, 2)[0]["marked"] is True and ctx.store.is_pulled("00002-mg.jsonl", sha)
+        con.send(request(3, "settings"))
+        r = answer(svc, con, 3)[0]
+        assert r["values"]["volume"] == 2 and r["source"] == "defaults"
+        con.send(request(4, "set", key="volume", value=1))
+        assert answer(svc, con, 4)[0]["changed"] is True and ctx.settings.get("volume") == 1 and ctx.changed == 1
+        con.send(request(5, "set", key="volume", value=7))
+        r = answer(svc, con, 5)[0]
+        assert r["error"] == "value" and "0..3" in r["msg"]
+        con.send(request(6, "reset_settings"))
+        assert answer(svc, con, 6)[0]["ok"] and ctx.settings.get("volume") == 2
+        con.send(request(7, "clock", rtc=[2025, 3, 4, 1, 5, 6, 7, 0]))
+        assert answer(svc, con, 7)[0]["wall"] == "2025-03-04T05:06:07"
+        con.send(request(8, "clock", rtc=[2025, 3]))
+        assert answer(svc, con, 8)[0]["error"] == "args"
+
+
+def test_events_only_while_subscribed():
+    with logfs.Fs() as fs:
+        svc, con, ctx = _svc(fs.root)
+        line = b'{"seq":3,"t":5,"type":"press","crc":"x"}\n'
+        assert svc.event(line) is False and con.take() == b""
+        con.send(request(1, "events", s=2))
+        answer(svc, con, 1)
+        assert svc.event(line) is True
+        frames = parse(con.take())[0]
+        assert frames == [("E", 0, line[:-1])]
+        ctx.hw.t += 2001  # the lease runs out: the host went away
+        assert svc.event(line) is False
+
+
+def _listing(n):
+    # (entries listed, sizes of a few, the most memory the listing held between two polls)
+    import gc
+
+    root = _tmpdir()
+    try:
+        store = LogStore(root)
+        for i in range(1, n + 1):
+            _write("%s/%05d-mg.jsonl" % (store.dir, i), b"x" * (i % 7))
+            if i % 3 == 0:
+                _write("%s/%05d-mg.jsonl.pulled" % (store.dir, i), b"s" * 64)
+        _write(store.dir + "/counter", b"2001")
+        con = Console()
+        ctx = Ctx(root)
+        svc = HostService(ctx, inp=con.inp, out=con.out, ready=con.ready)
+        con.send(request(1, "logs"))
+        gc.collect()
+        base = gc.mem_alloc() if MPY else 0
+        peak = 0
+        count = 0
+        seen = {}
+        watch = ("00007-mg.jsonl", "00006-mg.jsonl.pulled", "00200-mg.jsonl", "02000-mg.jsonl", "counter")
+        done = None
+        while done is None:
+            svc.poll(0)
+            frames, _ = parse(con.take())
+            for f in frames:
+                if f[0] == "P":
+                    for ln in f[2].decode().split("\n"):
+                        if ln:
+                            k, v = ln.rsplit(" ", 1)
+                            count += 1
+                            if k in watch:
+                                seen[k] = int(v)
+                elif f[0] == "R":
+                    done = json.loads(f[2])
+            frames = f = None
+            if MPY:
+                gc.collect()  # what the listing holds between passes of the main loop (garbage goes at idle)
+                peak = max(peak, gc.mem_alloc() - base)
+        assert done["n"] == count
+        return count, seen, peak
+    finally:
+        _rmtree(root)
+
+
+def test_listing_of_two_thousand_logs_in_constant_memory():
+    count, seen, peak = _listing(2000)
+    assert count == 2000 + 2000 // 3
+    assert seen == {"00007-mg.jsonl": 0, "00006-mg.jsonl.pulled": 64, "00200-mg.jsonl": 4, "02000-mg.jsonl": 5}
+    small = _listing(200)
+    assert small[0] == 200 + 200 // 3
+    assert peak - small[2] < 256, (peak, small[2])  # ten times the logs, no more memory held
+    assert peak < 6144, peak  # the service holds ~250 bytes (iterator, generator); the rest is this test's parsing
+
+
+def _hex(b):
+    return "".join("%02x" % x for x in b)
+
+
+def _tmpdir():
+    base = "/tmp" if MPY else None
+    if base is None:
+        import tempfile
+
+        return tempfile.mkdtemp(prefix="mbxsvc")
+    p = "/tmp/mbxsvc%d" % (os.urandom(1)[0] * 256 + os.urandom(1)[0])
+    os.mkdir(p)
+    return p
+
+
+def _rmtree(p):
+    if not MPY:
+        import shutil
+
+        shutil.rmtree(p, ignore_errors=True)
+        return
+    for e in os.ilistdir(p):
+        q = p + "/" + e[0]
+        if e[1] & 0x4000:
+            _rmtree(q)
+        else:
+            os.remove(q)
+    os.rmdir(p)
+
+
+def test_an_input_at_its_end_is_looked_at_once_a_second():
+    with logfs.Fs() as fs:
+        svc, con, ctx = _svc(fs.root)
+        reads = [0]
+
+        def eof(b):
+            reads[0] += 1
+            return 0
+
+        con.readinto = eof
+        svc.ready = lambda: True  # /dev/null: always readable, never a byte
+        for _ in range(50):
+            svc.poll(0)
+        assert reads[0] == 1 and svc.dead
+        ctx.hw.t += 1001
+        svc.poll(0)
+        assert reads[0] == 2

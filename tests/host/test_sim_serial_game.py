@@ -1,0 +1,83 @@
+"""The acceptance check of issue 16 on the virtual unit: `mausbox sim --serial --headless --scenario` plays a
+Mausgeflippt game that waits a minute for its first reveal; meanwhile `mausbox ports`, `doctor`, `config get`,
+`logs pull` and `clock set` all succeed, and the game's log goes on to its game_end with no game_abort."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mausbox.paths import micropython_binary
+
+pytestmark = [
+    pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed"),
+]
+SCENARIO = Path(__file__).resolve().parents[1] / "scenarios" / "mg-3p-wait.jsonl"
+
+
+def records(root: Path) -> list[dict]:
+    logs = sorted((root / "logs").glob("*.jsonl")) if (root / "logs").exists() else []
+    return [json.loads(x) for x in logs[-1].read_text().splitlines() if x.strip()] if logs else []
+
+
+def mausbox(env, *args, timeout=120):
+    return subprocess.run([sys.executable, "-m", "mausbox", *args], env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_host_commands_on_a_virtual_unit_in_a_game(tmp_path):
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "data"))
+    root = tmp_path / "unit"
+    port = str(tmp_path / "ttyUNIT")
+    sim = subprocess.Popen([sys.executable, "-m", "mausbox", "sim", "--serial", "--headless", "--root", str(root),
+                            "--link", port, "--scenario", str(SCENARIO)], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+    try:
+        assert sim.stdout is not None
+        said = []
+        for line in sim.stdout:
+            said.append(line)
+            if "starting now" in line:
+                break
+        assert any("starting now" in x for x in said), "".join(said)
+        t0 = time.monotonic()
+        end = time.monotonic() + 120
+        while not any("cheese" in json.dumps(r) for r in records(root)[1:]) and time.monotonic() < end:
+            time.sleep(0.2)
+        assert records(root) and records(root)[0]["type"] == "game_start"
+
+        r = mausbox(env, "ports", "--json")
+        rows = [x for x in json.loads(r.stdout) if x["device"] == port]
+        assert r.returncode == 0 and [(x["state"], x["mode"], x["game"]) for x in rows] == [("unit", "play", "mg")], \
+            r.stdout + r.stderr
+        r = mausbox(env, "doctor", "--port", port)
+        assert r.returncode == 0 and "doctor: all good" in r.stdout, r.stdout + r.stderr
+        r = mausbox(env, "config", "--port", port, "get")
+        assert r.returncode == 0 and "claim_window_ms" in r.stdout, r.stdout + r.stderr
+        r = mausbox(env, "logs", "pull", "--port", port, "--dest", str(tmp_path / "pulled"),
+                    "--store", str(tmp_path / "store.sqlite"))
+        assert r.returncode == 0 and "1 pulled" in r.stdout, r.stdout + r.stderr
+        r = mausbox(env, "clock", "set", "--port", port)
+        assert r.returncode == 0 and "unit clock:" in r.stdout, r.stdout + r.stderr
+        reveal_s = min(json.loads(x)["at_ms"] for x in SCENARIO.read_text().splitlines()
+                       if x.startswith("{") and "mg/mouse/" in x) / 1000
+        assert time.monotonic() - t0 < reveal_s, "the commands took past the reveal: the check proves nothing"
+
+        end = time.monotonic() + 240
+        while not [x for x in records(root) if x["type"] in ("game_end", "game_abort")] and time.monotonic() < end:
+            assert sim.poll() is None, "the virtual unit stopped"
+            time.sleep(0.5)
+        types = [x["type"] for x in records(root)]
+        assert "game_end" in types and "game_abort" not in types, types[-10:]
+    finally:
+        sim.send_signal(signal.SIGTERM)
+        try:
+            sim.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            sim.kill()
