@@ -59,10 +59,10 @@ SIM_SHARE = {
     "flash": 22016,  # a 32 x 512-byte RAM block device mounted as littlefs (a board's flash is not heap)
     # The virtual unit's simulated hardware together, as `mausbox sim` builds it from boards/sim.json (every
     # part, four tags on the pad, and the qstr pool it makes for the firmware's names: maus.hw.sim.qstr_room)
-    "unit": 67584,
+    "unit": 69632,
     # The virtual unit's REPL server (host/mausbox/sim/replserver.py: the pty's MicroPython REPL, the
     # mounts), idle at its prompt: a board's REPL is C, in no heap (measured by tests/host/test_heapbudget.py)
-    "repl": 12288,
+    "repl": 12800,
 }
 
 # Which firmware modules make up each simulated part (a test importing one carries that part).

@@ -39,14 +39,16 @@ def test_the_repl_server_share_matches_what_it_takes(tmp_path):
     is C, does not pay."""
     import subprocess
 
+    from mausbox.link import UnitLink
     from mausbox.sim.serial import SerialUnit
-    from mausbox.transport import UnitLink
 
     exe = INTERPS["32"].binary
     probe = "import gc\ngc.collect()\nprint(gc.mem_alloc())"
     bare = int(subprocess.run([exe, "-c", probe], capture_output=True, text=True, check=True).stdout)
     with SerialUnit(tmp_path, heapsize="1m", micropython=exe) as unit, UnitLink(unit.pty_path) as link:
-        served = int(link.exec(probe).decode())
+        repl = link.repl()
+        repl.enter_raw()
+        served = int(repl.exec(probe).decode())
     _within("repl", served - bare)
 
 
