@@ -49,7 +49,7 @@ def qstr_room(n):
             hasattr(qstr_room, "_sim_q%d" % i)  # interns the name
             i += 1
             if gc.mem_alloc() - a >= 7 * n:  # a pool of >= n entries (7 bytes each) was allocated
-                maus.qstr_room = n
+                maus.qstr_room = n  # type: ignore[attr-defined]
                 return
     finally:
         gc.enable()
