@@ -43,8 +43,67 @@ def unit_options(p, timeout: float = 10.0, json: bool = True, under: bool = Fals
         p.add_argument("--json", action="store_true", help="print the result as JSON", **d)
 
 
+# The options every command that has them takes anywhere on its line: `mausbox --port P logs pull`,
+# `mausbox logs --port P pull` and `mausbox logs pull --port P` are one command. Each command declares them
+# on its own parser (its defaults, `append` and all); `hoist` moves them behind the command's words.
+COMMON_VALUED = ("--port", "--timeout")
+COMMON_FLAGS = ("--json", "-v", "--verbose")
+
+
+def _subparsers(p: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for a in p._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            return dict(a.choices)
+    return {}
+
+
+def hoist(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """argv with the common options that come before the command's last word (`logs`, `pull`) moved right
+    after it, where the command's own parser reads them."""
+    kept: list[str] = []
+    moved: list[str] = []
+    p, i = parser, 0
+    while i < len(argv):
+        tok = argv[i]
+        name = tok.split("=", 1)[0]
+        if tok == "--":
+            break
+        if name in COMMON_VALUED:
+            moved.append(tok)
+            if "=" not in tok and i + 1 < len(argv):
+                moved.append(argv[i + 1])
+                i += 1
+        elif tok in COMMON_FLAGS:
+            moved.append(tok)
+        elif tok.startswith("-"):
+            kept.append(tok)
+        elif tok in _subparsers(p):
+            kept.append(tok)
+            p = _subparsers(p)[tok]
+            if not _subparsers(p):
+                i += 1
+                break
+        else:
+            break
+        i += 1
+    return kept + moved + argv[i:]
+
+
+def _epilogs(p: argparse.ArgumentParser, examples: list[str], words: str) -> None:
+    """Every parser's --help ends with the examples of its command (those of its action, for an action)."""
+    mine = [e for e in examples if e.startswith(words + " ") or e == words] or examples
+    p.epilog = "examples:\n" + "\n".join("  " + e for e in mine)
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
+    for name, q in _subparsers(p).items():
+        _epilogs(q, mine, f"{words} {name}")
+
+
 def build_parser() -> tuple[argparse.ArgumentParser, dict]:
-    parser = argparse.ArgumentParser(prog="mausbox", description=mausbox.__doc__)
+    parser = argparse.ArgumentParser(
+        prog="mausbox", description=mausbox.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="--port, --timeout, --json and -v go before or after the command: `mausbox --port P logs pull` "
+               "is `mausbox logs pull --port P`.\nEvery command's --help shows examples, e.g. "
+               "`mausbox logs pull --help`.")
     parser.add_argument("--version", action="version", version=f"mausbox {mausbox.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     modules = {}
@@ -52,13 +111,14 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
         mod = importlib.import_module(modname)
         p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
         mod.add_parser(p)
+        _epilogs(p, [ln.strip() for ln in mod.EXAMPLES.splitlines() if ln.strip()], f"mausbox {name}")
         modules[name] = mod
     return parser, modules
 
 
 def main(argv: list[str] | None = None) -> int:
     parser, modules = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(hoist(parser, sys.argv[1:] if argv is None else list(argv)))
     if not args.command:
         parser.print_help()
         return EXIT_USAGE

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 HELP = "list board definitions, check one against the pin rules, generate its wiring diagram, BOM and power budget"
+EXAMPLES = """\
+mausbox boards list
+mausbox boards check esp32-devkitc-6p    # exit 1 when the board breaks a rule
+mausbox boards diagram --all             # regenerate schematics/<board>/
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 
 def add_parser(p):

@@ -9,6 +9,13 @@ host protocol (`card_write`, `card_read`, `enrol`, `enrolled`: docs/protocol.md)
 from __future__ import annotations
 
 HELP = "write card identities to NTAG stickers, enrol UIDs, list enrolled cards, print a card sheet, check a catalog"
+EXAMPLES = """\
+mausbox cards print --catalog mg -o mg-cards.html   # a printable sheet of every Mausgeflippt card
+mausbox cards check my-catalog.json
+mausbox cards write --catalog mg --port /dev/ttyUSB0
+mausbox cards enrol mg/mouse/07 --port /dev/ttyUSB0
+mausbox cards list --json
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 # Catalog list key -> card kind in identities ("mice" -> mg/mouse/07).
 KINDS = {"mice": "mouse", "clothing": "clothing", "cheese_cards": "cheese", "cards": "card"}

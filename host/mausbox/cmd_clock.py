@@ -8,6 +8,10 @@ the RTC's order and the unit answers with its wall clock (docs/protocol.md).
 from __future__ import annotations
 
 HELP = "set the unit's clock from this computer (clock set), or compare it (clock show)"
+EXAMPLES = """\
+mausbox clock show
+mausbox clock set --port /dev/ttyUSB0
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 
 def add_parser(p):

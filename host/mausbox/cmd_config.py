@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 HELP = "show or change a unit's settings: config get [KEY] | set KEY VALUE | reset"
+EXAMPLES = """\
+mausbox config get
+mausbox config get lang --port /dev/ttyUSB0
+mausbox config set lang en
+mausbox config reset --yes
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 def add_parser(p):
     from mausbox.cli import unit_options

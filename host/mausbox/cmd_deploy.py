@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 HELP = "copy the firmware to a unit (only changed files), then confirm it boots"
+EXAMPLES = """\
+mausbox deploy --port /dev/ttyUSB0
+mausbox deploy --board esp32-devkitc-6p --json
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 
 def add_parser(p):

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 HELP = "check a unit: port, firmware, free flash, RFID reader, piezo, stuck buttons, safe mode (never stops a game)"
+EXAMPLES = """\
+mausbox doctor
+mausbox doctor --port /dev/ttyUSB0 --json
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 LOW_FLASH = 64 * 1024  # below this a game log may not fit
 PIEZO_RANGE = (2000, 60000)  # a baseline outside means the input floats or is shorted

@@ -10,6 +10,10 @@ REPL; `mausbox deploy`. `--dry-run` says all that without a port.
 from __future__ import annotations
 
 HELP = "write MicroPython to an ESP32 board (esptool), verify, then deploy the firmware"
+EXAMPLES = """\
+mausbox flash --firmware ESP32_GENERIC-v1.28.0.bin --port /dev/ttyUSB0
+mausbox flash --version 1.28.0 --dry-run
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 ESP_MAGIC = 0xE9
 # MicroPython's download names for each chip (micropython.org/download/<BOARD>)
@@ -131,10 +135,10 @@ def esptool_error(text: str, port: str) -> str:
     if "permission denied" in low:
         return (f"no permission to open {port}: add yourself to the serial group "
                 "(`sudo usermod -aG dialout $USER`, then log out and in again)")
+    if "no such file" in low or "errno 2]" in low:
+        return f"{port} does not exist: is the board plugged in (with a data cable, not a charge-only one)?"
     if "busy" in low or "exclusively lock" in low or "resource temporarily unavailable" in low:
         return f"{port} is busy: {BUSY_HINT}"
-    if "no such file" in low or "could not open" in low and "port" in low:
-        return f"{port} does not exist: is the board plugged in (with a data cable, not a charge-only one)?"
     if "wrong boot mode" in low or "failed to connect" in low or "no serial data received" in low:
         return ("the board is not in download mode: hold its BOOT button, tap EN/RST, release BOOT, then try "
                 "again (some boards need BOOT held for the whole start of the flash)")
@@ -213,6 +217,46 @@ def fetch_image(version: str, chip: str, board: str | None = None) -> str:
     return str(found[-1])
 
 
+def read_image(path: str) -> tuple[str, int]:
+    """(chip, offset) of an image file; UserError naming the file when it is missing or not an ESP image."""
+    from pathlib import Path
+
+    from mausbox.cli import EXIT_USAGE, UserError
+
+    f = Path(path)
+    if not f.exists():
+        raise UserError(f"no such firmware file: {path} (download the .bin from micropython.org/download, "
+                        "or use --version V to fetch it)", EXIT_USAGE)
+    try:
+        data = f.read_bytes()
+    except OSError as e:
+        raise UserError(f"cannot read {path}: {e.strerror}", EXIT_USAGE) from None
+    try:
+        return image_chip(data)
+    except ValueError as e:
+        raise UserError(f"{path}: {e}", EXIT_USAGE) from None
+
+
+def check_port(port: str) -> None:
+    """The port exists, then it is free (opened and closed again exclusively, DTR and RTS low: the board is not
+    reset); UserError naming which it is."""
+    import os
+
+    from mausbox.cli import EXIT_NO_UNIT, UserError
+    from mausbox.link import open_error
+    from mausbox.link.ports import open_port
+
+    if os.sep == "/" and not os.path.exists(port):
+        raise UserError(f"{port} does not exist: is the board plugged in (with a data cable, not a charge-only "
+                        "one)? `mausbox ports --all` lists the serial ports", EXIT_NO_UNIT)
+    try:
+        open_port(port).close()
+    except UserError:
+        raise
+    except Exception as e:  # noqa: BLE001 - serial and OS errors
+        raise open_error(port, e) from None
+
+
 def _say_plan(p: dict) -> None:
     print(f"flash: {p['board']} is an {p['chip']} board ({p['module']}, {p['psram']} PSRAM): image {p['image']}")
     print(f"  write {p['firmware'] or p['image'] + ' (' + p['download'] + ')'} at offset {hex(p['offset'])} "
@@ -242,9 +286,13 @@ def run(args) -> int:
         raise UserError("say which image: --firmware FILE.bin, or --version V to fetch the official one", EXIT_USAGE)
     if p is not None:
         _say_plan(p)
+    # Inputs in order, each named when it is the problem: the image (exists, an ESP image, for this board),
+    # then the port (exists), then the port is free; only then is the board contacted.
+    image = read_image(args.firmware) if args.firmware else None
     port = resolve_port(args.port)
     if any(port in (u["pty"], u.get("link")) for u in running_units()):
         raise UserError("this is a virtual unit: it has no flash chip to write; use `mausbox deploy`", EXIT_USAGE)
+    check_port(port)
     print(f"flash: asking the board on {port} which chip it is ...")
     chip = detect_chip(port)
     print(f"flash: the board is an {chip}")
@@ -252,14 +300,7 @@ def run(args) -> int:
         raise UserError(f"the board on {port} is an {chip}, but {args.board} is an {p['chip']} board: "
                         "refusing to write (wrong board file, or the wrong board plugged in?)", EXIT_PROBLEM)
     path = args.firmware or fetch_image(args.version, chip, p["image"] if p else None)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        raise UserError(f"cannot read {path}: {e.strerror}", EXIT_USAGE) from None
-    try:
-        want, offset = image_chip(data)
-    except ValueError as e:
-        raise UserError(f"{path}: {e}", EXIT_USAGE) from None
+    want, offset = image if image is not None else read_image(path)
     if want != chip:
         raise UserError(f"{Path(path).name} is built for an {want}, but the board is an {chip}: refusing to write "
                         f"it. Use the image for {chip} (micropython.org/download/{MPY_BOARD.get(chip, chip)}/)",

@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 HELP = "pull game logs from units (verified, resumable) and list, show, analyse or export them"
+EXAMPLES = """\
+mausbox logs pull                      # the one connected unit (a virtual unit counts)
+mausbox logs pull --port /dev/ttyUSB0 -v
+mausbox logs list --game mim
+mausbox logs show 00003
+mausbox logs stats --json
+mausbox logs export --format csv --what reactions -o reactions.csv
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 
 def add_parser(p):

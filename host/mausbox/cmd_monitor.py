@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 HELP = "show a unit's game events live (never interrupts it); waits through resets and replugs"
+EXAMPLES = """\
+mausbox monitor
+mausbox monitor --port /dev/ttyUSB0 --json --count 20
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 
 def add_parser(p):

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 HELP = "list connected units and likely ESP32 boards, with their firmware and what they are doing"
+EXAMPLES = """\
+mausbox ports
+mausbox ports --json --timeout 5
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 
 def add_parser(p):

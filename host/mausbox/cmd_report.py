@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 HELP = "an HTML report for a class: players, reaction-time distributions, scores over sessions"
+EXAMPLES = """\
+mausbox report -o class.html
+mausbox report --game mg --names names.json -o mausgeflippt.html
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 
 def add_parser(p):

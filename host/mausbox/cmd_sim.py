@@ -7,6 +7,12 @@ import sys
 from pathlib import Path
 
 HELP = "run the virtual unit: interactive, a scenario file, a log replay, or a serial pty"
+EXAMPLES = """\
+mausbox sim                                              # play in this terminal
+mausbox sim --scenario tests/scenarios/mg-4p-mice.jsonl --root /tmp/unit
+mausbox sim --serial --root /tmp/unit                    # plus a pty that mpremote and mausbox can use
+mausbox sim --replay game.jsonl --json
+"""  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 
 def add_parser(p):
@@ -43,11 +49,12 @@ def run(args) -> int:
         path = Path(args.scenario)
         if not path.is_file():
             raise UserError(f"no scenario file {path}", EXIT_USAGE)
+        before = {log.name: log.stat().st_size for log in simrun.logs_in(root)}
         try:
             rc, lines = simrun.run_scenario(path, root, heap=heap, echo=print if args.verbose else None)
         except simrun.ScenarioError as e:
             raise UserError(str(e), EXIT_USAGE) from None
-        return _report(root, rc, lines, args)
+        return _report(root, rc, lines, args, before, path.name)
     if args.replay:
         from mausbox.sim import replay as simreplay
 
@@ -149,11 +156,15 @@ def serial_scenario(args, root: Path, heap: str) -> int:
         unit.stop()
 
 
-def _report(root: Path, rc: int, lines: list[str], args) -> int:
+def _report(root: Path, rc: int, lines: list[str], args, before: dict[str, int], name: str) -> int:
+    """The games this scenario played (logs new or grown in the folder since it started), not the folder's
+    older ones; exit 1 when it started none."""
     from mausbox.sim import run as simrun
 
     games: list[dict] = []
     for log in simrun.logs_in(root):
+        if before.get(log.name) == log.stat().st_size:
+            continue
         end: dict | None = None
         for raw in log.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
@@ -163,10 +174,11 @@ def _report(root: Path, rc: int, lines: list[str], args) -> int:
             if rec.get("type") in ("game_end", "game_abort"):
                 end = rec
         games.append({"log": str(log), "end": end})
+    none = rc == 0 and not games
     if args.json:
-        print(json.dumps({"exit": rc, "games": games}, indent=2))
+        print(json.dumps({"exit": 1 if none else rc, "games": games}, indent=2))
     else:
-        for g in games[-5:]:
+        for g in games:
             end = g["end"] or {}
             assert isinstance(end, dict)
             if end.get("type") == "game_end":
@@ -174,6 +186,10 @@ def _report(root: Path, rc: int, lines: list[str], args) -> int:
                       f"({end.get('why') or end.get('reason')})")
             else:
                 print(f"{Path(g['log']).name}: {end.get('type', 'no end record')} {end.get('reason', '')}")
+    if none:
+        print(f"{name} started no game: the unit is still in its menu (a game starts with a game card or player "
+              "1's long press, players join, and a double press starts it: docs/scenarios.md)", file=sys.stderr)
+        return 1
     if rc != 0:
         tail = "\n".join(lines[-20:])
         print(f"the virtual unit stopped with exit code {rc}:\n{tail}", file=sys.stderr)

@@ -40,6 +40,7 @@ def test_esptool_errors_say_what_to_do():
 def fake_board(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     calls = []
+    monkeypatch.setattr("mausbox.cmd_flash.check_port", lambda port: None)  # /dev/ttyUSB0 stands for a board
     monkeypatch.setattr("mausbox.cmd_flash.detect_chip", lambda port: "ESP32")
     monkeypatch.setattr("mausbox.cmd_flash.esptool", lambda args, port: calls.append(args))
     return calls
@@ -85,3 +86,59 @@ def test_flash_on_a_missing_port_is_friendly(tmp_path, monkeypatch, capsys):
     assert code == 3
     err = capsys.readouterr().err
     assert "Traceback" not in err and "/dev/ttyNOPE" in err
+
+
+# --- inputs checked in order, the real problem named (issue 20) ---------------------------------------------
+
+@pytest.fixture
+def no_board(monkeypatch, tmp_path):
+    """Anything that would touch a board fails the test: the checks before it must have stopped the flash."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
+
+    def touched(*a, **k):
+        raise AssertionError("the board was contacted")
+
+    monkeypatch.setattr("mausbox.cmd_flash.detect_chip", touched)
+    monkeypatch.setattr("mausbox.cmd_flash.esptool", touched)
+
+
+def test_a_missing_image_is_named_before_the_port(no_board, tmp_path, capsys):
+    code = main(["flash", "--port", "/dev/ttyNOPE", "--firmware", str(tmp_path / "nope.bin"), "--yes"])
+    err = capsys.readouterr().err
+    assert code == 2 and "no such firmware file" in err and "nope.bin" in err
+    assert "busy" not in err and "ttyNOPE" not in err
+
+
+def test_a_missing_port_is_not_called_busy(no_board, tmp_path, capsys):
+    fw = tmp_path / "ESP32_GENERIC.bin"
+    fw.write_bytes(image(0, 4096))
+    code = main(["flash", "--port", "/dev/ttyNOPE", "--firmware", str(fw), "--yes"])
+    err = capsys.readouterr().err
+    assert code == 3 and "/dev/ttyNOPE does not exist" in err and "busy" not in err
+
+
+def test_a_port_another_program_holds_is_busy(no_board, tmp_path, capsys):
+    import os
+    import tty
+
+    import serial
+
+    fw = tmp_path / "ESP32_GENERIC.bin"
+    fw.write_bytes(image(0, 4096))
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    path = os.ttyname(slave)
+    holder = serial.Serial(path, exclusive=True)  # as an open `mpremote` holds a board
+    try:
+        code = main(["flash", "--port", path, "--firmware", str(fw), "--yes"])
+    finally:
+        holder.close()
+        os.close(master)
+        os.close(slave)
+    err = capsys.readouterr().err
+    assert code == 3 and f"{path} is busy" in err
+
+
+def test_esptools_busy_or_missing_is_missing_when_it_says_no_such_file():
+    text = "could not open port /dev/ttyUSB7: [Errno 2] No such file or directory: '/dev/ttyUSB7'"
+    assert "does not exist" in esptool_error(text + " (the port is busy or doesn't exist)", "/dev/ttyUSB7")

@@ -72,3 +72,23 @@ def test_menu_by_buttons_and_abort_on_scenario_end(tmp_path):
     assert recs[0]["type"] == "game_start" and recs[0]["game"] == "mim" and recs[0]["variant"] == "A"
     assert [p["id"] for p in recs[0]["players"]] == [1, 2]
     assert recs[-1]["type"] == "game_abort" and recs[-1]["reason"] == "scenario ended"
+
+
+def _sim(*args):
+    return subprocess.run([sys.executable, "-m", "mausbox", "sim", *map(str, args)], capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+
+
+def test_the_cli_reports_the_game_it_played_and_fails_when_none_started(tmp_path):
+    root = tmp_path / "u"
+    assert _sim("--scenario", SCENARIOS / "mms-2p-draw.jsonl", "--root", root).returncode == 0  # an older game
+    js = _sim("--scenario", SCENARIOS / "mim-a-3p.jsonl", "--root", root, "--json")
+    assert js.returncode == 0, js.stderr
+    games = json.loads(js.stdout)["games"]
+    assert len(simrun.logs_in(root)) == 2 and len(games) == 1 and games[0]["log"].endswith("-mim.jsonl")
+    assert games[0]["end"]["type"] == "game_end"
+    idle = tmp_path / "idle.jsonl"
+    idle.write_text('{"at_ms": 500, "press": 2}\n{"at_ms": 580, "release": 2}\n')  # no game card, no menu choice
+    proc = _sim("--scenario", idle, "--root", root)
+    assert proc.returncode == 1
+    assert "started no game" in proc.stderr and "jsonl" not in proc.stdout and "Traceback" not in proc.stderr

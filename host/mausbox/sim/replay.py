@@ -39,7 +39,10 @@ KNOCK_LEAD_MS = 10  # a knock is seen this long after it starts
 # flash sector erase (45 ms, docs/capture.md's timing model) before it.
 REF_SLACK_MS = 60  # a press's logged ms may trail its edge by this much
 GESTURE_SLACK_MS = 60  # a logged press this close to where a gesture must start is that gesture's press
-BURST_MS = 3  # records of one event follow each other this closely (one flash write each)
+# A record caused by a card on the pad (a pair's verdict) follows the tap's record within a main-loop pass on
+# a board: 3-9 ms measured in real games, up to a display refresh and a sector erase (REF_SLACK_MS) on a busy
+# one. A pair chosen on the unit instead comes a whole long press (1 s) after the last tap.
+CAUSE_MS = REF_SLACK_MS
 CARD_HOLD_MS = 300  # a card stays on the pad this long unless the same card comes again sooner
 TAP_LEAD_MS = 25  # the pad is scanned every 50 ms: a card is logged about this long after it is put down
 
@@ -322,12 +325,13 @@ def build(recs: list[dict], key: str, t0: float, reveals_us: dict[tuple, int], w
     return plan
 
 
-def _same_t(recs: list[dict], n: int) -> list[str]:
-    """Types of the records logged before recs[n] for the same event: a burst of records, each written within
-    BURST_MS of the one before (on a board every record is a flash write of ~1.4 ms)."""
+def _same_t(recs: list[dict], n: int, within_ms: int = CAUSE_MS) -> list[str]:
+    """Types of the records logged before recs[n] for the same event: a chain of records, each written within
+    within_ms of the one before (on a board every record is a flash write of ~1.4 ms, and the main loop that
+    writes them may be a pass late: CAUSE_MS)."""
     out = []
     i = n - 1
-    while i >= 0 and 0 <= recs[i + 1]["t"] - recs[i]["t"] <= BURST_MS:
+    while i >= 0 and 0 <= recs[i + 1]["t"] - recs[i]["t"] <= within_ms:
         out.append(recs[i]["type"])
         i -= 1
     return out

@@ -1,0 +1,89 @@
+"""One convention for the whole CLI: --port, --timeout, --json and -v go before or after the command's words,
+and every command's --help ends with examples that parse."""
+
+import argparse
+import shlex
+
+import pytest
+from mausbox import cli
+
+PARSER, MODULES = cli.build_parser()
+COMMON = ("--port", "--timeout", "--json", "-v", "--verbose")
+
+
+def _parsers(p=PARSER, words=("mausbox",)):
+    yield words, p
+    for name, q in cli._subparsers(p).items():
+        yield from _parsers(q, words + (name,))
+
+
+ALL = list(_parsers())
+EXAMPLES = sorted({ln.split("#")[0].strip() for m in MODULES.values() for ln in m.EXAMPLES.splitlines()
+                   if ln.strip()})
+
+
+def _parse(argv):
+    return vars(PARSER.parse_args(cli.hoist(PARSER, argv)))
+
+
+@pytest.mark.parametrize("words,p", ALL[1:], ids=[" ".join(w[1:]) for w, _ in ALL[1:]])
+def test_every_help_shows_an_example_of_its_command(words, p):
+    text = p.format_help()
+    assert "examples:" in text
+    lines = [ln.strip() for ln in text.split("examples:", 1)[1].splitlines() if ln.strip()]
+    assert lines and all(ln.startswith("mausbox ") for ln in lines)
+    assert all(ln.startswith(" ".join(words)) for ln in lines) or not cli._subparsers(p) or len(words) == 2
+
+
+@pytest.mark.parametrize("line", EXAMPLES)
+def test_every_example_parses(line):
+    argv = shlex.split(line)[1:]
+    assert _parse(argv)["command"] == argv[0]
+
+
+def _moved_front(argv, depth):
+    """The common options of argv moved to just after its first `depth` words (0: before the command)."""
+    words, opts, rest, i = argv[:depth], [], [], depth
+    while i < len(argv):
+        if argv[i] in ("--port", "--timeout"):
+            opts += argv[i:i + 2]
+            i += 2
+            continue
+        (opts if argv[i] in COMMON else rest).append(argv[i])
+        i += 1
+    return words + opts + rest
+
+
+@pytest.mark.parametrize("line", [e for e in EXAMPLES if any(o in shlex.split(e) for o in COMMON)])
+def test_common_options_anywhere_mean_the_same(line):
+    argv = shlex.split(line)[1:]
+    want = _parse(argv)
+    nwords = 1 + bool(cli._subparsers(cli._subparsers(PARSER)[argv[0]]))
+    for depth in range(nwords + 1):
+        assert _parse(_moved_front(argv, depth)) == want, _moved_front(argv, depth)
+
+
+def test_the_issues_command_lines():
+    assert _parse(["config", "get", "--port", "P"])["port"] == "P"
+    assert _parse(["logs", "--port", "P", "pull"])["port"] == ["P"]  # pull's --port repeats
+    assert _parse(["--port", "P", "logs", "pull", "--port", "Q"])["port"] == ["P", "Q"]
+    a = _parse(["--json", "--timeout", "3", "doctor", "--port=P"])
+    assert (a["json"], a["timeout"], a["port"]) == (True, 3.0, "P")
+    assert _parse(["-v", "logs", "pull"])["verbose"] is True
+    assert _parse(["logs", "pull"])["timeout"] == 10.0  # each command's own default stays
+    assert _parse(["cards", "print", "--catalog", "mg", "--", "-v"])["cards"] == ["-v"]  # after --: positional
+
+
+def test_an_option_the_command_does_not_take_is_refused(capsys):
+    with pytest.raises(SystemExit) as e:
+        PARSER.parse_args(cli.hoist(PARSER, ["--port", "P", "boards", "list"]))
+    assert e.value.code == 2 and "--port" in capsys.readouterr().err
+
+
+def test_main_hoists(monkeypatch):
+    seen = {}
+    monkeypatch.setattr(MODULES["doctor"], "run", lambda args: seen.update(vars(args)) or 0)
+    monkeypatch.setattr(cli, "build_parser", lambda: (PARSER, MODULES))
+    assert cli.main(["--port", "/dev/null", "doctor", "--json"]) == 0
+    assert seen["port"] == "/dev/null" and seen["json"] is True
+    assert isinstance(PARSER, argparse.ArgumentParser)
