@@ -26,6 +26,49 @@ from typing import Any
 from mausbox.store import Game, Store
 
 _OFFSET_KEYS = ("offset_us", "us", "dt_us", "reaction_us")
+# The games by the name a log gives them (game_start "game"), in words; M is for Mouse's variants as its
+# rulebook calls them (docs/games/mim.md).
+GAME_NAMES = {"mg": "Mausgeflippt", "mausgeflippt": "Mausgeflippt", "mim": "M is for Mouse",
+              "mms": "Mucks Mäuschen Still"}
+VARIANT_NAMES = {("mim", "A"): "A, turns", ("mim", "B"): "B, the game leader", ("mim", "C"): "C, all together"}
+# Children's reaction times are 200-2000 ms: a histogram's axis spans the data's p2..p98 in whole 100 ms
+# steps, at least this wide, with what lies outside in the first and last bar (the page says so).
+AXIS_MIN_SPAN_MS = 400
+
+
+def game_title(game: str | None, variant: str | None = None) -> str:
+    name = GAME_NAMES.get(game or "", game or "unknown game")
+    if variant:
+        name += " (variant %s)" % VARIANT_NAMES.get((game or "", variant), variant)
+    return name
+
+
+def _clock(ms: int) -> str:
+    h, m = divmod(ms // 60000, 60)
+    return "%d h %02d min" % (h, m) if h else "%d min %02d s" % (m, ms // 1000 % 60)
+
+
+def when(g: Game, start: dict[str, Any] | None) -> str:
+    """When a game was played: the unit's clock from the log, or, when it was never set, its time since
+    power-on (game_start `ticks`), said so."""
+    if g.wall:
+        return g.wall.replace("T", " ")
+    ticks = (start or {}).get("ticks")
+    if isinstance(ticks, int) and ticks >= 0:
+        return "clock not set: %s after the unit was switched on" % _clock(ticks)
+    return "clock not set"
+
+
+def axis(values: list[float]) -> tuple[float, float]:
+    """lo, hi (ms) for reaction histograms: the data's p2..p98 on whole 100 ms, at least AXIS_MIN_SPAN_MS."""
+    xs = sorted(values)
+    lo = math.floor((percentile(xs, 2) or 0.0) / 100.0) * 100.0
+    hi = math.ceil((percentile(xs, 98) or 100.0) / 100.0) * 100.0
+    if hi - lo < AXIS_MIN_SPAN_MS:
+        mid = (lo + hi) / 2
+        lo = max(0.0, math.floor((mid - AXIS_MIN_SPAN_MS / 2) / 100.0) * 100.0)
+        hi = lo + AXIS_MIN_SPAN_MS
+    return lo, hi
 _FALSE = ("false_start", "false", "early", 0)
 _VALID = ("valid", "win", "first", "tie", 1, None)
 PALETTE = {"red": "#d62728", "blue": "#1f77b4", "green": "#2ca02c", "yellow": "#d4a017", "purple": "#9467bd",
@@ -99,6 +142,7 @@ class PlayerStats:
     locked: int = 0  # presses the race ignored (locked out after a false start, or a repeat)
     reactions_ms: list[float] = field(default_factory=list)
     scores: list[tuple[int, str, int]] = field(default_factory=list)  # (game id, game, score)
+    per_game_ms: dict[int, list[float]] = field(default_factory=dict)  # game id -> reaction times, in order
 
     def summary(self) -> dict[str, Any]:
         rs = sorted(self.reactions_ms)
@@ -145,6 +189,7 @@ def collect(store: Store, names: dict[str, str] | None = None, unit: str | None 
                 elif pid not in timed:
                     timed.add(pid)
                     s.reactions_ms.append(off / 1000.0)
+                    s.per_game_ms.setdefault(g.id, []).append(off / 1000.0)
     return games, sorted(stats.values(), key=lambda s: (s.unit, s.player))
 
 
@@ -280,16 +325,17 @@ def svg_histogram(values: list[float], lo: float, hi: float, bins: int = 20, w: 
             parts.append('<line x1="%.1f" x2="%.1f" y1="2" y2="%d" stroke="#000" stroke-width="1.2"%s/>'
                          % (x, x, h - pad_b, ' stroke-dasharray="%s"' % dash if dash else ""))
     parts.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#888"/>' % (pad_l, w, h - pad_b, h - pad_b))
-    for frac in (0, 0.5, 1):
+    for frac in (0, 0.25, 0.5, 0.75, 1):
         x = pad_l + frac * (w - pad_l)
         anchor = "start" if frac == 0 else "end" if frac == 1 else "middle"
-        parts.append('<text x="%.1f" y="%d" font-size="10" text-anchor="%s" fill="#444">%d ms</text>'
-                     % (x, h - 3, anchor, lo + frac * (hi - lo)))
+        parts.append('<text x="%.1f" y="%d" font-size="10" text-anchor="%s" fill="#444">%d%s</text>'
+                     % (x, h - 3, anchor, lo + frac * (hi - lo), " ms" if frac in (0, 1) else ""))
     parts.append("</svg>")
     return "".join(parts)
 
 
-def svg_scores(series: list[tuple[str, str, list[int]]], w: int = 620, h: int = 240) -> str:
+def svg_scores(series: list[tuple[str, str, list[int]]], w: int = 620, h: int = 240, x_label: str = "session",
+               unit: str = "") -> str:
     """Scores over sessions: one line per player (label, colour, scores in game order)."""
     n = max((len(s[2]) for s in series), default=0)
     allv = [v for s in series for v in s[2]] or [0]
@@ -308,14 +354,14 @@ def svg_scores(series: list[tuple[str, str, list[int]]], w: int = 620, h: int = 
     for i in range(n):
         parts.append('<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#444">%d</text>'
                      % (X(i), h - pb + 14, i + 1))
-    parts.append('<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#444">session</text>'
-                 % ((pl + w - pr) / 2, h - 2))
+    parts.append('<text x="%.1f" y="%d" font-size="10" text-anchor="middle" fill="#444">%s</text>'
+                 % ((pl + w - pr) / 2, h - 2, _esc(x_label)))
     for k, (name, colour, vals) in enumerate(series):
         pts = " ".join("%.1f,%.1f" % (X(i), Y(v)) for i, v in enumerate(vals))
         parts.append('<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>' % (pts, colour))
         for i, v in enumerate(vals):
-            parts.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s, session %d: %d</title></circle>'
-                         % (X(i), Y(v), colour, _esc(name), i + 1, v))
+            parts.append('<circle cx="%.1f" cy="%.1f" r="3" fill="%s"><title>%s, %s %d: %d%s</title></circle>'
+                         % (X(i), Y(v), colour, _esc(name), _esc(x_label), i + 1, v, unit))
         parts.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">'
                      '%s</text>' % (w - pr + 10, pt + 16 * k, colour, w - pr + 24, pt + 16 * k + 9, _esc(name)))
     parts.append("</svg>")
@@ -344,6 +390,7 @@ def html_report(store: Store, names: dict[str, str] | None = None, title: str = 
         out.append('<p class="warn">%d log(s) are damaged: %s</p>'
                    % (len(damaged), _esc(", ".join("%s/%s" % (g.unit, g.name) for g in damaged))))
     out.append("<h2>Players</h2><table><tr><th>Player</th><th>Games</th><th>Wins</th><th>False starts</th>"
+               "<th>Presses</th><th>Late</th><th>Locked out</th>"
                "<th>Reactions</th><th>Median ms</th><th>p10 ms</th><th>p90 ms</th></tr>")
     for s in stats:
         d = s.summary()
@@ -354,11 +401,10 @@ def html_report(store: Store, names: dict[str, str] | None = None, title: str = 
     out.append("</table>")
     allr = sorted(v for s in stats for v in s.reactions_ms)
     if allr:
-        lo = 0.0
-        hi = max(100.0, math.ceil((percentile(allr, 98) or 100.0) / 100.0) * 100.0)
+        lo, hi = axis(allr)
         out.append("<h2>Reaction times</h2><p class=\"muted\">Each bar counts presses; the solid line is the "
-                   "median, dashed lines p10 and p90. Times above %d ms are in the last bar.</p><div class=grid>"
-                   % hi)
+                   "median, dashed lines p10 and p90. %sTimes above %d ms are in the last bar.</p><div class=grid>"
+                   % ("Times below %d ms are in the first bar. " % lo if lo > 0 else "", hi))
         for i, s in enumerate(st for st in stats if st.reactions_ms):
             rs = sorted(s.reactions_ms)
             out.append('<div class=card><b>%s</b><span class=muted>%d presses, median %.0f ms</span>%s</div>'
@@ -366,6 +412,15 @@ def html_report(store: Store, names: dict[str, str] | None = None, title: str = 
                           svg_histogram(rs, lo, hi, colour=_COLOURS[i % len(_COLOURS)],
                                         marks=(percentile(rs, 10), percentile(rs, 50), percentile(rs, 90)))))
         out.append("</div>")
+        order = {g.id: n for n, g in enumerate(games)}
+        series = []
+        for i, s in enumerate(st for st in stats if st.per_game_ms):
+            meds = [round(percentile(sorted(v), 50) or 0) for _gid, v in
+                    sorted(s.per_game_ms.items(), key=lambda kv: order.get(kv[0], 0))]
+            series.append((s.name, _COLOURS[i % len(_COLOURS)], meds))
+        out.append("<h2>Reaction times over the session</h2><p class=\"muted\">Each player's median reaction "
+                   "time (ms) in each game they played, in the order the games were played: going down is "
+                   "getting quicker.</p>%s" % svg_scores(series, x_label="game", unit=" ms"))
     by_game: dict[str, list[PlayerStats]] = {}
     for s in stats:
         for _gid, gname, _v in s.scores:
@@ -375,12 +430,13 @@ def html_report(store: Store, names: dict[str, str] | None = None, title: str = 
         series = []
         for i, s in enumerate(players):
             series.append((s.name, _COLOURS[i % len(_COLOURS)], [v for _g, gn, v in s.scores if gn == gname]))
-        out.append("<h2>Scores over sessions: %s</h2>%s" % (_esc(gname), svg_scores(series)))
+        out.append("<h2>Scores over sessions: %s</h2>%s" % (_esc(game_title(gname)), svg_scores(series)))
     out.append("<h2>Games</h2><table><tr><th>Log</th><th>Game</th><th>When</th><th>Status</th><th>Winners</th></tr>")
     for g in games:
         winners = ", ".join(label(g.unit, p["player"], names or {}) for p in store.players(g.id) if p["winner"])
+        start = next((r for r in store.events(g.id) if r.get("type") == "game_start"), None)
         out.append("<tr><td>%s/%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
-            _esc(g.unit[:8]), _esc(g.name), _esc(g.game or "?"), _esc(g.wall or "–"),
+            _esc(g.unit[:8]), _esc(g.name), _esc(game_title(g.game, g.variant)), _esc(when(g, start)),
             _esc(g.status + (" (damaged)" if g.damage else "")), _esc(winners or "–")))
     out.append("</table></body></html>\n")
     return "".join(out)

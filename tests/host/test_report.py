@@ -145,8 +145,9 @@ def test_html_report_is_self_contained(store, tmp_path):
     text = out.read_text()
     assert "Class &lt;3b&gt;" in text and "<script" not in text and "http://" not in text.replace(
         'xmlns="http://www.w3.org/2000/svg"', "")
-    # histograms for u1/P1 and u1/P2 (u2/P1's only press sits on the damaged line), scores for mg and mim
-    assert text.count("<svg") == 2 + 2
+    # histograms for u1/P1 and u1/P2 (u2/P1's only press sits on the damaged line), their trend over the
+    # session, scores for mg and mim
+    assert text.count("<svg") == 2 + 1 + 2
     for svg in text.split("<svg")[1:]:
         ET.fromstring("<svg" + svg.split("</svg>")[0] + "</svg>")  # each chart is well-formed XML
     assert "damaged" in text
@@ -180,3 +181,86 @@ def test_stats_use_late_and_locked_presses(tmp_path, capsys):
     assert main(["logs", "stats", "--store", str(s.path)]) == 0
     out = capsys.readouterr().out
     assert "late" in out and "locked" in out
+
+
+# --- what a teacher reads (issue 20) ----------------------------------------------------------------------------
+
+def test_report_names_games_in_words_and_dates_every_game(tmp_path):
+    s = Store(tmp_path / "store" / "logs.sqlite")
+    rng = random.Random(3)
+    for n, (game, wall) in enumerate((("mg", "2026-11-30T09:00:00"), ("mim", None), ("mms", None)), 1):
+        data = game_log(rng, "u1", {1: [300_000, 350_000], 2: [500_000]}, {}, {1: 2, 2: 1}, wall=wall, game=game)
+        if wall is None:  # the unit's clock never set: game_start carries ticks_ms since power-on
+            data = b"".join(gamelog.encode(r["seq"], r["t"], r["type"], {k: v for k, v in r.items()
+                                           if k not in ("seq", "t", "type", "crc")})
+                            for r in (dict(json.loads(ln), **({"ticks": n * 3_723_000} if i == 0 else {}))
+                                      for i, ln in enumerate(data.splitlines())))
+        p = s.raw_dir("u1") / ("%05d-%s.jsonl" % (n, game))
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(data)
+        s.ingest("u1", p)
+    text = report.html_report(s)
+    for name in ("Mausgeflippt", "M is for Mouse", "Mucks Mäuschen Still"):
+        assert name in text
+    assert "<td>mg</td>" not in text and "Scores over sessions: mim" not in text
+    assert "2026-11-30 09:00:00" in text
+    assert "clock not set: 2 h 04 min after the unit was switched on" in text  # 7,446 s
+    assert "clock not set: 3 h 06 min after the unit was switched on" in text
+    assert report.game_title("mim", "B") == "M is for Mouse (variant B, the game leader)"
+
+
+def test_histogram_axis_fits_childrens_reactions():
+    rng = random.Random(5)
+    xs = [rng.uniform(200, 2000) for _ in range(300)] + [4000.0, 3900.0]  # two who looked away
+    lo, hi = report.axis(xs)
+    assert 100 <= lo <= 300 and 1900 <= hi <= 2100
+    assert report.axis([450.0, 455.0]) == (200.0, 600.0)  # one quick player: still a readable span
+    assert report.axis([205.0] * 10)[0] >= 0
+
+
+def test_reaction_trend_over_the_session(store):
+    text = report.html_report(store)
+    trend = text.split("Reaction times over the session", 1)[1].split("</svg>", 1)[0]
+    assert trend.count("<polyline") == 2  # u1/P1 and u1/P2, one line each
+    assert trend.count("<circle") == 4 + 4  # a median per game they played
+    assert "game 4: 205 ms" in trend  # P1's reactions 200..210 ms in every game
+
+
+CHROMIUM = __import__("shutil").which("chromium") or __import__("shutil").which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None and not __import__("os").environ.get("CI"), reason="no chromium")
+def test_report_in_a_browser_fits_the_page(store, tmp_path):
+    """A screenshot of the report in headless Chromium, and its layout measured there: nothing wider than the
+    page, every chart drawn, every axis label inside its chart."""
+    import re
+    import struct
+    import subprocess
+
+    page = tmp_path / "r.html"
+    page.write_text(report.html_report(store).replace("</body>", """<pre id="result"></pre><script>
+const out = {overflow: document.documentElement.scrollWidth - window.innerWidth, charts: 0, bad: []};
+for (const svg of document.querySelectorAll("svg")) {
+  out.charts++;
+  const box = svg.getBoundingClientRect();
+  for (const t of svg.querySelectorAll("text")) {
+    const b = t.getBoundingClientRect();
+    if (b.left < box.left - 1 || b.right > box.right + 1 || b.top < box.top - 1 || b.bottom > box.bottom + 1)
+      out.bad.push(t.textContent);
+  }
+}
+document.getElementById("result").textContent = JSON.stringify(out);
+</script></body>"""))
+    flags = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
+             f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1100,1600"]
+    shot = tmp_path / "report.png"  # kept in the test's folder to look at
+    subprocess.run(flags + [f"--screenshot={shot}", page.as_uri()], capture_output=True, timeout=300)
+    data = shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", data[16:24]) == (1100, 1600)
+    assert len(data) > 20_000  # text and charts, not a blank page
+    proc = subprocess.run(flags + ["--dump-dom", page.as_uri()], capture_output=True, text=True, timeout=300)
+    m = re.search(r'<pre id="result">(.*?)</pre>', proc.stdout, re.S)
+    assert m, proc.stderr[-2000:]
+    got = json.loads(m.group(1).replace("&quot;", '"'))
+    assert got["overflow"] <= 0 and got["charts"] == 5 and got["bad"] == [], got
