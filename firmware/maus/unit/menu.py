@@ -21,7 +21,9 @@ def enter(u, key=None):
     u.mode = "menu"
     u.fb.led(0, "off")
     u.fb.led(1, "white", "blink")
-    u._say("menu", item=u.word("m_" + MENU[u.menu_i]))
+    # until a setting is saved (a new unit), the menu says which language it speaks (Settings: lang)
+    u._say("menu", item=u.word("m_" + MENU[u.menu_i]),
+           lang=u.word("lang_now") if u.settings.source == "defaults" else "")
 
 
 def gesture(u, p, kind):

@@ -174,9 +174,30 @@ def _latest_log(root: Path) -> list[str]:
     return out
 
 
+def terminal_lang(environ=os.environ) -> str:
+    """The unit language for this terminal's locale (LC_ALL, LC_MESSAGES, then LANG, as gettext reads them):
+    German for de_*, English otherwise (the unit knows only these two: maus.text.LANGS)."""
+    loc = environ.get("LC_ALL") or environ.get("LC_MESSAGES") or environ.get("LANG") or ""
+    return "de" if loc.lower().startswith("de") else "en"
+
+
+def follow_lang(root: Path, environ=os.environ) -> str | None:
+    """A virtual unit with no settings yet speaks the terminal's language: its `lang` setting is saved as the
+    unit's own menu would. -> the language set, None when the unit has settings (they stay as they are)."""
+    from maus import settings as fw_settings
+
+    if (root / fw_settings.FILE).exists() or (root / fw_settings.BAK).exists():
+        return None
+    lang = terminal_lang(environ)
+    if lang != fw_settings.defaults()["lang"]:
+        fw_settings.Settings(str(root)).set("lang", lang)
+    return lang
+
+
 def main(root: Path, heap: str, serial: bool = False, link: str | None = None, baud: int | None = None,
          exec_delay_ms: int = 0, headless: bool = False) -> int:
     simrun.prepare_root(root)
+    lang = follow_lang(root)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # clean up (registry, link) on kill too
     fifo = Link(root)
     unit = proc = None
@@ -188,6 +209,9 @@ def main(root: Path, heap: str, serial: bool = False, link: str | None = None, b
         pty = unit.start()
         print(f"virtual unit on {pty}" + (f" (also {link})" if link else "") + f"; flash folder {root}", flush=True)
         print(f"try: mpremote connect {pty} fs ls", flush=True)
+    if lang is not None:
+        print(f"a new unit: it speaks {'German' if lang == 'de' else 'English'} (LANG); change it with the `lang` "
+              "setting (the unit's Settings menu, or `mausbox config set lang de|en`)", flush=True)
     else:
         exe = micropython_binary()
         if exe is None:
