@@ -16,7 +16,7 @@ def test_both_languages_have_the_same_prompts():
 
 def test_prompts_are_ascii_and_fit_the_display():
     for lang in ("en", "de"):
-        kw = {"p": 6, "n": 22, "i": 4, "left": 22, "l": "W", "on": "Computer", "pair": _longest(lang),
+        kw = {"p": 6, "q": 5, "n": 22, "i": 4, "left": 22, "l": "W", "on": "Computer", "pair": _longest(lang),
               "text": "\n".join(["P6: 15 chips -"] * 6)}
         for key, fmt in TEXT[lang].items():
             s = fmt.format(**kw)

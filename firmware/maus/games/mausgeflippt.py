@@ -121,6 +121,9 @@ class Mausgeflippt(Claims):
                 self._end_collection(False)
         elif ph == _REVEAL:
             self.early_t[player] = t_us  # a false start, unless it becomes a long press
+            # said now (no race is open yet), not logged: no flash write just before a reveal; the press is
+            # logged as a false start at the reveal
+            self.table.say("false_start", p=player)
 
     def on_gesture(self, player, kind):
         if player not in self.s.ids:

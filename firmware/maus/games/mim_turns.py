@@ -134,6 +134,9 @@ class Turns(Engine):
                 self._pass()
             else:
                 self.say("status", text="\n".join(self.status()))
+        elif ph == _TURN and kind == "click" and player != self.turn:
+            self.say("not_turn", p=player, q=self.turn)  # ignored, and said why; the turn prompt comes back
+            self.table.timer("next", _SHOW_MS)
 
     def on_timer(self, name):
         if name == "next":

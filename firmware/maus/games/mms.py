@@ -283,6 +283,9 @@ class Mms(Game):
                 self._next_turn()
             return
         if player != self.player:
+            if ph == _ROLL and kind == "click":
+                self._say("not_turn", p=player, q=self.player)  # ignored, and said why
+                self.table.timer("reshow", self.show_ms)  # then the turn's prompt again
             return
         if ph == _ROLL:
             if kind == "click":
@@ -329,14 +332,19 @@ class Mms(Game):
             self.table.log("timeout", {"what": what, "outcome": "reminded"})
             if ph < _ARMED:
                 self.table.sound("prompt")  # never a sound near an armed castle
-            if ph == _WHO:
-                self._say("who_box" if self.box else "who", n=self.each, box=self.box)
-            elif ph == _ROLL:
-                names = self.cat.names[self.lang]
-                if self.dice:
-                    self._say("roll", p=self.player, a=names[self.dice[0]], b=names[self.dice[1]])
-                else:
-                    self._say("roll_real", p=self.player)
-            else:
-                self._say("armed", p=self.player)
+            self._prompt(ph)
             self._nudge()
+        elif name == "reshow" and ph == _ROLL:
+            self._prompt(ph)
+
+    def _prompt(self, ph):
+        if ph == _WHO:
+            self._say("who_box" if self.box else "who", n=self.each, box=self.box)
+        elif ph == _ROLL:
+            names = self.cat.names[self.lang]
+            if self.dice:
+                self._say("roll", p=self.player, a=names[self.dice[0]], b=names[self.dice[1]])
+            else:
+                self._say("roll_real", p=self.player)
+        else:
+            self._say("armed", p=self.player)
