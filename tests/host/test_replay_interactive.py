@@ -94,3 +94,25 @@ def test_a_game_played_in_real_time_replays_with_the_same_verdicts(stem, played,
     assert res["exit"] == 0, simreplay._say(res)
     assert res["compared"]["verdict"] == sum(r["type"] == "verdict" for r in recs)
 
+
+
+def test_a_pair_tapped_a_few_ms_before_its_verdict_is_not_chosen_on_the_unit(tmp_path):
+    # The case: on a board the tap and its verdict are 3-9 ms apart. Moving every record from a
+    # pair's verdict on by 7 ms must not make the replay inject a long press (which would count as a pass).
+    found, _ = play(SCENARIOS / "mim-a-3p.jsonl", tmp_path / "made")
+    recs = logread.read(found[0].read_bytes()).records
+    shift, out, chosen = 0, [], 0
+    for i, rec in enumerate(recs):
+        if rec["type"] == "verdict" and rec.get("reason") == "pair":
+            if recs[i - 1]["type"] == "tap" and rec["t"] - recs[i - 1]["t"] <= 1:
+                shift += 7
+            else:
+                chosen += 1  # taken with a long press on the unit: the replay must still find those
+        fields = {k: v for k, v in rec.items() if k not in ("seq", "t", "type", "crc")}
+        out.append(gamelog.encode(rec["seq"], rec["t"] + shift, rec["type"], fields))
+    assert shift >= 14, "the scenario has pairs taken by a tap"
+    log = tmp_path / "board.jsonl"
+    log.write_bytes(b"".join(out))
+    res = simreplay.replay_log(log, tmp_path / "u")
+    assert res["exit"] == 0, simreplay._say(res)
+    assert sum("chosen on the unit" in w for w in res["warnings"]) == chosen, res["warnings"]
