@@ -77,7 +77,7 @@ def choose(u, key):
 
 
 def _show_variant(u):
-    u._say("variant", game=u.word("m_" + u.choice), v=GAMES[u.choice][4][u.variant_i])
+    u._say("variant", game=u.word("m_" + u.choice), v=u.word("v_" + u.choice + GAMES[u.choice][4][u.variant_i]))
 
 
 def _variant_gesture(u, p, kind):

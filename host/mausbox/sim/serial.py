@@ -409,6 +409,12 @@ class SerialUnit:
         while self._thread is not None and self._thread.is_alive():
             self._thread.join(0.5)
 
+    @property
+    def app_running(self) -> bool:
+        """The app (main.py) runs: the unit has not dropped to its REPL (as `mpremote` leaves a board, after
+        interrupting it) or is booting."""
+        return self._thread is not None and self._state == BOOT
+
     def reset(self) -> None:
         """Press the board's EN (reset) button: a hard reset, seen by a terminal that is open on the port."""
         self._requests.append("reset")

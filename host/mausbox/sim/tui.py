@@ -16,11 +16,30 @@ from mausbox.sim import run as simrun
 
 CLICK, DOUBLE, LONG, YOUNG = "123456", "qwerty", "asdfgh", "zxcvbn"
 KIND_OF_LIST = {"mice": "mouse", "clothing": "clothing", "cheese_cards": "cheese", "cards": "card"}
-HELP = [
-    "1-6 press (click)   q-y double press   a-h long press   z-n hold 2 s (young)",
-    "/ put a card on the pad (type: mouse 7, Koffer, cheese)   - take the last card off   0 clear pad",
-    "k gentle knock   K hard knock   N noise on/off   ? help   Q quit",
+LEGEND = "1-6 click  q-y double  a-h long  z-n young  / card  - off  k/K knock  N noise  ? help  Q quit"
+HELP = [  # the full help (`?`): every key, as the README's table
+    "Keys of the virtual unit",
+    "",
+    "1 2 3 4 5 6     player 1-6 presses their button (a click)",
+    "q w e r t y     a double press of player 1-6",
+    "a s d f g h     a long press (1.2 s) of player 1-6",
+    "z x c v b n     a 2.5 s hold (join as a young player)",
+    "/               put a card on the pad: type to search (mouse 7, Koffer,",
+    "                cheese, mausgeflippt), Up/Down to pick a match, Enter puts it",
+    "                on the pad, Esc cancels",
+    "-               take the last card off the pad",
+    "0               clear the pad",
+    "k / K           a gentle / a hard knock on the castle",
+    "N               ambient noise on or off",
+    "R               restart the app when the unit sits at its REPL (its EN button)",
+    "?               this help, or back to the unit",
+    "Q or Ctrl-C     quit",
+    "",
+    "A game: tap its game card (/ mausgef Enter, then -), press to join, a double",
+    "press starts. The unit's language is its `lang` setting (Settings menu, or",
+    "mausbox config set lang en).",
 ]
+MIN_W, MIN_H = 80, 24  # the smallest terminal the screen is laid out for
 _QUAD = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
 
 
@@ -70,21 +89,46 @@ def search(cards: list[tuple[str, str]], query: str) -> list[tuple[str, str]]:
     return hits
 
 
-def render_oled(hexframe: str, width: int = 128, height: int = 64) -> list[str]:
-    """An SSD1306 MONO_VLSB frame as text, 2x2 pixels per character."""
+def render_oled(hexframe: str, width: int = 128, height: int = 64, braille: bool = False) -> list[str]:
+    """An SSD1306 MONO_VLSB frame as text: 2x2 pixels a character (quadrant blocks, 64x32), or 2x4 (braille
+    dots, 64x16) for a small terminal."""
     try:
         buf = bytes.fromhex(hexframe)
     except ValueError:
         return []
 
     def px(x, y):
-        return (buf[x + (y // 8) * width] >> (y % 8)) & 1 if x < width and y < height else 0
+        return (buf[x + (y // 8) * width] >> (y % 8)) & 1 if x < width and y < height and \
+            x + (y // 8) * width < len(buf) else 0
 
     rows = []
+    if braille:  # dots 1-8 of a braille cell (U+2800): left column 0x01 0x02 0x04 0x40, right 0x08 0x10 0x20 0x80
+        for y in range(0, height, 4):
+            rows.append("".join(chr(0x2800 | px(x, y) | px(x, y + 1) << 1 | px(x, y + 2) << 2 | px(x + 1, y) << 3
+                                    | px(x + 1, y + 1) << 4 | px(x + 1, y + 2) << 5 | px(x, y + 3) << 6
+                                    | px(x + 1, y + 3) << 7) for x in range(0, width, 2)))
+        return rows
     for y in range(0, height, 2):
         rows.append("".join(_QUAD[px(x, y) | px(x + 1, y) << 1 | px(x, y + 1) << 2 | px(x + 1, y + 1) << 3]
                             for x in range(0, width, 2)))
     return rows
+
+
+def layout(h: int, w: int) -> dict | None:
+    """Where everything goes on an h x w terminal, or None when it is too small (under MIN_W x MIN_H).
+    The OLED is drawn whole: 2x2 pixels a character when 32 rows fit with a log below, else braille (16 rows).
+    The side panel (LEDs, buzzer, pad, card search) is right of it; the game log and the key legend below."""
+    if h < MIN_H or w < MIN_W:
+        return None
+    big = h >= 1 + 34 + 8 and w >= 66 + 40
+    rows = 32 if big else 16
+    top = 1
+    box_h = rows + 2
+    side_x = 67
+    log_y = top + box_h
+    legend_y = h - 1
+    return {"braille": not big, "rows": rows, "top": top, "box_h": box_h, "side_x": side_x, "side_w": w - side_x,
+            "log_y": log_y, "log_rows": max(0, legend_y - log_y - 1), "legend_y": legend_y}
 
 
 class Link:
@@ -102,7 +146,7 @@ class Link:
         self.out = os.open(self.out_path, os.O_RDWR | os.O_NONBLOCK)
         self._buf = b""
         self.leds: list[str] = []
-        self.oled: list[str] = []
+        self.frame = ""  # the OLED's last frame (hex), drawn for the terminal's size
         self.tone = 0
         self.tone_at = 0.0
         self._pending: list[tuple[float, dict]] = []
@@ -139,7 +183,7 @@ class Link:
             if "leds" in msg:
                 self.leds = msg["leds"]
             if "oled" in msg:
-                self.oled = render_oled(msg["oled"])
+                self.frame = msg["oled"]
             if "tone" in msg:
                 self.tone = msg["tone"]
                 self.tone_at = now
@@ -246,11 +290,185 @@ def main(root: Path, heap: str, serial: bool = False, link: str | None = None, b
                 proc.kill()
 
 
+class Ui:
+    """The screen's state and its keys, apart from curses (tests drive it with a fake screen)."""
+
+    def __init__(self, root: Path, fifo, unit=None, cards: list[tuple[str, str]] | None = None):
+        self.root, self.fifo, self.unit = root, fifo, unit
+        self.cards = catalog_cards() if cards is None else cards
+        self.pad: list[tuple[str, str]] = []
+        self.console: list[str] = []
+        self.query: str | None = None  # the card search, while it is open
+        self.hits: list[tuple[str, str]] = []
+        self.sel = 0  # the match Enter takes
+        self.noise = 0.0
+        self.help = False  # the full help instead of the unit
+        self._log_key: tuple | None = None
+        self._log: list[str] = []
+
+    def key(self, key: int) -> bool:
+        """One key; False to quit."""
+        import curses
+
+        fifo = self.fifo
+        ch = chr(key) if 0 <= key < 256 else ""
+        if self.query is not None:
+            if key in (10, 13, curses.KEY_ENTER):
+                if self.hits:
+                    ident, label = self.hits[self.sel]
+                    fifo.send({"tap": ident})
+                    self.pad.append((ident, label))
+                self.query = None
+            elif key == 27:
+                self.query = None
+            elif key in (curses.KEY_DOWN, 9):
+                self.sel = (self.sel + 1) % len(self.hits) if self.hits else 0
+            elif key == curses.KEY_UP:
+                self.sel = (self.sel - 1) % len(self.hits) if self.hits else 0
+            elif key in (curses.KEY_BACKSPACE, 127, 8):
+                self.query = self.query[:-1]
+                self.hits, self.sel = search(self.cards, self.query), 0
+            elif ch.isprintable():
+                self.query += ch
+                self.hits, self.sel = search(self.cards, self.query), 0
+            return True
+        if self.help:
+            self.help = ch not in ("?", "q") and key != 27 and ch != "Q" and key != 3
+            return not (ch == "Q" or key == 3)
+        if ch == "Q" or key == 3:
+            return False
+        if ch in CLICK:
+            fifo.click(CLICK.index(ch) + 1)
+        elif ch in DOUBLE:
+            fifo.double(DOUBLE.index(ch) + 1)
+        elif ch in LONG:
+            fifo.hold(LONG.index(ch) + 1, 1.2)
+        elif ch in YOUNG:
+            fifo.hold(YOUNG.index(ch) + 1, 2.5)
+        elif ch == "/":
+            self.query, self.hits, self.sel = "", [], 0
+        elif ch == "-" and self.pad:
+            fifo.send({"remove": self.pad.pop()[0]})
+        elif ch == "0":
+            while self.pad:
+                fifo.send({"remove": self.pad.pop()[0]})
+        elif ch == "k":
+            fifo.send({"knock": 0.15, "ms": 40})
+        elif ch == "K":
+            fifo.send({"knock": 0.7, "ms": 60})
+        elif ch == "N":
+            self.noise = 0.0 if self.noise else 0.3
+            fifo.send({"noise": self.noise})
+        elif ch == "R" and self.at_repl():
+            self.unit.reset()  # the EN button: the app (main.py) runs again
+        elif ch == "?":
+            self.help = True
+        return True
+
+    def at_repl(self) -> bool:
+        return self.unit is not None and not self.unit.app_running
+
+    def game_log(self) -> list[str]:
+        """The newest log's records as lines, read again only when the file changed."""
+        logs = simrun.logs_in(self.root)
+        try:
+            key = (logs[-1], logs[-1].stat().st_size) if logs else None
+        except OSError:
+            key = None
+        if key != self._log_key:
+            self._log_key, self._log = key, _latest_log(self.root)
+        return self._log
+
+    def draw(self, scr, pal: dict) -> None:
+        scr.erase()
+        h, w = scr.getmaxyx()
+
+        def put(y, x, s, attr=0):
+            if 0 <= y < h and 0 <= x < w:
+                try:
+                    scr.addstr(y, x, s[: max(0, w - x - (1 if y == h - 1 else 0))], attr)
+                except Exception:  # noqa: BLE001 - curses refuses the last cell; never crash on a draw
+                    pass
+
+        if self.help:
+            for i, line in enumerate(HELP[: h - 1]):
+                put(i, 0, line, pal.get("w", 0) if i == 0 else 0)
+            put(h - 1, 0, "? or Esc: back to the unit", pal.get("c", 0))
+            scr.refresh()
+            return
+        lay = layout(h, w)
+        if lay is None:
+            msg = [f"Make the window at least {MIN_W}x{MIN_H}", f"(it is {w}x{h}); Q quits"]
+            for i, line in enumerate(msg):
+                put(h // 2 - 1 + i, max(0, (w - len(line)) // 2), line, pal.get("y", 0))
+            scr.refresh()
+            return
+        unit = self.unit
+        put(0, 0, "Mausbox virtual unit" + (f"  serial: {unit.pty_path}" if unit else "") + f"  flash: {self.root}",
+            pal.get("w", 0))
+        top, rows = lay["top"], lay["rows"]
+        oled = render_oled(self.fifo.frame, braille=lay["braille"]) if self.fifo.frame else []
+        put(top, 0, "+" + "-" * 64 + "+")
+        for i in range(rows):
+            put(top + 1 + i, 0, "|" + (oled[i] if i < len(oled) else "").ljust(64) + "|")
+        put(top + rows + 1, 0, "+" + "-" * 64 + "+")
+        if self.at_repl():
+            for i, line in enumerate(("The unit is at its MicroPython REPL:", "the app is not running (a tool",
+                                      "such as mpremote stopped it).", "Press R to restart the app.")):
+                put(top + 2 + i, 3, f" {line:<38} ", pal.get("r", 0))
+        x, sw = lay["side_x"], lay["side_w"]
+        y = top
+        put(y, x, "Players", pal.get("w", 0))
+        for i, hexrgb in enumerate(self.fifo.leds):
+            r, g, b = (int(hexrgb[k:k + 2], 16) for k in (0, 2, 4))
+            name = _colour_key(r, g, b)
+            put(y + 1 + i, x, f"P{i + 1}")
+            put(y + 1 + i, x + 3, "●" if name else "○", pal.get(name, 0) if name else 0)
+            put(y + 1 + i, x + 5, CLICK[i])
+        y += 1 + max(len(self.fifo.leds), 1)
+        tone = self.fifo.tone if time.monotonic() - self.fifo.tone_at < 1.0 or self.fifo.tone else 0
+        put(y, x, f"♪ {tone} Hz" if tone else "quiet")
+        put(y + 1, x, f"noise {self.noise:.1f}")
+        y += 2
+        if self.query is not None:  # the search: in the side panel, or over the OLED when the panel is narrow
+            wide = sw >= 40
+            qx, qy = (x, y) if wide else (1, top + 1)
+            width = (w - qx - 1) if wide else 64
+            if not wide:
+                for i in range(rows):
+                    put(top + 1 + i, 1, " " * 64)
+            put(qy, qx, f"card> {self.query}_"[:width], pal.get("y", 0))
+            room = max((lay["box_h"] + top - qy - 1) if wide else rows - 1, 1)
+            first = min(max(0, self.sel - room + 1), max(0, len(self.hits) - room))
+            for i, (_ident, label) in enumerate(self.hits[first:first + room]):
+                n = first + i
+                put(qy + 1 + i, qx, f"{'>' if n == self.sel else ' '} {label}"[:width],
+                    pal.get("y", 0) if n == self.sel else 0)
+            if not self.hits and self.query:
+                put(qy + 1, qx, "  no card matches")
+            put(lay["legend_y"], 0, f"{len(self.hits)} match(es): Up/Down picks, Enter puts it on the pad, "
+                                    "Esc cancels", pal.get("c", 0))
+        else:
+            put(y, x, "On the pad:", pal.get("w", 0))
+            for i, (ident, _label) in enumerate(self.pad[-(lay["box_h"] + top - y - 1):]):
+                put(y + 1 + i, x, ident[: max(0, sw - 1)])
+            put(lay["legend_y"], 0, LEGEND[: w - 1], pal.get("c", 0))
+        log = self.game_log()
+        n = lay["log_rows"]
+        put(lay["log_y"], 0, "Game log" + ("" if log else " (no game yet)"), pal.get("w", 0))
+        for i, line in enumerate(log[-(n - 1):] if n > 1 else []):
+            put(lay["log_y"] + 1 + i, 0, line)
+        if self.console and self.console[-1].startswith("[the firmware stopped"):
+            put(lay["legend_y"] - 1, 0, self.console[-1], pal.get("r", 0))
+        scr.refresh()
+
+
 def _ui(scr, root: Path, fifo: Link, proc, unit) -> int:
     import curses
 
     curses.curs_set(0)
     scr.nodelay(True)
+    scr.keypad(True)
     curses.start_color()
     curses.use_default_colors()
     pal = {}
@@ -259,13 +477,7 @@ def _ui(scr, root: Path, fifo: Link, proc, unit) -> int:
                                    ("c", curses.COLOR_CYAN), ("w", curses.COLOR_WHITE)], 1):
         curses.init_pair(i, c, -1)
         pal[name] = curses.color_pair(i) | curses.A_BOLD
-    cards = catalog_cards()
-    pad: list[tuple[str, str]] = []
-    console: list[str] = []
-    query = None
-    hits: list[tuple[str, str]] = []
-    noise = 0.0
-    show_help = True
+    ui = Ui(root, fifo, unit)
     while True:
         fifo.pump()
         if proc is not None and proc.stdout is not None:
@@ -274,106 +486,16 @@ def _ui(scr, root: Path, fifo: Link, proc, unit) -> int:
             except (BlockingIOError, TypeError):
                 data = None
             if data:
-                console.extend(data.decode("utf-8", "replace").splitlines())
-                console = console[-200:]
+                ui.console.extend(data.decode("utf-8", "replace").splitlines())
+                ui.console = ui.console[-200:]
             if proc.poll() is not None:
                 scr.nodelay(False)
-                console.append(f"[the firmware stopped with exit code {proc.returncode}; press any key]")
+                ui.console.append(f"[the firmware stopped with exit code {proc.returncode}; press any key]")
         key = scr.getch()
-        if key != -1:
-            ch = chr(key) if 0 <= key < 256 else ""
-            if query is not None:
-                if key in (10, 13):
-                    if hits:
-                        ident, label = hits[0]
-                        fifo.send({"tap": ident})
-                        pad.append((ident, label))
-                    query = None
-                elif key == 27:
-                    query = None
-                elif key in (curses.KEY_BACKSPACE, 127, 8):
-                    query = query[:-1]
-                elif ch.isprintable():
-                    query += ch
-                hits = search(cards, query) if query else []
-            elif ch == "Q" or key == 3:
-                return 0
-            elif ch in CLICK:
-                fifo.click(CLICK.index(ch) + 1)
-            elif ch in DOUBLE:
-                fifo.double(DOUBLE.index(ch) + 1)
-            elif ch in LONG:
-                fifo.hold(LONG.index(ch) + 1, 1.2)
-            elif ch in YOUNG:
-                fifo.hold(YOUNG.index(ch) + 1, 2.5)
-            elif ch == "/":
-                query = ""
-                hits = []
-            elif ch == "-" and pad:
-                fifo.send({"remove": pad.pop()[0]})
-            elif ch == "0":
-                while pad:
-                    fifo.send({"remove": pad.pop()[0]})
-            elif ch == "k":
-                fifo.send({"knock": 0.15, "ms": 40})
-            elif ch == "K":
-                fifo.send({"knock": 0.7, "ms": 60})
-            elif ch == "N":
-                noise = 0.0 if noise else 0.3
-                fifo.send({"noise": noise})
-            elif ch == "?":
-                show_help = not show_help
-        _draw(scr, pal, root, fifo, pad, console, query, hits, noise, show_help, unit)
+        if key != -1 and not ui.key(key):
+            return 0
+        ui.draw(scr, pal)
         time.sleep(0.03)
-
-
-def _draw(scr, pal, root, fifo, pad, console, query, hits, noise, show_help, unit) -> None:
-    scr.erase()
-    h, w = scr.getmaxyx()
-
-    def put(y, x, s, attr=0):
-        if 0 <= y < h and x < w:
-            try:
-                scr.addstr(y, x, s[: max(0, w - x - 1)], attr)
-            except Exception:  # noqa: BLE001 - a small terminal clips, never crashes
-                pass
-
-    put(0, 0, "Mausbox virtual unit" + (f"  serial: {unit.pty_path}" if unit else "") + f"  flash: {root}",
-        pal["w"])
-    put(1, 0, "+" + "-" * 64 + "+")
-    for i in range(32):
-        line = fifo.oled[i] if i < len(fifo.oled) else ""
-        put(2 + i // 2 if False else 2 + i, 0, "|" + line.ljust(64) + "|")
-    put(34, 0, "+" + "-" * 64 + "+")
-    x = 67
-    put(2, x, "Players", pal["w"])
-    for i, hexrgb in enumerate(fifo.leds):
-        r, g, b = (int(hexrgb[k:k + 2], 16) for k in (0, 2, 4))
-        name = _colour_key(r, g, b)
-        put(3 + i, x, f"P{i + 1} ", 0)
-        put(3 + i, x + 3, "●" if name else "○", pal.get(name, 0) if name else 0)
-        put(3 + i, x + 5, f"key {CLICK[i]}")
-    tone = fifo.tone if time.monotonic() - fifo.tone_at < 1.0 or fifo.tone else 0
-    put(10, x, f"Buzzer: {'♪ %d Hz' % tone if tone else 'quiet'}")
-    put(11, x, f"Noise: {noise:.1f}")
-    put(13, x, "On the pad:", pal["w"])
-    for i, (ident, label) in enumerate(pad[-6:]):
-        put(14 + i, x, f"{ident}  {label}"[:60])
-    if query is not None:
-        put(21, x, f"card> {query}_", pal["y"])
-        for i, (_ident, label) in enumerate(hits[:8]):
-            put(22 + i, x, f"{'→' if i == 0 else ' '} {label}"[:60])
-    y = 36
-    put(y, 0, "Game log", pal["w"])
-    log = _latest_log(root)
-    for i, line in enumerate(log[-(h - y - 8):] if h - y - 8 > 0 else []):
-        put(y + 1 + i, 0, line)
-    if show_help:
-        for i, line in enumerate(HELP):
-            put(h - 4 + i, 0, line, pal["c"])
-    if console and console[-1].startswith("[the firmware stopped"):
-        put(h - 5, 0, console[-1], pal["r"])
-    scr.refresh()
 
 
 def _colour_key(r: int, g: int, b: int) -> str:
