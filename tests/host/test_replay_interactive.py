@@ -54,7 +54,7 @@ def play_real_time(stem: str, root, seed: int) -> list:
         while (unit.fifo._pending or not _ended(unit)) and time.monotonic() < end:
             time.sleep(0.5)
         if not _ended(unit):
-            for n in range(2):
+            for _ in range(2):
                 unit.send({"tap": card})
                 time.sleep(0.5)
                 unit.send({"remove": card})
