@@ -102,6 +102,7 @@ def test_the_oled_is_whole_and_nothing_overlaps_it(tmp_path, h, w, braille):
     assert all(r[0] != blank and r[-1] != blank for r in inside)
     assert all(ln[0] == "|" and ln[65] == "|" for ln in lines[top + 1: top + rows + 1])
     assert lines[h - 1].startswith("1-6 click")  # the legend, on its own line below the log
+    assert "? " in lines[h - 1] and "Q quit" in lines[h - 1]  # whole, whatever the width
 
 
 def test_a_small_window_says_how_big_it_must_be(tmp_path):

@@ -17,6 +17,7 @@ from mausbox.sim import run as simrun
 CLICK, DOUBLE, LONG, YOUNG = "123456", "qwerty", "asdfgh", "zxcvbn"
 KIND_OF_LIST = {"mice": "mouse", "clothing": "clothing", "cheese_cards": "cheese", "cards": "card"}
 LEGEND = "1-6 click  q-y double  a-h long  z-n young  / card  - off  k/K knock  N noise  ? help  Q quit"
+LEGEND_SHORT = "1-6 click  q-y double  a-h long  / card  - off  ? every key  Q quit"  # under 80 columns
 HELP = [  # the full help (`?`): every key, as the README's table
     "Keys of the virtual unit",
     "",
@@ -452,7 +453,7 @@ class Ui:
             put(y, x, "On the pad:", pal.get("w", 0))
             for i, (ident, _label) in enumerate(self.pad[-(lay["box_h"] + top - y - 1):]):
                 put(y + 1 + i, x, ident[: max(0, sw - 1)])
-            put(lay["legend_y"], 0, LEGEND[: w - 1], pal.get("c", 0))
+            put(lay["legend_y"], 0, LEGEND if len(LEGEND) < w else LEGEND_SHORT, pal.get("c", 0))
         log = self.game_log()
         n = lay["log_rows"]
         put(lay["log_y"], 0, "Game log" + ("" if log else " (no game yet)"), pal.get("w", 0))
@@ -466,17 +467,24 @@ class Ui:
 def _ui(scr, root: Path, fifo: Link, proc, unit) -> int:
     import curses
 
-    curses.curs_set(0)
+    try:
+        curses.curs_set(0)
+    except curses.error:  # a terminal that cannot hide its cursor
+        pass
     scr.nodelay(True)
     scr.keypad(True)
-    curses.start_color()
-    curses.use_default_colors()
     pal = {}
-    for i, (name, c) in enumerate([("r", curses.COLOR_RED), ("g", curses.COLOR_GREEN), ("b", curses.COLOR_BLUE),
-                                   ("y", curses.COLOR_YELLOW), ("m", curses.COLOR_MAGENTA),
-                                   ("c", curses.COLOR_CYAN), ("w", curses.COLOR_WHITE)], 1):
-        curses.init_pair(i, c, -1)
-        pal[name] = curses.color_pair(i) | curses.A_BOLD
+    try:  # a terminal without colours (TERM=vt220, say) gets the screen in one colour
+        curses.start_color()
+        curses.use_default_colors()
+        for i, (name, c) in enumerate([("r", curses.COLOR_RED), ("g", curses.COLOR_GREEN),
+                                       ("b", curses.COLOR_BLUE), ("y", curses.COLOR_YELLOW),
+                                       ("m", curses.COLOR_MAGENTA), ("c", curses.COLOR_CYAN),
+                                       ("w", curses.COLOR_WHITE)], 1):
+            curses.init_pair(i, c, -1)
+            pal[name] = curses.color_pair(i) | curses.A_BOLD
+    except curses.error:
+        pal = {}
     ui = Ui(root, fifo, unit)
     while True:
         fifo.pump()
