@@ -201,9 +201,10 @@ def _fmt_t(ms: int) -> str:
 
 def timeline(store: Store, g: Game, names: dict[str, str] | None = None) -> list[str]:
     names = names or {}
-    lines = ["%s/%s  %s%s  %s  %d records  %s%s" % (
-        g.unit, g.name, g.game or "?", " (%s)" % g.variant if g.variant else "", g.wall or "clock not set",
-        g.records, g.status, ": " + g.reason if g.reason else "")]
+    start = next((r for r in store.events(g.id) if r.get("type") == "game_start"), None)
+    lines = ["%s/%s  %s  %s  %d records  %s%s" % (
+        g.unit, g.name, game_title(g.game, g.variant), when(g, start), g.records, g.status,
+        ": " + g.reason if g.reason else "")]
     for d in g.damage:
         lines.append("  DAMAGE %s" % d)
     timed: set[int] = set()

@@ -207,6 +207,8 @@ def test_report_names_games_in_words_and_dates_every_game(tmp_path):
     assert "clock not set: 2 h 04 min after the unit was switched on" in text  # 7,446 s
     assert "clock not set: 3 h 06 min after the unit was switched on" in text
     assert report.game_title("mim", "B") == "M is for Mouse (variant B, the game leader)"
+    mms = next(g for g in s.games() if g.game == "mms")  # `logs show` says the same
+    assert report.timeline(s, mms)[0].startswith("u1/00003-mms.jsonl  Mucks Mäuschen Still  clock not set: 3 h")
 
 
 def test_histogram_axis_fits_childrens_reactions():
