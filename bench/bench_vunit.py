@@ -29,7 +29,8 @@ sys.path[:0] = [str(HERE.parent / "host"), str(HERE.parent / "firmware")]
 
 import mausbox  # noqa: E402,F401  (installs the micropython shim)
 from mausbox.mpbuild import VERSION, cache_dir  # noqa: E402
-from mausbox.paths import FIRMWARE_DIR, micropython_binary  # noqa: E402
+from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.sim.run import DEFAULT_HEAP  # noqa: E402
 from mausbox.sim.serial import SerialUnit  # noqa: E402
 
 TAG = f"v{VERSION}"
@@ -87,6 +88,9 @@ def make_logs(root: Path, n: int, records: int, seed: int) -> None:
     from mausbox.sim.serial import unit_id
 
     rng = random.Random(seed)
+    from mausbox.sim.run import prepare_root
+
+    prepare_root(root)  # the firmware as `mausbox sim` lays it out: the app and its host service run
     (root / "logs").mkdir(parents=True)
     uid = unit_id(root)
     for i in range(n):
@@ -105,11 +109,11 @@ def make_logs(root: Path, n: int, records: int, seed: int) -> None:
 def pull_seconds(ports: list[str], store: Path, env: dict) -> float:
     t0 = time.monotonic()
     proc = subprocess.run([str(BIN / "mausbox"), "logs", "pull", *[a for p in ports for a in ("--port", p)],
-                           "--store", str(store), "--no-restart", "--json"], capture_output=True, text=True,
+                           "--store", str(store), "--json"], capture_output=True, text=True,
                           env=env, timeout=600)
     dt = time.monotonic() - t0
     if proc.returncode != 0:
-        raise SystemExit(f"logs pull failed: {proc.stderr[-2000:]}")
+        raise SystemExit(f"logs pull failed ({proc.returncode}): {proc.stderr[-2000:]}{proc.stdout[-2000:]}")
     return dt
 
 
@@ -146,7 +150,7 @@ def main() -> int:
         for i in range(4):
             root = t / f"u{i}"
             make_logs(root, 3, 1500, i)
-            units.append(SerialUnit(root, extra_path=[str(FIRMWARE_DIR)]))
+            units.append(SerialUnit(root, heapsize=DEFAULT_HEAP))  # as `mausbox sim --serial` runs it
         for u in units:
             u.start()
         try:
