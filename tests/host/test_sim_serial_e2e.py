@@ -318,6 +318,28 @@ def test_the_bridge_turns_a_ctrl_c_after_the_code_into_a_keystroke(tmp_path):
     assert bytes(u._queued) == b"\x03" and not u._pend
 
 
+
+def test_a_ctrl_c_that_lands_after_boot_py_ended_interrupts_main_py(tmp_path):
+    """A Ctrl-C sent while boot.py ran but raised only after it ended (`D0 L 0`: a busy machine delays
+    the signal) stays pending, as on a board, and interrupts main.py when it starts: it is never dropped."""
+    from mausbox.sim import serial as bridge
+
+    u = bridge.SerialUnit(tmp_path)
+    hits = []
+    u._interrupt = lambda: hits.append(1)  # the SIGINT the bridge would send
+    u._command = lambda data: None  # the interpreter's command pipe
+    u._state, u._pend, u._queued, u._stdin = bridge.BOOT, bytearray(), bytearray(), bytearray()
+    u._exec_raw, u._sig_out, u._fence_due, u._kbd, u._proc = False, False, False, 3, None
+    u._on_status(b"S", b"0", b"")  # boot.py starts
+    u._on_status(b"E", b"0", b"")  # it ended; the Ctrl-C sent meanwhile landed after its end (L)
+    u._on_status(b"D", b"0 L 0", b"")
+    assert not hits
+    u._on_status(b"S", b"0", b"")  # main.py starts: the pending Ctrl-C is raised in it
+    assert hits == [1]
+    u._on_status(b"E", b"0 K", b"")  # an ordinary interrupted end leaves nothing pending
+    u._on_status(b"D", b"0 0", b"")
+    assert not u._pend
+
 # -- 3. safe mode after three crashes in a row -----------------------------------------------------------
 
 CRASH_HOOK = """# test hook: a firmware bug that crashes every boot after the crash counter is counted

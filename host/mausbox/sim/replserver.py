@@ -11,8 +11,9 @@
 # Commands on CMD_FD: b"<kind><id> <len>\n" + source (kind "s" single: a friendly REPL line; "x" file
 # input: raw REPL, paste mode); b"e\n" the bridge has seen E; b"w\n" go on with a raw write;
 # b"c<len>\n" + text: Tab completion. PING_FD: one byte a ping, answered by P from the main thread.
-# Status lines on CTL_FD: S<id> code runs, E<id> [K] it ended (K: by KeyboardInterrupt), D<id> <n>\n
-# + n bytes of console input it left unread, R<id> soft reset asked (SystemExit), H hard reset asked
+# Status lines on CTL_FD: S<id> code runs, E<id> [K] it ended (K: by KeyboardInterrupt), D<id> [L] <n>\n
+# + n bytes of console input it left unread (L: a Ctrl-C sent while it ran landed after its end, and is
+# the next reader's), R<id> soft reset asked (SystemExit), H hard reset asked
 # (machine.reset), K<c> kbd_intr(c), W<n> the next n bytes on fd 1 are binary, P pong, C<n>\n + n
 # bytes: completion, B<banner> booted.
 import _thread
@@ -56,19 +57,22 @@ def _mount():
 _mount()
 
 
+_late = [False]  # a Ctrl-C surfaced in _status or _wait: after the code it was sent to had ended
+
+
 def _status(line):
-    # A late Ctrl-C (one the bridge sent while the code still ran) can surface here: retry.
+    # A late Ctrl-C (one the bridge sent while the code still ran) can surface here: noted, retry.
     while True:
         try:
             _ctl.write(line)
             return
         except KeyboardInterrupt:
-            pass
+            _late[0] = True
 
 
 def _wait(tag):
     # The bridge's answer on CMD_FD. Polled in short steps: each step is a point where a pending
-    # KeyboardInterrupt is raised (and dropped here) and the scheduled pong runs.
+    # KeyboardInterrupt is raised (noted for D, see _run) and the scheduled pong runs.
     while True:
         try:
             if _poll.poll(20):
@@ -76,7 +80,7 @@ def _wait(tag):
                 if line[:1] == tag or not line:
                     return line
         except KeyboardInterrupt:
-            pass
+            _late[0] = True
 
 
 def _pinger():
@@ -323,6 +327,7 @@ def _run(kind, cid, src, name):
         try:
             # From S on a Ctrl-C is for this code: no retry here, which would swallow it.
             _ctl.write(b"S%d\n" % cid)
+            _late[0] = False
             exec(compile(str(src, "utf-8"), name, "single" if kind == "s" else "exec"), _g)
         except SystemExit:
             forced = True
@@ -332,6 +337,7 @@ def _run(kind, cid, src, name):
         exc = exc or e
     st = 0
     left = b""
+    late = False
     while st < 5:
         try:
             if st == 0:
@@ -353,10 +359,15 @@ def _run(kind, cid, src, name):
                 if forced:
                     _status(b"R%d\n" % cid)
                 else:
-                    _status(b"D%d %d\n" % (cid, len(left)) + left)
+                    late = late or _late[0]
+                    _late[0] = False
+                    _status(b"D%d %s%d\n" % (cid, b"L " if late else b"", len(left)) + left)
                 st = 5
         except KeyboardInterrupt:
-            pass
+            # The bridge sent it while the code ran, and it landed after the code's end (at st 0 or in the
+            # wait for `e`; the pong, and so `e`, comes only after it): a board would still have it pending
+            # for whoever reads the console next (main.py after boot.py, the REPL), so D says so.
+            late = True
     global _failed
     _failed = exc is not None
     return forced

@@ -845,6 +845,8 @@ class SerialUnit:
                 self._fence()
         elif tag == b"D":
             self._fenced = False
+            if b"L" in rest.split()[1:]:
+                self._pend[:0] = bytes((self._kbd,))  # its Ctrl-C landed after its end: the next reader's, before any key sent after it
             self._exec_done(body)
         elif tag == b"R":
             self._soft_reboot()  # SystemExit: in the raw REPL too (pyexec_mode_kind stays raw)
