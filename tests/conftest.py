@@ -293,3 +293,6 @@ def pytest_terminal_summary(terminalreporter):
                        for it in ACTIVE)
     mpy = sum(1 for r in done if r.nodeid.endswith("]") and "[mpy" in r.nodeid)
     terminalreporter.write_line(f"tests run under {counts}; under CPython: {len(done) - mpy}")
+    for it in ACTIVE:  # the header's line again: `make test` runs quiet (-q), which leaves the header out
+        if it.binary is not None:
+            terminalreporter.write_line(it.describe())
