@@ -197,7 +197,8 @@ class RawRepl:
             raise self.LinkError(f"{self.port} did not accept a command; try again, or reset the unit")
 
     def _raw_paste(self, data: bytes) -> None:
-        window = struct.unpack("<H", self._read(2, self.timeout) or b"\0\0")[0]
+        got = self._read(2, self.timeout)
+        window = struct.unpack("<H", got)[0] if len(got) == 2 else 0  # a short reply: no window
         if not window:
             raise self.LinkError(f"{self.port} broke off the raw-paste handshake")
         remain = window
