@@ -267,7 +267,7 @@ class Puller:
                 have = fh.tell()
                 before = have
                 try:
-                    size, sha = self.link.read(e.name, have, fh.write, moved)
+                    size, sha = self.link.read(e.name, have, fh.write, moved, size=e.size)
                     fh.flush()
                     fh.seek(0)
                     data = fh.read()

@@ -134,6 +134,8 @@ class Store:
             st.remember(f)
         if missing or why:
             n = st.rebuild()
+            if missing and not n:
+                return st  # a new store, and nothing to rebuild it from: nothing to say
             st.notes = ["store %s %s: rebuilt from %s: %d games" % (
                 p, "was missing" if missing else "was damaged (%s), kept aside as %s" % (why, aside.name),
                 ", ".join(str(f) for f in st.folders()) or "no folders", n)]
