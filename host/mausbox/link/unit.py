@@ -301,12 +301,18 @@ class UnitLink:
 
     def recover(self) -> None:
         """The unit is at its REPL (nothing runs that a Ctrl-C could stop): start the host service there."""
+        from mausbox.link.repl import TRIES, not_run
+
         repl = self._raw_repl()
         repl.enter_raw()
-        repl.start_exec("import maus.hostsvc\nmaus.hostsvc.serve()\n")
-        self.served = True
-        # serve() is up once the first request is answered; an old firmware without it ends the exec now.
-        head = repl.peek_exec_end(0.5)
+        for _ in range(TRIES):
+            repl.start_exec("import maus.hostsvc\nmaus.hostsvc.serve()\n")
+            self.served = True
+            # serve() is up once the first request is answered; an old firmware without it ends the exec now.
+            head = repl.peek_exec_end(0.5)
+            if head is None or not not_run(head):
+                break
+            repl.refused += 1  # the command was damaged on the way and refused: again
         if head is not None:
             self.served = False
             last = head.strip().splitlines()[-1] if head.strip() else "error"
