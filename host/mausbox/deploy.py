@@ -247,7 +247,8 @@ def send_verified(repl, files: dict[str, bytes], send: list[str], remove: list[s
                 say(f"  removed {path}")
         if not todo and not gone:
             return again
-        got = _again(repl, lambda: probe(repl, sorted(set(todo) | set(gone)), walk=False), "checking")["files"]
+        check = sorted(set(todo) | set(gone))
+        got = _again(repl, lambda check=check: probe(repl, check, walk=False), "checking")["files"]
         todo = [p for p in todo if got.get(p) != hashlib.sha256(files[p]).hexdigest()]
         gone = [p for p in gone if got.get(p) is not None]
         if not todo and not gone:
