@@ -39,10 +39,90 @@ _inpoll.register(sys.stdin, select.POLLIN)
 _main_id = _thread.get_ident()
 
 
+class _Jail:
+    # The unit's flash is the folder ROOT, and nothing outside it: every path is made absolute here and
+    # normalised ("/.." is "/", as on a board's filesystem), and a path through a symlink is refused (a
+    # board's flash has none; one planted in the folder must not lead out of it). Below this, VfsPosix
+    # only ever sees clean absolute paths, which it puts under ROOT.
+    def __init__(self, root):
+        self._v = os.VfsPosix(root)
+        self._cwd = "/"
+
+    def mount(self, readonly, mkfs):
+        pass
+
+    def umount(self):
+        pass
+
+    def _p(self, path):
+        if not isinstance(path, str):
+            path = str(path, "utf-8")
+        if not path.startswith("/"):
+            path = self._cwd + "/" + path
+        parts = []
+        for c in path.split("/"):
+            if c == "..":
+                if parts:
+                    parts.pop()
+            elif c and c != ".":
+                parts.append(c)
+        d = "/"
+        for c in parts:  # each step a plain file or directory of its parent, never a link
+            for e in self._v.ilistdir(d):
+                if e[0] == c:
+                    # S_IFLNK; a filesystem without d_type says 0: then the link's inode is not the target's
+                    if e[1] == 0xA000 or (e[1] == 0 and e[2] != self._v.stat(d + c)[1]):
+                        raise OSError(13)  # EACCES
+                    break
+            d += c + "/"
+        return "/" + "/".join(parts)
+
+    def open(self, path, mode):
+        return self._v.open(self._p(path), mode)
+
+    def ilistdir(self, path):
+        p = self._p(path)
+        return self._v.ilistdir(p if isinstance(path, str) else bytes(p, "utf-8"))  # bytes in: bytes names
+
+    def stat(self, path):
+        return self._v.stat(self._p(path))
+
+    def statvfs(self, path):
+        return self._v.statvfs(self._p(path))
+
+    def mkdir(self, path):
+        self._v.mkdir(self._p(path))
+
+    def rmdir(self, path):
+        self._v.rmdir(self._p(path))
+
+    def remove(self, path):
+        self._v.remove(self._p(path))
+
+    def rename(self, a, b):
+        # VfsPosix builds both absolute paths in one buffer: rename between paths relative to ROOT
+        a, b = self._p(a), self._p(b)
+        self._v.chdir("/")
+        try:
+            self._v.rename(a[1:], b[1:])
+        finally:
+            self._v.chdir(self._cwd)
+
+    def chdir(self, path):
+        p = self._p(path)
+        if not self._v.stat(p)[0] & 0x4000:
+            raise OSError(20)  # ENOTDIR
+        self._v.chdir(p)
+        self._cwd = p
+
+    def getcwd(self):
+        return self._cwd
+
+
 def _mount():
     # The folder is the unit's flash: "/" inside the unit is ROOT, as on the board.
     os.umount("/")
-    os.mount(os.VfsPosix(_root), "/")
+    os.mount(_Jail(_root), "/")
     # Read-only: code on the unit (mpremote's `fs rm -r :/`, say) must not delete the host's sources.
     os.mount(os.VfsPosix(_shim), "/.vu", readonly=True)
     path = ["", ".frozen", "/lib"]
