@@ -81,7 +81,7 @@ def run(args) -> int:
     if args.action == "reset" and not args.yes:
         try:
             said = input("Reset every setting of the unit to its default? [y/N] ")
-        except EOFError:  # stdin closed (a script, a pipe): no answer is no
+        except (EOFError, RuntimeError):  # stdin at its end or closed (a script, a pipe): no answer is no
             print()
             said = ""
         if said.strip().lower() not in ("y", "yes"):

@@ -27,6 +27,7 @@ class Hostile:
         self.answers = answers or {}
         self.period = period
         self.ops: list[str] = []
+        self.chatter = b""  # console text sent before each answer
         self._stop = False
         self._t = threading.Thread(target=self._run, daemon=True)
         self._t.start()
@@ -63,7 +64,9 @@ class Hostile:
                         self._send(encode(RESPONSE, f.seq, json.dumps(self.answers.get("hello", HELLO)).encode()))
                     elif self.kind == "answers":
                         a = self.answers.get(op, {"ok": True})
-                        self._send(a(req) if callable(a) else encode(RESPONSE, f.seq, json.dumps(a).encode()))
+                        if self.chatter:
+                            self._send(self.chatter)
+                        self._send(a(req, f.seq) if callable(a) else encode(RESPONSE, f.seq, json.dumps(a).encode()))
                     else:
                         busy = (f.seq, op)
             if busy is not None:
@@ -82,3 +85,21 @@ class Hostile:
         self._t.join(timeout=3)
         os.close(self.master)
         os.close(self.slave)
+
+
+def log_answers(logs: dict[str, bytes]) -> dict:
+    """Answers of a unit holding `logs` (name -> bytes): listing, reads, marks, as docs/protocol.md has them."""
+    import hashlib
+
+    def listing(req, seq):
+        body = b"".join(b"%s %d\n" % (n.encode(), len(d)) for n, d in logs.items())
+        return encode(PART, seq, body) + encode(RESPONSE, seq, json.dumps({"ok": True, "n": len(logs)}).encode())
+
+    def read(req, seq):
+        d = logs[req["name"]]
+        off = req["off"]
+        out = b"".join(encode(DATA, seq, b"%08x" % i + d[i:i + 1024]) for i in range(off, len(d), 1024))
+        return out + encode(RESPONSE, seq, json.dumps({"ok": True, "size": len(d),
+                                                       "sha256": hashlib.sha256(d).hexdigest()}).encode())
+
+    return {"logs": listing, "read": read, "mark": {"ok": True, "marked": True}}

@@ -289,7 +289,10 @@ class UnitLink:
             if e.error == "proto":
                 raise LinkError(f"{self.port}: {e.msg}") from None
             raise
-        lo, hi = int(info.get("proto_min") or info.get("proto") or 0), int(info.get("proto") or 0)
+        try:
+            lo, hi = int(info.get("proto_min") or info.get("proto") or 0), int(info.get("proto") or 0)
+        except (TypeError, ValueError):
+            raise LinkError(f"{self.port}: the unit's `hello` answer is garbled (proto {info.get('proto')!r})") from None
         if not lo <= PROTO <= hi:
             if PROTO < lo:
                 raise LinkError(f"{self.port}: the unit speaks host protocol {lo}..{hi}, this mausbox {PROTO}: "
