@@ -267,7 +267,13 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
     removed; `make bench` deploys a small set many times)."""
     precheck(link, force, say)
     repl = link.repl()
-    repl.enter_raw(soft_reset=True)  # a fresh interpreter: the game's memory is free again
+    for i in range(TRIES):  # a fresh interpreter: the game's memory is free again
+        try:
+            repl.enter_raw(soft_reset=True)
+            break
+        except LinkError:  # a damaged banner from a MicroPython that answered Ctrl-C: again
+            if i == TRIES - 1 or not repl.saw_prompt:
+                raise
     first = _again(repl, lambda: probe(repl, []), "asking the unit what it runs")
     platform = first["platform"]
     if only is not None:

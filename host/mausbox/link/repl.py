@@ -71,6 +71,7 @@ class RawRepl:
         self.bytes_sent = 0
         self.refused = 0  # damaged commands the unit refused (each sent again)
         self._armed = False  # the unit's interpreter has _mbx_x
+        self.saw_prompt = False  # the unit showed a MicroPython prompt to a Ctrl-C
         self.LinkError = LinkError
         self.LinkLost = LinkLost
 
@@ -114,6 +115,7 @@ class RawRepl:
                     seen = (seen + chunk)[-64:]
                     quiet_until = time.monotonic() + 0.15
             if seen.endswith((b"\n>>> ", b"\n>")):  # a prompt, not a `>` inside printed text
+                self.saw_prompt = True
                 return
 
     def ensure_raw(self) -> None:
