@@ -125,8 +125,34 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(modules[args.command].run(args) or 0)
     except UserError as e:
-        print(f"mausbox {args.command}: {e}", file=sys.stderr)
+        from mausbox.shown import shown
+
+        print(f"mausbox {args.command}: {shown(e, lines=True)}", file=sys.stderr)  # may quote the device
         return e.code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `mausbox logs show 1 | head`: the reader has all it wants
+        return _quiet_pipe()
+    except Exception as e:  # noqa: BLE001 - a bug: one line, never a traceback (MAUSBOX_DEBUG=1 shows it)
+        import os
+
+        if os.environ.get("MAUSBOX_DEBUG"):
+            raise
+        from mausbox.shown import shown
+
+        print(f"mausbox {args.command}: internal error ({type(e).__name__}: {shown(e)}); "
+              "please report it (MAUSBOX_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return EXIT_PROBLEM
+
+
+def _quiet_pipe() -> int:
+    """Standard output was closed: say nothing more (not even at exit, when Python flushes it)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return 141  # as a shell reports a command ended by SIGPIPE

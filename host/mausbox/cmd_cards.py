@@ -425,10 +425,14 @@ def _list(args) -> int:
     elif not mapping:
         print("no cards enrolled on this unit")
     else:
-        for uid, ident in sorted(mapping.items(), key=lambda kv: kv[1]):
-            print("%-22s %s" % (uid, ident))
+        from mausbox.shown import shown
+
+        for uid, ident in sorted(mapping.items(), key=lambda kv: str(kv[1])):
+            print("%-22s %s" % (shown(uid), shown(ident)))
     if doc.get("error"):
-        print("warning: %s" % doc["error"])
+        from mausbox.shown import shown
+
+        print("warning: %s" % shown(doc["error"]))
     if doc.get("skipped"):
         print("warning: %d invalid entries skipped" % doc["skipped"])
     return 1 if doc.get("error") else 0

@@ -58,7 +58,10 @@ def run(args) -> int:
             print("unit clock: not set (run `mausbox clock set`)")
             return 1
         raise UserError(f"{link.port}: the unit did not take the time", EXIT_LINK)
-    unit_t = time.mktime(time.strptime(wall, "%Y-%m-%dT%H:%M:%S"))
+    try:
+        unit_t = time.mktime(time.strptime(wall, "%Y-%m-%dT%H:%M:%S"))
+    except (TypeError, ValueError, OverflowError):
+        raise UserError(f"{link.port}: the unit's clock answer is garbled: {wall!r}", EXIT_LINK) from None
     host = time.gmtime() if utc else time.localtime()
     drift = round(unit_t - time.mktime(time.struct_time(tuple(host[:6]) + (0, 0, -1))))
     shown = wall.replace("T", " ")

@@ -73,8 +73,9 @@ def show(value) -> str:
 def run(args) -> int:
     import json
 
-    from mausbox.cli import EXIT_PROBLEM, EXIT_USAGE, UserError
+    from mausbox.cli import EXIT_LINK, EXIT_PROBLEM, EXIT_USAGE, UserError
     from mausbox.link import UnitError, UnitLink
+    from mausbox.shown import shown
 
     if args.action is None:
         raise UserError("say what to do: config get [KEY], config set KEY VALUE, or config reset", EXIT_USAGE)
@@ -84,7 +85,12 @@ def run(args) -> int:
     if args.action == "get" and args.key:
         parse_value_key_only(args.key)
     if args.action == "reset" and not args.yes:
-        if input("Reset every setting of the unit to its default? [y/N] ").strip().lower() not in ("y", "yes"):
+        try:
+            said = input("Reset every setting of the unit to its default? [y/N] ")
+        except (EOFError, RuntimeError):  # stdin at its end or closed (a script, a pipe): no answer is no
+            print()
+            said = ""
+        if said.strip().lower() not in ("y", "yes"):
             print("nothing changed")
             return EXIT_PROBLEM
     with UnitLink(args.port, timeout=args.timeout) as link:
@@ -102,8 +108,11 @@ def run(args) -> int:
         except UnitError as e:
             raise UserError(f"the unit refused: {e.msg}", EXIT_PROBLEM) from None
     values, source, message = got.get("values") or {}, got.get("source"), got.get("message")
+    if not isinstance(values, dict):
+        raise UserError(f"{link.port}: the unit's settings answer is garbled (values: {type(values).__name__})",
+                        EXIT_LINK)
     if args.key:
-        print(json.dumps({args.key: values.get(args.key)}) if args.json else show(values.get(args.key)))
+        print(json.dumps({args.key: values.get(args.key)}) if args.json else shown(show(values.get(args.key))))
         return 0
     if args.json:
         print(json.dumps({"values": values, "source": source, "message": message}, indent=2))
@@ -113,8 +122,8 @@ def run(args) -> int:
     for k in sorted(values):
         default = SCHEMA[k][0] if k in SCHEMA else None
         mark = "" if values[k] == default else "   (default " + show(default) + ")"
-        print(f"{k:<22} {show(values[k]):<14} {describe(k) if k in SCHEMA else ''}{mark}")
-    print(f"-- {message}")
+        print(f"{shown(k):<22} {shown(show(values[k])):<14} {describe(k) if k in SCHEMA else ''}{shown(mark)}")
+    print(f"-- {shown(message)}")
     return 0
 
 

@@ -29,8 +29,10 @@ def run(args) -> int:
     from mausbox import progress
     from mausbox.deploy import deploy, deploy_romfs
     from mausbox.link import UnitLink
+    from mausbox.shown import shown
 
-    say = (lambda *a: None) if args.json else print
+    # what deploy says may quote the unit (the paths it lists, its answers): escaped
+    say = (lambda *a: None) if args.json else (lambda *a: print(*(shown(x) for x in a)))
     bar = progress.Bar("deploy", 0, enabled=progress.wanted(args.json))
     quiet = bar.enabled  # one bar instead of a line per file
 
@@ -52,10 +54,10 @@ def run(args) -> int:
         print(json.dumps(asdict(report), indent=2))
         return 0
     for note in report.notes:
-        print(f"note: {note}")
+        print(f"note: {shown(note)}")
     done = f"{len(report.sent)} files sent ({report.bytes_sent} bytes over the link), {report.unchanged} unchanged"
     if report.ready:
-        print(f"deploy: {done}; the unit booted: Mausbox {report.ready}")
+        print(f"deploy: {done}; the unit booted: Mausbox {shown(report.ready)}")
     else:
         print(f"deploy: {done}")
     return 0

@@ -30,6 +30,7 @@ def diagnose(status: dict | None, micropython: str, free_flash: int | None, host
         add("firmware", False, "no /status.json: the firmware has not booted on this unit",
             "run `mausbox deploy`, then `mausbox monitor` to watch it boot")
         return out
+    status = _typed(status)
     v = status.get("version")
     add("firmware", v == host_version, f"Mausbox {v}" + ("" if v == host_version else f" (this computer has {host_version})"),
         "run `mausbox deploy` to bring the unit up to date")
@@ -37,7 +38,7 @@ def diagnose(status: dict | None, micropython: str, free_flash: int | None, host
         "run `mausbox deploy --board NAME` to install a board file")
     free = status.get("free_bytes", free_flash)
     if free is None:
-        free = free_flash
+        free = free_flash if isinstance(free_flash, int) else None
     add("flash", free is not None and free >= LOW_FLASH,
         f"{free // 1024} KB free" if free is not None else "free space unknown",
         "pull the logs (`mausbox logs pull`), then delete old ones on the unit")
@@ -68,6 +69,25 @@ def diagnose(status: dict | None, micropython: str, free_flash: int | None, host
     return out
 
 
+_TYPES = {"version": str, "board": str, "free_bytes": int, "safe_mode": bool, "crashes": int, "rfid_version": int,
+          "piezo_baseline": int, "stuck": list, "problems": list}
+
+
+def _typed(status: dict) -> dict:
+    """The unit's status with every field of the wrong type dropped (a garbled or hostile status.json); list
+    items made text."""
+    out = {}
+    for k, v in status.items():
+        want = _TYPES.get(k)
+        if want is None or (isinstance(v, want) and not (want is int and isinstance(v, bool))):
+            if k == "problems":
+                v = [str(x) for x in v]
+            elif k == "stuck":
+                v = [x for x in v if isinstance(x, int) and not isinstance(x, bool)]
+            out[k] = v
+    return out
+
+
 def run(args) -> int:
     import json
 
@@ -80,24 +100,33 @@ def run(args) -> int:
         info = link.hello()
         st = link.request("status")
     status = st.get("status") or None
+    garbled = status is not None and not isinstance(status, dict)
+    if garbled:
+        status = None
     if isinstance(status, dict) and not status.get("version"):
         status = None  # no boot record: the app never booted on this unit
-    if status is not None and st.get("free_bytes") is not None:
+    if status is not None and isinstance(st.get("free_bytes"), int):
         status = dict(status, free_bytes=st["free_bytes"])  # now, not at boot
     platform = info.get("platform")
     where = "virtual unit" if platform == "linux" or info.get("board") == "sim" else platform
     doing = "the app runs" if info.get("app") else "the app is not running: the unit answers from its REPL"
     findings = [{"check": "port", "ok": True, "detail": f"{port} ({where}); {doing}", "fix": ""}]
-    findings += diagnose(status, info.get("micropython") or "?", st.get("free_bytes"), maus.VERSION)
+    free_now = st.get("free_bytes") if isinstance(st.get("free_bytes"), int) else None
+    findings += diagnose(status, str(info.get("micropython") or "?"), free_now, maus.VERSION)
+    if garbled:
+        findings.append({"check": "status", "ok": False, "detail": "the unit's /status.json is garbled (not an "
+                         "object)", "fix": "restart the unit: it writes the file anew at every boot"})
     bad = [f for f in findings if not f["ok"]]
     if args.json:
         print(json.dumps({"ok": not bad, "findings": findings, "status": status, "unit": info,
                           "live": {k: st.get(k) for k in ("mode", "game", "log", "mem_free", "uptime_ms", "wall")}},
                          indent=2))
     else:
+        from mausbox.shown import shown
+
         for f in findings:
-            print(f"{'ok ' if f['ok'] else '!! '} {f['check']:<10} {f['detail']}")
+            print(f"{'ok ' if f['ok'] else '!! '} {f['check']:<10} {shown(f['detail'])}")
             if f["fix"]:
-                print(f"     -> {f['fix']}")
+                print(f"     -> {shown(f['fix'])}")
         print("doctor: all good" if not bad else f"doctor: {len(bad)} thing(s) to fix")
     return 1 if bad else 0

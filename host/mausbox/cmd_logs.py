@@ -34,6 +34,10 @@ def add_parser(p):
     q.add_argument("--json", action="store_true")
     q.add_argument("-v", "--verbose", action="store_true", help="report retries and resumes")
 
+    q = sub.add_parser("rebuild", help="rebuild the store from the folders of pulled logs (it is a cache of them)")
+    common(q, names=False)
+    q.add_argument("--dest", action="append", help="a folder of pulled logs to include (as given to pull --dest)")
+
     q = sub.add_parser("list", help="games in the store")
     common(q, names=False)
     q.add_argument("--unit")
@@ -61,14 +65,29 @@ def add_parser(p):
     q.add_argument("-o", "--output", help="file (default: standard output)")
 
 
-def _store(args):
+def _store(args, folders=None):
+    """The store, checked (rebuilt from the folders if missing or damaged); what that did goes to stderr."""
+    from pathlib import Path
+
     from mausbox.cli import EXIT_USAGE, UserError
     from mausbox.store import Store
 
     try:
-        return Store(args.store)
+        st = Store.open(args.store, folders=[Path(f) for f in folders or []])
     except Exception as e:  # sqlite3.DatabaseError, OSError: a friendly line, no traceback
         raise UserError("cannot open the store %s: %s" % (args.store or "(default)", e), EXIT_USAGE) from None
+    _notes(st)
+    return st
+
+
+def _notes(st) -> None:
+    import sys
+
+    from mausbox.shown import shown
+
+    for n in st.notes:
+        print(shown(n), file=sys.stderr)
+    st.notes.clear()
 
 
 def _names(args):
@@ -82,7 +101,15 @@ def _names(args):
 
 
 def run(args) -> int:
-    return {"pull": _pull, "list": _list, "show": _show, "stats": _stats, "export": _export}[args.logs_cmd](args)
+    return {"pull": _pull, "list": _list, "show": _show, "stats": _stats, "export": _export,
+            "rebuild": _rebuild}[args.logs_cmd](args)
+
+
+def _rebuild(args) -> int:
+    store = _store(args, args.dest)
+    n = store.rebuild()
+    print("store %s: rebuilt from %s: %d games" % (store.path, ", ".join(str(f) for f in store.folders()), n))
+    return 0
 
 
 def _ports(args) -> list[str]:
@@ -110,8 +137,9 @@ def _pull(args) -> int:
     from mausbox.cli import EXIT_LINK, EXIT_NO_UNIT, EXIT_OK, EXIT_PROBLEM, UserError
     from mausbox.link import UnitLink
     from mausbox.logpull import UnitResult, pull_unit
+    from mausbox.shown import shown
 
-    store = _store(args)
+    store = _store(args, [args.dest] if args.dest else None)
     ports = _ports(args)
     out_lock = threading.Lock()
     show = progress.wanted(args.json) and len(ports) == 1
@@ -167,19 +195,20 @@ def _pull(args) -> int:
     else:
         for r in results:
             if r.error:
-                print("%s: FAILED: %s" % (r.port, r.error))
+                print("%s: FAILED: %s" % (r.port, shown(r.error)))
                 continue
             n = sum(o.status == "pulled" for o in r.outcomes)
             print("%s (unit %s): %d pulled, %d already here" % (
-                r.port, r.unit, n, sum(o.status == "skipped" for o in r.outcomes)))
+                r.port, shown(r.unit), n, sum(o.status == "skipped" for o in r.outcomes)))
             for o in r.outcomes:
                 if o.status == "pulled":
-                    print("  %-22s %7d bytes%s%s" % (o.name, o.nbytes, "  (%d retries)" % o.retries if o.retries else "",
-                                                   "  " + o.detail if o.detail else ""))
+                    print("  %-22s %7d bytes%s%s" % (shown(o.name), o.nbytes, "  (%d retries)" % o.retries
+                                                   if o.retries else "", "  " + shown(o.detail) if o.detail else ""))
                     for d in o.damage:
-                        print("    damaged on the unit: %s" % d)
+                        print("    damaged on the unit: %s" % shown(d))
                 elif o.status != "skipped":
-                    print("  %s: %s" % (o.status.upper(), o.detail))
+                    print("  %s: %s" % (o.status.upper(), shown(o.detail)))
+    _notes(store)
     if all(r.unreachable for r in results):
         return EXIT_NO_UNIT
     if all(r.error for r in results):
@@ -189,6 +218,8 @@ def _pull(args) -> int:
 
 def _list(args) -> int:
     import json
+
+    from mausbox.shown import shown
 
     store = _store(args)
     games = store.games(unit=args.unit, game=args.game)
@@ -204,8 +235,8 @@ def _list(args) -> int:
     print("%4s  %-16s %-18s %-5s %-19s %-10s %s" % ("id", "unit", "log", "game", "when", "status", "winners"))
     for g in games:
         winners = ",".join("P%d" % p["player"] for p in store.players(g.id) if p["winner"])
-        print("%4d  %-16s %-18s %-5s %-19s %-10s %s" % (g.id, g.unit[:16], g.name, g.game or "?",
-                                                       g.wall or "-", g.status + ("!" if g.damage else ""),
+        print("%4d  %-16s %-18s %-5s %-19s %-10s %s" % (g.id, shown(g.unit[:16]), shown(g.name), shown(g.game or "?"),
+                                                       shown(g.wall or "-"), g.status + ("!" if g.damage else ""),
                                                        winners or "-"))
     return 0
 
@@ -222,9 +253,12 @@ def _show(args) -> int:
     except KeyError as e:
         raise UserError(e.args[0], EXIT_USAGE) from None
     if args.json:
-        print(json.dumps(store.events(g.id), indent=1, ensure_ascii=False))
+        print(json.dumps(store.events(g.id), indent=1))
     else:
-        print("\n".join(timeline(store, g, _names(args))))
+        from mausbox.shown import shown
+
+        print("\n".join(shown(line) for line in timeline(store, g, _names(args))))
+    _notes(store)
     return 1 if g.damage else 0
 
 

@@ -48,6 +48,7 @@ def run(args) -> int:
     events = 0
     first = True
     quiet_note = ""
+    from mausbox.shown import shown as esc
 
     def left() -> float | None:
         return None if end is None else max(0.0, end - time.monotonic())
@@ -57,7 +58,7 @@ def run(args) -> int:
         events += 1
         if isinstance(ev, bytes):
             ev = {"garbled": ev.decode("utf-8", "replace")}
-        text = json.dumps(ev, separators=(",", ":"), ensure_ascii=False)
+        text = json.dumps(ev, separators=(",", ":"))  # ASCII: no control or bidi character reaches the terminal
         print(text if args.json else f"{time.strftime('%H:%M:%S')}  {text}", flush=True)
         return bool(args.count and events >= args.count)
 
@@ -80,17 +81,18 @@ def run(args) -> int:
                 del pending[:i + 1]
                 ev, shown = format_line(line, args.raw)
                 if line.startswith("MAUSBOX READY"):
-                    print(f"-- unit (re)started: {line[8:]}", file=sys.stderr)
+                    print(f"-- unit (re)started: {esc(line[8:])}", file=sys.stderr)
                 elif ev is not None:
                     stop[0] = stop[0] or show(ev)
                 elif shown is not None and not args.json:
-                    print(f"{time.strftime('%H:%M:%S')}  | {shown}", flush=True)
+                    print(f"{time.strftime('%H:%M:%S')}  | {esc(shown)}", flush=True)
 
         link.on_text = text
         try:
             info = link.hello()
             if first:
-                print(f"-- monitoring {port}: unit {info.get('unit')}, Mausbox {info.get('fw')} (Ctrl-C to stop)",
+                print(f"-- monitoring {port}: unit {esc(info.get('unit'))}, Mausbox {esc(info.get('fw'))} "
+                      "(Ctrl-C to stop)",
                       file=sys.stderr)
                 first = False
             elif quiet_note:

@@ -58,6 +58,8 @@ def run(args) -> int:
     if not rows:
         print("no units or ESP32 boards found (plug one in, or run `mausbox sim --serial`)")
         return 0
+    from mausbox.shown import shown
+
     for r in rows:
         doing = r.get("mode") or ""
         if r.get("game"):
@@ -69,5 +71,5 @@ def run(args) -> int:
                 "no answer": "no answer: no Mausbox firmware (`mausbox deploy`), or no MicroPython (`mausbox flash`)"
                 }.get(r.get("state", ""), "")
         usb = r["usb_id"] or "-"
-        print(f"{r['device']:<22} {r['kind']:<14} {usb:<10} {what or r['description']}")
+        print(f"{r['device']:<22} {r['kind']:<14} {usb:<10} {shown(what or r['description'])}")
     return 0

@@ -4,7 +4,11 @@ First the host service is asked what the unit is doing: a unit in a game is left
 deploying stops the app (the raw REPL is for deploy, flash and recovery only). Then one exec asks the unit for its MicroPython (`sys.implementation._mpy`, platform) and the sha256 of every file
 the deployment would write plus every file under /maus; only files whose hash differs are sent, each written
 to `<name>.tmp` and renamed; files under /maus that the deployment no longer has are removed (a stale `x.py`
-would shadow a new `x.mpy`). Then a soft reset, and the console must show `MAUSBOX READY <version>`.
+would shadow a new `x.mpy`). Every file written is then hashed on the unit and checked against the host's
+sha256; a file that differs (damaged on the wire) is sent again, up to TRIES rounds, and a deployment that still
+differs fails loudly (exit 1, naming the files), never a success. A step the link broke (a damaged answer, a
+lost prompt) is taken again after a fresh raw REPL. Then a soft reset, and the console must show
+`MAUSBOX READY <version>`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG
 
 BOOT_FILES = ("boot.py", "main.py")  # firmware/boot.py (the watchdog keeper), firmware/main.py (the app)
 MAIN_PY = (FIRMWARE_DIR / "main.py").read_bytes()
+TRIES = 4  # rounds of sending what still differs; attempts at a step the link broke
 READY = b"MAUSBOX READY "
 LIB_DEPS = ["ssd1306"]  # micropython-lib packages the firmware needs on a board (firmware/manifest.py)
 SIM_ONLY = ("maus/sim/", "maus/hw/sim.py")  # never sent to a board
@@ -152,17 +157,25 @@ def make_plan(files: dict[str, bytes], remote: dict[str, str | None]) -> Plan:
     return plan
 
 
-def probe(link, paths: list[str]) -> dict:
-    """The unit's MicroPython (.mpy info, platform) and the sha256 of each path (None: missing), in one exec.
-    One line per file: a listing of ~100 files stays small on a 96 KB heap."""
-    out = link.exec(_PROBE % (sorted(paths),), timeout=30).decode("utf-8", "replace").splitlines()
+def probe(link, paths: list[str], walk: bool = True) -> dict:
+    """The unit's MicroPython (.mpy info, platform) and the sha256 of each path (None: missing), and with `walk`
+    of every file under /maus, in one exec. One line per file: a listing of ~100 files stays small on a 96 KB
+    heap. LinkError if the answer is garbled (a damaged line): the caller asks again."""
+    code = _PROBE % (sorted(paths),)
+    if not walk:
+        code = code.replace(" _walk('/maus',o)\n", "")
+    out = link.exec(code, timeout=30).decode("utf-8", "replace").splitlines()
     try:
         mpy, platform = out[0].split()
         files: dict[str, str | None] = {}
         for line in out[1:]:
             if line.strip():
                 path, digest = line.rsplit(" ", 1)
+                if digest != "None" and (len(digest) != 64 or not all(c in "0123456789abcdef" for c in digest)):
+                    raise ValueError(digest)
                 files[path] = None if digest == "None" else digest
+        if not set(paths) <= set(files):
+            raise ValueError("missing paths")
         return {"mpy": int(mpy), "platform": platform, "files": files}
     except ValueError:
         raise LinkError(f"{link.port}: the unit's file listing was garbled") from None
@@ -191,37 +204,96 @@ def precheck(link: UnitLink, force: bool = False, say=print) -> dict | None:
     return info
 
 
+def _again(repl, step, what: str):
+    """A step, taken again after a fresh raw REPL when the link broke it (a damaged or lost answer)."""
+    for i in range(TRIES):
+        try:
+            return step()
+        except LinkError as e:
+            if i == TRIES - 1:
+                raise LinkError(f"{repl.port}: {what} failed {TRIES} times: {e}") from None
+            repl.recover()
+    raise AssertionError
+
+
+def send_verified(repl, files: dict[str, bytes], send: list[str], remove: list[str], say=print,
+                  progress=None) -> int:
+    """Write `send`, remove `remove`, then hash them on the unit: what differs from the host goes again, up to
+    TRIES rounds. Returns how many files were sent again; UserError if any still differs."""
+    total = sum(len(files[p]) for p in send)
+    done = 0
+    made: set[str] = set()
+    todo, gone, again = list(send), list(remove), 0
+    for rnd in range(TRIES):
+        for path in todo:
+            base = done
+
+            def one(path=path, base=base):
+                _mkdirs(repl, path, made)
+                repl.write_file(path, files[path],
+                                progress=(lambda n: progress(min(total, base + n), total)) if progress else None)
+
+            try:
+                _again(repl, one, f"writing {path}")
+            except LinkError as e:
+                say(f"  {path}: {e}")
+                continue  # it stays wrong on the unit: the check below sends it again, or names it
+            done += len(files[path]) if rnd == 0 else 0
+            say(f"  sent {path} ({len(files[path])} bytes)" + (" again" if rnd else ""))
+        for path in gone:
+            _again(repl, lambda path=path: repl.exec(
+                f"import os\ntry:\n os.remove({'/' + path!r})\nexcept OSError:\n pass"), f"removing {path}")
+            if rnd == 0:
+                say(f"  removed {path}")
+        if not todo and not gone:
+            return again
+        check = sorted(set(todo) | set(gone))
+        got = _again(repl, lambda check=check: probe(repl, check, walk=False), "checking")["files"]
+        todo = [p for p in todo if got.get(p) != hashlib.sha256(files[p]).hexdigest()]
+        gone = [p for p in gone if got.get(p) is not None]
+        if not todo and not gone:
+            return again
+        again += len(todo)
+        say(f"deploy: {len(todo) + len(gone)} file(s) differ on the unit after writing ({', '.join(todo + gone)}): "
+            "sending again")
+    raise UserError(f"deploy FAILED: after {TRIES} tries these files still differ on the unit from this "
+                    f"computer's: {', '.join(todo + gone)}. The unit may now run damaged firmware: check the cable "
+                    "and run `mausbox deploy` again", EXIT_PROBLEM)
+
+
 def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float = 20, mip: bool = True,
-           force: bool = False, progress=None) -> DeployReport:
-    """`progress(done, total)`: bytes of the files sent so far."""
+           force: bool = False, progress=None, only: dict[str, bytes] | None = None) -> DeployReport:
+    """`progress(done, total)`: bytes of the files sent so far. `only`: deploy just these files (nothing
+    removed; `make bench` deploys a small set many times)."""
     precheck(link, force, say)
     repl = link.repl()
-    repl.enter_raw(soft_reset=True)  # a fresh interpreter: the game's memory is free again
-    first = probe(repl, [])
+    for i in range(TRIES):  # a fresh interpreter: the game's memory is free again
+        try:
+            repl.enter_raw(soft_reset=True)
+            break
+        except LinkError:  # a damaged banner from a MicroPython that answered Ctrl-C: again
+            if i == TRIES - 1 or not repl.saw_prompt:
+                raise
+    first = _again(repl, lambda: probe(repl, []), "asking the unit what it runs")
     platform = first["platform"]
-    board = board or _board_on_unit(repl) or default_board(first["mpy"])
-    files, how = firmware_files(platform, first["mpy"], board)
-    remote = probe(repl, list(files))["files"]
+    if only is not None:
+        files, how, board = only, "as given", board or "-"
+    else:
+        board = board or _again(repl, lambda: _board_on_unit(repl), "reading the board") or default_board(first["mpy"])
+        files, how = firmware_files(platform, first["mpy"], board)
+    remote = _again(repl, lambda: probe(repl, list(files), walk=only is None), "hashing the unit's files")["files"]
     plan = make_plan(files, remote)
     start_bytes = repl.bytes_sent
     say(f"deploy: {len(plan.send)} to send, {len(plan.unchanged)} unchanged, {len(plan.remove)} to remove "
         f"({how}, board {board})")
-    total = sum(len(files[p]) for p in plan.send)
-    sent_files = 0
-    made: set[str] = set()
-    for path in plan.send:
-        _mkdirs(repl, path, made)
-        base = sent_files
-        repl.write_file(path, files[path], progress=(lambda n, b=base: progress(b + n, total)) if progress else None)
-        sent_files += len(files[path])
-        say(f"  sent {path} ({len(files[path])} bytes)")
-    for path in plan.remove:
-        repl.exec(f"import os\nos.remove({'/' + path!r})")
-        say(f"  removed {path}")
+    resent = send_verified(repl, files, plan.send, plan.remove, say, progress)
     notes = []
+    if resent or repl.refused:
+        notes.append(f"the link damaged data: {resent} file(s) sent again, {repl.refused} command(s) refused by "
+                     "the unit and sent again; every file checked")
     if is_virtual(first["mpy"]):
         notes.append("micropython-lib packages: the virtual unit ships its own")
-    elif mip:
+    elif mip and only is None:
         notes += install_deps(repl, say)
     sent = repl.bytes_sent - start_bytes
     ready = confirm_boot(link, confirm_s) if confirm_s else None

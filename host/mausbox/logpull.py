@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -182,11 +183,15 @@ class Puller:
         return out
 
     def pull(self, e: Entry, in_progress_ok: bool = False) -> Outcome:
-        self.staging.mkdir(parents=True, exist_ok=True)
-        self.dest.mkdir(parents=True, exist_ok=True)
         part = self.staging / (e.name + ".part")
         final = self.dest / e.name
         oc = Outcome(e.name, "failed")
+        for d in (self.staging, self.dest):
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                oc.detail = "cannot make the folder %s: %s" % (d, err.strerror or err)
+                return oc
         try:
             data, sha = self._fetch(e, part, oc)
         except PullError as err:
@@ -197,20 +202,12 @@ class Puller:
             oc.damage, oc.finished = self.verify(data)
         except Exception as err:  # a reader bug must not lose the copy: report it
             oc.damage, oc.finished = ["log reader failed: %r" % err], False
-        if final.exists():
-            old = final.read_bytes()
-            if old != data and not data.startswith(old):
-                # Another game under the same name (the unit's flash was wiped and numbering restarted):
-                # never overwrite it; the new one gets a host-made name.
-                final = self.dest / ("%s~%s.jsonl" % (e.name[:-6], sha[:12]))
-                oc.detail = "another log already has this name here: kept as %s" % final.name
-        if not final.exists() or final.read_bytes() != data:
-            tmp = self.dest / (".%s.tmp" % final.name)
-            with open(tmp, "wb") as f:
-                f.write(data)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, final)
+        try:
+            final = self._place(e, final, data, sha, oc)
+        except OSError as err:  # the destination is odd (a directory there, read-only, full): say so, keep the copy
+            oc.detail = "verified, but cannot write %s: %s (the copy stays in %s)" % (
+                final, err.strerror or err, part.parent)
+            return oc
         part.unlink(missing_ok=True)
         oc.path, oc.status = final, "pulled"
         if not oc.finished and in_progress_ok:
@@ -225,23 +222,55 @@ class Puller:
                 oc.detail = "copied and verified, but marking it pulled failed: %s" % err
         return oc
 
+    def _place(self, e: Entry, final: Path, data: bytes, sha: str, oc: Outcome) -> Path:
+        """Write the verified log to the destination: a temp file made exclusively there (never a planted
+        file or symlink followed), then renamed over the name (atomic). Returns the name used."""
+        if final.is_symlink() or (final.exists() and not final.is_file()):
+            raise IsADirectoryError(21, "something other than a file is in the way", str(final))
+        if final.exists():
+            old = final.read_bytes()
+            if old != data and not data.startswith(old):
+                # Another game under the same name (the unit's flash was wiped and numbering restarted):
+                # never overwrite it; the new one gets a host-made name.
+                final = self.dest / ("%s~%s.jsonl" % (e.name[:-6], sha[:12]))
+                oc.detail = "another log already has this name here: kept as %s" % final.name
+        if not final.exists() or final.read_bytes() != data:
+            fd, tmp = tempfile.mkstemp(prefix=".%s." % final.name, suffix=".tmp", dir=self.dest)  # O_EXCL
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                    f.flush()
+                    os.fsync(f.fileno())
+                os.replace(tmp, final)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+        return final
+
     def _fetch(self, e: Entry, part: Path, oc: Outcome) -> tuple[bytes, str]:
         """The log's bytes and their sha256, checked against the unit's; resumes from what `part` holds."""
+        if part.is_symlink() or (part.exists() and not part.is_file()):
+            raise PullError("%s is not a plain file: remove it" % part)
         if part.exists() and part.stat().st_size > max(e.size, 0):
             part.unlink()
         stalls = silent = 0
         restarts = 0
         prog = self.progress
         moved = (lambda n: prog(e.name, n, max(e.size, n))) if prog else None
-        with open(part, "ab") as fh:
+        try:  # never through a symlink planted at the name meanwhile
+            fd = os.open(part, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except OSError as err:
+            raise PullError("cannot write the partial copy %s: %s" % (part, err.strerror or err)) from None
+        with os.fdopen(fd, "a+b") as fh:
             while True:
                 fh.seek(0, 2)
                 have = fh.tell()
                 before = have
                 try:
-                    size, sha = self.link.read(e.name, have, fh.write, moved)
+                    size, sha = self.link.read(e.name, have, fh.write, moved, size=e.size)
                     fh.flush()
-                    data = part.read_bytes()
+                    fh.seek(0)
+                    data = fh.read()
                     if len(data) == size and hashlib.sha256(data).hexdigest() == sha:
                         return data, sha
                     # Every chunk passed its check, yet the whole differs: the file changed on the unit.
@@ -314,6 +343,9 @@ def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
         res.error = str(e)
         return res
     for o in res.outcomes:
-        if o.status == "pulled" and o.path is not None:
-            store.ingest(unit, o.path)
+        if o.status in ("pulled", "skipped") and o.path is not None:
+            try:
+                store.ingest(unit, o.path)  # a skipped one too: the store may have been rebuilt without it
+            except OSError as err:
+                o.detail = (o.detail + "; " if o.detail else "") + "not indexed: %s" % (err.strerror or err)
     return res

@@ -4,22 +4,30 @@
     <store dir>/raw/<unit>/<name>    every pulled log, byte for byte as on the unit (unless --dest says elsewhere)
     <store dir>/partial/<unit>/      verified prefixes of interrupted pulls (resume from here)
 
-The raw files are the truth; the database is an index that can be rebuilt from them (`Store.ingest`).
+The raw files are the truth; the database is a cache of the folders that hold them. `Store.open` checks it
+(SQLite's `PRAGMA integrity_check`, its format, and each game's row against its file: the file's size, and a
+digest of the game's event rows kept with it) and rebuilds it from the folders when it is missing or damaged
+(a damaged file is kept aside as `logs.sqlite.damaged-<time>`); it also takes in every log a folder holds that
+it does not index yet. `notes` says in one line each what it did. The folders are `<store dir>/raw` and every
+`--dest` a pull used (listed in `logs.sqlite.folders`, next to the database, so they outlive it).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mausbox.paths import data_home
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: games.events_sha
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);
@@ -36,6 +44,7 @@ CREATE TABLE IF NOT EXISTS games (
     reason TEXT,              -- why it ended (game_end "why", game_abort "reason")
     damage TEXT NOT NULL,     -- JSON list of the reader's damage reports (empty: clean)
     raw_path TEXT NOT NULL,
+    events_sha TEXT NOT NULL, -- sha256 of the game's event rows (Store.events checks it)
     pulled_at TEXT NOT NULL DEFAULT (datetime('now')),
     UNIQUE (unit, name)
 );
@@ -83,17 +92,146 @@ class Game:
     fw: str | None = None
 
 
+_LOG_FILE = re.compile(r"[0-9]{1,10}-[a-z0-9_][a-z0-9_-]{0,31}(~[0-9a-f]{12})?\.jsonl")
+_UNIT_DIR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
+
+
+class StoreDamaged(Exception):
+    pass
+
+
 class Store:
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path else default_path()
         self.dir = self.path.parent
         self.dir.mkdir(parents=True, exist_ok=True)
+        self.notes: list[str] = []  # what opening or rebuilding did, one line each
         self.db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
         self.db.execute("PRAGMA foreign_keys = ON")
         self.db.executescript(_SCHEMA)
         self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         self.db.commit()
         self.lock = threading.RLock()  # pulls from several units share one store
+
+    # --- the cache of the folders -----------------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | Path | None = None, folders: list[Path] | None = None) -> Store:
+        """The store, checked; rebuilt from the folders if it is missing or damaged, brought up to date with
+        what they hold. `folders`: more destination folders to remember (a pull's --dest)."""
+        p = Path(path) if path else default_path()
+        missing = not p.exists() or p.stat().st_size == 0
+        why = ""
+        if not missing:
+            why = _damage(p)
+            if why:
+                aside = p.with_name("%s.damaged-%s" % (p.name, time.strftime("%Y%m%d-%H%M%S")))
+                for ext in ("", "-wal", "-shm", "-journal"):
+                    q = Path(str(p) + ext)
+                    if q.exists():
+                        os.replace(q, str(aside) + ext)
+        st = cls(p)
+        for f in folders or []:
+            st.remember(f)
+        if missing or why:
+            n = st.rebuild()
+            if missing and not n:
+                return st  # a new store, and nothing to rebuild it from: nothing to say
+            st.notes = ["store %s %s: rebuilt from %s: %d games" % (
+                p, "was missing" if missing else "was damaged (%s), kept aside as %s" % (why, aside.name),
+                ", ".join(str(f) for f in st.folders()) or "no folders", n)]
+        else:
+            st.sync()
+        return st
+
+    def _folders_file(self) -> Path:
+        return Path(str(self.path) + ".folders")
+
+    def folders(self) -> list[Path]:
+        """The destination folders this store caches: raw/ beside it and every --dest a pull used."""
+        out = [self.dir / "raw"]
+        try:
+            for line in self._folders_file().read_text(encoding="utf-8").splitlines():
+                if line.strip() and Path(line) not in out:
+                    out.append(Path(line))
+        except (OSError, UnicodeDecodeError):
+            pass
+        return out
+
+    def remember(self, folder: Path) -> None:
+        folder = Path(folder).absolute()
+        if folder in self.folders():
+            return
+        with open(self._folders_file(), "a", encoding="utf-8") as f:
+            f.write("%s\n" % folder)
+
+    def _files(self):
+        """(unit, path) of every log file in the folders (<folder>/<unit>/<name>)."""
+        for root in self.folders():
+            try:
+                units = sorted(root.iterdir())
+            except OSError:
+                continue
+            for ud in units:
+                if not _UNIT_DIR.fullmatch(ud.name) or ud.is_symlink() or not ud.is_dir():
+                    continue
+                for f in sorted(ud.iterdir()):
+                    if _LOG_FILE.fullmatch(f.name) and f.is_file() and not f.is_symlink():
+                        yield ud.name, f
+
+    def rebuild(self) -> int:
+        """Forget every row, index every log in the folders again; returns how many games."""
+        with self.lock, self.db:
+            self.db.execute("DELETE FROM events")
+            self.db.execute("DELETE FROM players")
+            self.db.execute("DELETE FROM games")
+        n = 0
+        for unit, f in self._files():
+            try:
+                self.ingest(unit, f)
+                n += 1
+            except OSError:
+                pass
+        return n
+
+    def sync(self) -> None:
+        """Rows checked against their files; logs the folders hold but the store lacks taken in."""
+        gone, redone, added = 0, 0, 0
+        known = {}
+        for gid, unit, raw, size, records in self.db.execute(
+                "SELECT id, unit, raw_path, size, records FROM games").fetchall():
+            known[raw] = gid
+            try:
+                ok = Path(raw).stat().st_size == size
+            except OSError:
+                with self.lock, self.db:
+                    self.db.execute("DELETE FROM games WHERE id=?", (gid,))
+                gone += 1
+                continue
+            n = self.db.execute("SELECT count(*) FROM events WHERE game_id=?", (gid,)).fetchone()[0]
+            if not ok or n != records:
+                self._redo(gid, unit, Path(raw))
+                redone += 1
+        for unit, f in self._files():
+            if str(f) not in known:
+                try:
+                    self.ingest(unit, f)
+                    added += 1
+                except OSError:
+                    pass
+        if gone or redone or added:
+            self.notes.append("store %s: %s" % (self.path, ", ".join(x for x in (
+                "%d new in the folders taken in" % added if added else "",
+                "%d re-read from their changed files" % redone if redone else "",
+                "%d whose file is gone dropped" % gone if gone else "") if x)))
+
+    def _redo(self, gid: int, unit: str, raw: Path) -> None:
+        with self.lock:
+            with self.db:
+                self.db.execute("DELETE FROM games WHERE id=?", (gid,))
+            try:
+                self.ingest(unit, raw)
+            except OSError:
+                pass
 
     def close(self) -> None:
         self.db.close()
@@ -129,15 +267,21 @@ class Store:
         elif end.get("type") == "game_abort":
             status, reason = "aborted", _text(end.get("reason"))
         damage = [repr(p) for p in res.damaged()]
+        rows = [(r["seq"], r["t"], r["type"], r.get("player") if isinstance(r.get("player"), int) else None,
+                 json.dumps(r, sort_keys=True)) for r in res.records]
+        first: dict[int, tuple] = {}
+        for r in rows:
+            first.setdefault(r[0], r)  # one row per seq, the first, as the table keeps them
+        rows = list(first.values())
         with self.db:
             if row:
                 self.db.execute("DELETE FROM games WHERE id=?", (row[0],))
             cur = self.db.execute(
                 "INSERT INTO games (unit, name, sha256, size, game, variant, board, fw, wall, records, status, reason,"
-                " damage, raw_path) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                " damage, raw_path, events_sha) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (unit, name, sha, len(data), _text(start.get("game")), _text(start.get("variant")),
-                 _text(start.get("board")), _text(start.get("fw")), _text(start.get("wall")), len(res.records),
-                 status, reason, json.dumps(damage), str(raw_path)))
+                 _text(start.get("board")), _text(start.get("fw")), _text(start.get("wall")), len(rows),
+                 status, reason, json.dumps(damage), str(raw_path), _rows_sha(r[4] for r in sorted(rows))))
             gid = cur.lastrowid
             assert gid is not None
             scores: dict[str, Any] = _typed(end.get("scores"), dict)
@@ -154,9 +298,7 @@ class Store:
                                 (gid, pid, _text(p.get("colour")), int(bool(p.get("young"))),
                                  score if isinstance(score, int) else None, int(pid in winners),
                                  json.dumps(breakdown.get(str(pid))) if str(pid) in breakdown else None))
-            self.db.executemany("INSERT OR IGNORE INTO events VALUES (?,?,?,?,?,?)", [
-                (gid, r["seq"], r["t"], r["type"], r.get("player") if isinstance(r.get("player"), int) else None,
-                 json.dumps(r, sort_keys=True)) for r in res.records])
+            self.db.executemany("INSERT INTO events VALUES (?,?,?,?,?,?)", [(gid, *r) for r in rows])
         return gid, True
 
     def games(self, unit: str | None = None, game: str | None = None) -> list[Game]:
@@ -185,8 +327,23 @@ class Store:
         return hits[0]
 
     def events(self, game_id: int) -> list[dict[str, Any]]:
-        return [json.loads(r[0]) for r in self.db.execute("SELECT data FROM events WHERE game_id=? ORDER BY seq",
-                                                          (game_id,))]
+        """The game's records; rows that no longer match their digest are read again from the log file."""
+        q = "SELECT data FROM events WHERE game_id=? ORDER BY seq"
+        data = [r[0] for r in self.db.execute(q, (game_id,))]
+        row = self.db.execute("SELECT events_sha, unit, raw_path FROM games WHERE id=?", (game_id,)).fetchone()
+        if row and _rows_sha(data) != row[0]:
+            self.notes.append("store %s: the rows of game %d were damaged: read again from %s" % (
+                self.path, game_id, row[2]))
+            self._redo(game_id, row[1], Path(row[2]))
+            got = self.db.execute("SELECT id FROM games WHERE raw_path=?", (row[2],)).fetchone()
+            data = [r[0] for r in self.db.execute(q, (got[0],))] if got else []
+        out = []
+        for d in data:
+            try:
+                out.append(json.loads(d))
+            except ValueError:
+                pass
+        return out
 
     def players(self, game_id: int) -> list[dict[str, Any]]:
         cur = self.db.execute("SELECT player, colour, young, score, winner, breakdown FROM players WHERE game_id=?"
@@ -203,3 +360,32 @@ def _text(v: Any) -> str | None:
     if v is None:
         return None
     return v if isinstance(v, str) else json.dumps(v)
+
+
+def _rows_sha(rows) -> str:
+    h = hashlib.sha256()
+    for r in rows:
+        h.update(r.encode("utf-8", "surrogatepass") if isinstance(r, str) else bytes(r))
+        h.update(b"\n")
+    return h.hexdigest()
+
+
+def _damage(p: Path) -> str:
+    """Why the database file at p cannot be trusted, or "" if it can."""
+    try:
+        db = sqlite3.connect("file:%s?mode=ro" % p, uri=True, timeout=30)
+        try:
+            res = db.execute("PRAGMA integrity_check").fetchall()
+            if res != [("ok",)]:
+                return "integrity check: %s" % "; ".join(str(r[0]) for r in res[:2])
+            v = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+            if not v or v[0] != str(SCHEMA_VERSION):
+                return "format %s, this mausbox uses %d" % (v[0] if v else "unknown", SCHEMA_VERSION)
+            cols = {r[1] for r in db.execute("PRAGMA table_info(games)")}
+            if "events_sha" not in cols:
+                return "tables missing"
+        finally:
+            db.close()
+    except sqlite3.Error as e:
+        return str(e)
+    return ""

@@ -70,11 +70,11 @@ def test_logs_pull_shows_a_bar_on_a_terminal_only(tmp_path):
         assert rc == 0 and b"1 pulled" in out, out + err
         assert b"00001-mg.jsonl [" in err and b"/s" in err and b"left" in err  # the bar, on the terminal
         assert b"left" not in out
-        rc, out, err = _run_on_a_terminal(["logs", "pull", "--port", unit.port, "--store", str(tmp_path / "b"),
+        rc, out, err = _run_on_a_terminal(["logs", "pull", "--port", unit.port, "--store", str(tmp_path / "b" / "logs.sqlite"),
                                            "--json"], env)
         assert rc == 0 and err == b"" and b"left" not in out and out.lstrip().startswith(b"[")
         piped = subprocess.run([sys.executable, "-m", "mausbox", "logs", "pull", "--port", unit.port, "--store",
-                                str(tmp_path / "c")], capture_output=True, env=env, timeout=120)
+                                str(tmp_path / "c" / "logs.sqlite")], capture_output=True, env=env, timeout=120)
         assert piped.returncode == 0 and piped.stderr == b"" and b"\r" not in piped.stdout
 
 

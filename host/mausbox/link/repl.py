@@ -2,10 +2,15 @@
 
 Entering it stops whatever runs (the app gets Ctrl-C). `UnitLink.repl()` hands one out; `UnitLink.recover()`
 uses it to start the host service on a unit that is at its REPL anyway. Every wait is bounded.
+
+Every command is checked: it goes as `_mbx_x(b"<code>", <crc32>, globals())`, and the unit's
+`_mbx_x` (firmware/maus/cexec.py, sent at the start of each raw-REPL session and tested there) refuses a command
+whose bytes were damaged on the wire before it is compiled; the host sends it again (up to TRIES times).
 """
 
 from __future__ import annotations
 
+import binascii
 import struct
 import time
 
@@ -13,6 +18,22 @@ import serial  # type: ignore[import-untyped]
 from mpremote.transport_serial import SerialTransport  # type: ignore[import-untyped]
 
 from mausbox.cli import EXIT_PROBLEM, UserError
+from mausbox.paths import FIRMWARE_PKG
+
+CEXEC = FIRMWARE_PKG / "cexec.py"
+REFUSED = "MBX-DAMAGED"  # maus.cexec.MBX_DAMAGED
+TRIES = 4
+
+
+def checked(code: bytes, crc: int | None = None) -> bytes:
+    """The command as sent: the code and its crc32, for maus.cexec._mbx_x to check before it runs it."""
+    return b"_mbx_x(%s,%d,globals())\n" % (repr(code).encode(), binascii.crc32(code) if crc is None else crc)
+
+
+def not_run(error: str) -> bool:
+    """Did the unit refuse the command before running any of it? Either the check failed, or the wrapper line
+    itself was damaged (an error raised outside the exec'd code, whose frames say "<string>")."""
+    return REFUSED in error or '"<string>"' not in error
 
 
 class UnitExecError(UserError):
@@ -48,6 +69,9 @@ class RawRepl:
         self._buf = bytearray()
         self._at_prompt = False
         self.bytes_sent = 0
+        self.refused = 0  # damaged commands the unit refused (each sent again)
+        self._armed = False  # the unit's interpreter has _mbx_x
+        self.saw_prompt = False  # the unit showed a MicroPython prompt to a Ctrl-C
         self.LinkError = LinkError
         self.LinkLost = LinkLost
 
@@ -57,6 +81,7 @@ class RawRepl:
         link timeout as a whole: its own waits restart at every byte, so a dripping line would hold them)."""
         self.link._in.clear()
         self.link.parser = type(self.link.parser)()
+        self._armed = False
         t = self.timeout
         try:
             self._interrupt()
@@ -90,6 +115,7 @@ class RawRepl:
                     seen = (seen + chunk)[-64:]
                     quiet_until = time.monotonic() + 0.15
             if seen.endswith((b"\n>>> ", b"\n>")):  # a prompt, not a `>` inside printed text
+                self.saw_prompt = True
                 return
 
     def ensure_raw(self) -> None:
@@ -197,7 +223,8 @@ class RawRepl:
             raise self.LinkError(f"{self.port} did not accept a command; try again, or reset the unit")
 
     def _raw_paste(self, data: bytes) -> None:
-        window = struct.unpack("<H", self._read(2, self.timeout) or b"\0\0")[0]
+        got = self._read(2, self.timeout)
+        window = struct.unpack("<H", got)[0] if len(got) == 2 else 0  # a short reply: no window
         if not window:
             raise self.LinkError(f"{self.port} broke off the raw-paste handshake")
         remain = window
@@ -219,8 +246,46 @@ class RawRepl:
         self._write(b"\x04")
         self._read_until(b"\x04", self.timeout)
 
+    def _arm(self) -> None:
+        """Give this session's interpreter maus.cexec's checker (its text, from firmware/) and check that it
+        refuses a damaged command and runs a sound one; the text itself may be damaged on the way: again."""
+        if self._armed:
+            return
+        src = CEXEC.read_bytes()
+        for _ in range(TRIES):
+            try:
+                self._exec_plain(src)
+                if self._exec_plain(checked(b"print(6*7)")).strip() != b"42":
+                    continue
+                try:
+                    self._exec_plain(checked(b"print(1)", binascii.crc32(b"print(1)") ^ 1))
+                except UnitExecError as e:
+                    if REFUSED in e.error:
+                        self._armed = True
+                        return
+            except UnitExecError:
+                continue
+            except self.LinkError:
+                self.recover()
+        raise self.LinkError(f"{self.port}: could not set up checked commands on the unit (the link damages "
+                             "too much); check the cable, or try again")
+
     def exec(self, code: str | bytes, timeout: float | None = None) -> bytes:
-        """Run code in the raw REPL; its output, or UnitExecError with the unit's traceback."""
+        """Run code in the raw REPL, checked (a command damaged on the way is refused by the unit and sent
+        again); its output, or UnitExecError with the unit's traceback."""
+        data = code.encode() if isinstance(code, str) else code
+        self.ensure_raw()
+        self._arm()
+        for attempt in range(TRIES):
+            try:
+                return self._exec_plain(checked(data), timeout)
+            except UnitExecError as e:
+                if not not_run(e.error) or attempt == TRIES - 1:
+                    raise
+                self.refused += 1
+        raise AssertionError
+
+    def _exec_plain(self, code: str | bytes, timeout: float | None = None) -> bytes:
         timeout = self.timeout if timeout is None else timeout
         self._start(code)
         out = self._read_until(b"\x04", timeout)[:-1]
@@ -232,8 +297,10 @@ class RawRepl:
         return out
 
     def start_exec(self, code: str) -> None:
-        """Start code that keeps running (the host service): its output is the link's to read."""
-        self._start(code)
+        """Start code that keeps running (the host service), checked: its output is the link's to read."""
+        self.ensure_raw()
+        self._arm()
+        self._start(checked(code.encode()))
 
     def peek_exec_end(self, wait: float) -> str | None:
         """Right after start_exec: the error text if the code ended at once (an import that failed), else None

@@ -25,6 +25,16 @@ if TYPE_CHECKING:
     from mausbox.link.repl import RawRepl
 
 TEXT_TAIL = 600  # console text kept for messages
+# Bounds (docs/protocol.md, Timing): each wait ends `timeout` s after the request or the last frame that made
+# progress (new bytes of a log, a new part of an answer), and a whole request within TOTAL timeouts plus the
+# time what it brought takes at MIN_RATE (for a resumed read, its prefix hashed at HASH_RATE): a unit that
+# trickles new frames slower than that is cut off too. An answer of more than MAX_ANSWER bytes is no answer.
+TOTAL = 4
+MIN_RATE = 2000  # bytes/s: a 115200-baud UART carries 11,500, a unit in a game two 1 KB frames a 180 ms pass
+HASH_RATE = 20000  # bytes/s of prefix an ESP32 hashes (it does ~400 KB/s from flash)
+HASH_SLICE = 8192  # firmware/maus/hostsvc.py _HASH_SLICE: one empty P frame per slice hashed
+MAX_ENTRIES = 20000  # lines of a listing (a unit's flash holds a few thousand logs at most)
+MAX_ANSWER = 1 << 20  # bytes of P frames in one answer (a listing of MAX_ENTRIES is ~500 KB)
 
 
 class LinkError(UserError):
@@ -80,6 +90,7 @@ class UnitLink:
         self.bytes_out = 0
         self._repl: RawRepl | None = None
         self.then_seq = 0
+        self._t0 = 0.0  # when the request being answered was sent
 
     # --- session --------------------------------------------------------------------------------------------
     def __enter__(self) -> UnitLink:
@@ -191,14 +202,14 @@ class UnitLink:
     def _timeout_message(self, op: str, junk: int, echoed: bool) -> str:
         t = self.timeout
         if echoed:
-            return f"{self.port}: the unit echoes what it is sent but does not answer `{op}` within {t:.0f} s"
+            return f"{self.port}: the unit echoes what it is sent but does not answer `{op}` within {t:g} s"
         seen = bytes(self.tail[-120:]).decode("utf-8", "replace").strip().replace("\n", " | ")
         if not junk:
-            return f"{self.port}: no answer to `{op}` within {t:.0f} s (the unit sent nothing)"
+            return f"{self.port}: no answer to `{op}` within {t:g} s (the unit sent nothing)"
         if op == "hello" and any(m in bytes(self.tail) for m in (b"EV {", b"SAY ", b"MAUSBOX READY")):
-            return (f"{self.port}: the unit plays but does not answer `hello` within {t:.0f} s: its firmware is "
+            return (f"{self.port}: the unit plays but does not answer `hello` within {t:g} s: its firmware is "
                     "older than this host's protocol; run `mausbox deploy` (it stops the game)")
-        return (f"{self.port}: no answer to `{op}` within {t:.0f} s; it sent {junk} bytes that were not an "
+        return (f"{self.port}: no answer to `{op}` within {t:g} s; it sent {junk} bytes that were not an "
                 f"answer, the last: {seen[-80:]!r}")
 
     def request(self, op: str, timeout: float | None = None, on_frame: Callable[[Frame], None] | None = None,
@@ -207,13 +218,33 @@ class UnitLink:
         UnitError if the unit refused."""
         return self.answer(self.send_request(op, **args), op, on_frame, timeout)
 
+    def _bounded(self, seq: int, op: str, deadline: float, total_end: float, frames: int) -> Frame:
+        """next_frame, cut off at the progress deadline or the request's total bound, whichever comes first;
+        `frames`: how many frames of this answer came so far."""
+        try:
+            return self.next_frame(seq, min(deadline, total_end), op)
+        except LinkTimeout:
+            if time.monotonic() >= total_end and deadline > total_end:
+                raise LinkTimeout(f"{self.port}: `{op}` did not finish within its bound of "
+                                  f"{total_end - self._t0:.3g} s: the unit kept sending without getting to the "
+                                  "end") from None
+            if frames:
+                raise LinkTimeout(f"{self.port}: no progress on `{op}` within {self.timeout:g} s: the unit keeps "
+                                  "sending without moving on") from None
+            raise
+
     def answer(self, seq: int, op: str, on_frame: Callable[[Frame], None] | None = None,
                timeout: float | None = None) -> dict:
-        """The answer to request `seq` (sent with `send_request`), as `request` collects it."""
+        """The answer to request `seq` (sent with `send_request`), as `request` collects it. Only a frame unlike
+        the one before counts as progress (a unit repeating a frame forever is cut off)."""
         t = self.timeout if timeout is None else timeout
-        deadline = time.monotonic() + t
+        self._t0 = time.monotonic()
+        deadline = self._t0 + t
+        last = None
+        got = frames = 0
         while True:
-            f = self.next_frame(seq, deadline, op)
+            f = self._bounded(seq, op, deadline, self._t0 + TOTAL * t + got / MIN_RATE, frames)
+            frames += 1
             if f.kind == RESPONSE:
                 try:
                     doc = json.loads(f.payload)
@@ -226,7 +257,12 @@ class UnitLink:
                 return doc
             if on_frame is not None:
                 on_frame(f)
-            deadline = time.monotonic() + t  # a good frame of the answer: the unit is at work
+            if (f.kind, f.payload) != last:
+                last = (f.kind, f.payload)
+                got += len(f.payload) + 26
+                if got > MAX_ANSWER:
+                    raise LinkError(f"{self.port}: the answer to `{op}` goes on past {MAX_ANSWER} bytes")
+                deadline = time.monotonic() + t  # a new frame of the answer: the unit is at work
 
     # --- the service ----------------------------------------------------------------------------------------
     def hello(self, then: str | None = None) -> dict:
@@ -253,7 +289,10 @@ class UnitLink:
             if e.error == "proto":
                 raise LinkError(f"{self.port}: {e.msg}") from None
             raise
-        lo, hi = int(info.get("proto_min") or info.get("proto") or 0), int(info.get("proto") or 0)
+        try:
+            lo, hi = int(info.get("proto_min") or info.get("proto") or 0), int(info.get("proto") or 0)
+        except (TypeError, ValueError):
+            raise LinkError(f"{self.port}: the unit's `hello` answer is garbled (proto {info.get('proto')!r})") from None
         if not lo <= PROTO <= hi:
             if PROTO < lo:
                 raise LinkError(f"{self.port}: the unit speaks host protocol {lo}..{hi}, this mausbox {PROTO}: "
@@ -265,12 +304,18 @@ class UnitLink:
 
     def recover(self) -> None:
         """The unit is at its REPL (nothing runs that a Ctrl-C could stop): start the host service there."""
+        from mausbox.link.repl import TRIES, not_run
+
         repl = self._raw_repl()
         repl.enter_raw()
-        repl.start_exec("import maus.hostsvc\nmaus.hostsvc.serve()\n")
-        self.served = True
-        # serve() is up once the first request is answered; an old firmware without it ends the exec now.
-        head = repl.peek_exec_end(0.5)
+        for _ in range(TRIES):
+            repl.start_exec("import maus.hostsvc\nmaus.hostsvc.serve()\n")
+            self.served = True
+            # serve() is up once the first request is answered; an old firmware without it ends the exec now.
+            head = repl.peek_exec_end(0.5)
+            if head is None or not not_run(head):
+                break
+            repl.refused += 1  # the command was damaged on the way and refused: again
         if head is not None:
             self.served = False
             last = head.strip().splitlines()[-1] if head.strip() else "error"
@@ -311,19 +356,27 @@ class UnitLink:
                 except ValueError:
                     out.append((line, -1))
 
-        done = self.answer(seq, "logs", on_frame=part)
+        def capped(f: Frame) -> None:
+            part(f)
+            if len(out) > MAX_ENTRIES:
+                raise LinkError(f"{self.port}: the listing goes on past {MAX_ENTRIES} entries: not a unit's")
+
+        done = self.answer(seq, "logs", on_frame=capped)
         if done.get("n") != len(out):  # a damaged frame of the listing was dropped
             raise LinkError(f"{self.port}: the listing came incomplete ({len(out)} of {done.get('n')} entries)")
         return out
 
     def read(self, name: str, offset: int, sink: Callable[[bytes], object],
-             progress: Callable[[int], None] | None = None) -> tuple[int, str]:
+             progress: Callable[[int], None] | None = None, size: int | None = None) -> tuple[int, str]:
         """Stream log `name` from `offset`; each chunk, in order and checked, goes to `sink`. Returns (size,
         sha256 hex) of the file [0, size) as the unit read it. FrameGap if a chunk is missing (a damaged frame):
-        the caller resumes from `offset + what sink got`."""
+        the caller resumes from `offset + what sink got`. `size`: what the listing said (the read's bound
+        follows from it; a log still being written may have grown a little since)."""
         self.hello()
         have = offset
         gap = -1  # where a chunk went missing
+        most = (size if size is not None else 16 << 20) + 256 * 1024  # more than this is not the log
+        keepalives = offset // HASH_SLICE + 2  # empty P frames while the unit hashes the prefix
 
         def data(f: Frame) -> None:
             nonlocal have, gap
@@ -340,17 +393,29 @@ class UnitLink:
             if off != have:
                 gap = have
                 return
+            if have + len(chunk) > most:
+                raise LinkError(f"{self.port}: {name}: the unit sends more than the log's {most} bytes")
             sink(chunk)
             have += len(chunk)
             if progress is not None:
                 progress(have)
 
         seq = self.send_request("read", name=name, off=offset)
-        deadline = time.monotonic() + self.timeout
+        self._t0 = time.monotonic()
+        deadline = self._t0 + self.timeout
+        frames = 0
         while True:
-            f = self.next_frame(seq, deadline, "read")
+            f = self._bounded(seq, "read", deadline,
+                              self._t0 + TOTAL * self.timeout + (have - offset) / MIN_RATE + offset / HASH_RATE,
+                              frames)
+            frames += 1
             if f.kind == RESPONSE:
-                doc = json.loads(f.payload)
+                try:
+                    doc = json.loads(f.payload)
+                except ValueError:
+                    raise LinkError(f"{self.port}: the answer to `read` is not JSON") from None
+                if not isinstance(doc, dict):
+                    raise LinkError(f"{self.port}: the answer to `read` is not an object")
                 if not doc.get("ok"):
                     raise UnitError(self.port, "read", str(doc.get("error")), str(doc.get("msg")))
                 size, sha = doc.get("size"), doc.get("sha256")
@@ -359,10 +424,15 @@ class UnitLink:
                 if not isinstance(sha, str) or len(sha) != 64:
                     raise LinkError(f"{self.port}: the unit sent no digest for {name}")
                 return size, sha
+            before = have
             data(f)
             if gap >= 0:
                 raise FrameGap(f"{self.port}: {name}: a chunk was lost at byte {have}", have)
-            deadline = time.monotonic() + self.timeout  # P frames too: the unit hashing a resumed read's prefix
+            if have > before:
+                deadline = time.monotonic() + self.timeout  # new bytes: progress
+            elif f.kind == PART and not f.payload and keepalives > 0:
+                keepalives -= 1  # the unit hashing a resumed read's prefix: progress too, a bounded number
+                deadline = time.monotonic() + self.timeout
 
     def events(self, seconds: float | None = None, lease: int = 10) -> Iterator[dict | bytes]:
         """Log records (dicts; bytes for a record that is not JSON) as the unit writes them, renewing the

@@ -40,6 +40,76 @@ _inpoll.register(sys.stdin, select.POLLIN)
 _main_id = _thread.get_ident()
 
 
+class _Jail:
+    # The unit's flash is the folder ROOT, and nothing outside it. Code on the unit reaches files through
+    # `open` and `os` (mpremote's fs commands too), and those given to it check every path here: made
+    # absolute and normalised ("/.." is "/", as on a board's filesystem), and a path through a symlink is
+    # refused (a board's flash has none; one planted in the folder must not lead out of it). VfsPosix then
+    # only ever sees clean absolute paths, which it puts under ROOT. Imports stay on MicroPython's C path
+    # (a Ctrl-C during one must stay pending, as on a board).
+    def p(self, path):
+        b = not isinstance(path, str)
+        if b:
+            path = str(path, "utf-8")
+        if not path.startswith("/"):
+            path = os.getcwd() + "/" + path
+        parts = []
+        for c in path.split("/"):
+            if c == "..":
+                if parts:
+                    parts.pop()
+            elif c and c != ".":
+                parts.append(c)
+        d = "/"
+        for c in parts:  # each step a plain file or directory of its parent, never a link
+            try:
+                for e in os.ilistdir(d):
+                    if e[0] == c:
+                        # S_IFLNK; a filesystem without d_type says 0: then the link's inode is not the target's
+                        if e[1] == 0xA000 or (e[1] == 0 and e[2] != os.stat(d + c)[1]):
+                            raise OSError(13)  # EACCES
+                        break
+            except OSError as e:
+                if e.args[0] == 13:
+                    raise
+                break  # the parent is missing: the operation says so itself
+            d += c + "/"
+        path = "/" + "/".join(parts)
+        return bytes(path, "utf-8") if b else path
+
+    def one(self, f):
+        return lambda path="": f(self.p(path))
+
+    def rename(self, a, b):
+        # VfsPosix builds both absolute paths in one buffer: rename between paths relative to ROOT
+        a, b, here = self.p(a), self.p(b), os.getcwd()
+        os.chdir("/")
+        try:
+            os.rename(a[1:], b[1:])
+        finally:
+            os.chdir(here)
+
+
+def _make_os():
+    m = _module("os")
+    d = m.__dict__
+    for k in dir(os):
+        if k[0] != "_":
+            d[k] = getattr(os, k)
+    j = _Jail()
+    for k in ("stat", "statvfs", "remove", "rmdir", "mkdir", "ilistdir", "listdir", "chdir", "unlink"):
+        if k in d:
+            d[k] = j.one(getattr(os, k))
+    d["rename"] = j.rename
+    real_open = builtins.open
+
+    def open(path, *a, **kw):
+        return real_open(j.p(path) if isinstance(path, (str, bytes)) else path, *a, **kw)
+
+    builtins.open = open
+    return m
+
+
 def _mount():
     # The folder is the unit's flash: "/" inside the unit is ROOT, as on the board.
     os.umount("/")
@@ -243,6 +313,7 @@ _g["__name__"] = "__main__"
 sys.modules["__main__"] = _main_mod
 sys.modules["sys"] = _make_sys()
 sys.modules["micropython"] = _make_micropython()
+sys.modules["os"] = _make_os()
 _real_machine = sys.modules.pop("machine", None) or __import__("machine")
 sys.path.append("/.vu")
 import vumachine  # noqa: E402

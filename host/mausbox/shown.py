@@ -1,0 +1,23 @@
+"""Text that came from a unit or a log, made safe for a terminal: control characters (C0, DEL, C1) and the
+bidirectional overrides are shown as escapes, so a log or a device cannot move the cursor, retitle the
+window or hide text (`\\x1b[2J` is printed as the six characters `\\x1b[2J`)."""
+
+from __future__ import annotations
+
+import re
+
+_BAD = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_BAD_NL = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _esc(m: re.Match) -> str:
+    c = ord(m.group())
+    return "\\x%02x" % c if c < 0x100 else "\\u%04x" % c
+
+
+def shown(value: object, lines: bool = False) -> str:
+    """`value` as text to print; with `lines`, newlines stay (a message of several lines), else they are
+    escaped too (one field, one line)."""
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode("utf-8", "replace")
+    return (_BAD if lines else _BAD_NL).sub(_esc, str(value))
