@@ -62,7 +62,7 @@ SIM_SHARE = {
     "unit": 69632,
     # The virtual unit's REPL server (host/mausbox/sim/replserver.py: the pty's MicroPython REPL, the
     # mounts), idle at its prompt: a board's REPL is C, in no heap (measured by tests/host/test_heapbudget.py)
-    "repl": 16100,  # 12800 + the checked os and open of the sandbox (replserver _Jail, issue 18)
+    "repl": 16384,  # 12800 + the checked os and open of the sandbox (replserver _Jail, issue 18)
 }
 
 # Which firmware modules make up each simulated part (a test importing one carries that part).
