@@ -36,7 +36,7 @@ RESOLUTION = 128  # bytes: a peak is found to within this (collecting at every b
 QSTR_ROOM = 2048  # free qstr entries after the prefill: more than the sim and the firmware intern
 
 _peak = {"boot": 0, "game": 0}
-_st = {"phase": "boot", "base": 0, "sim": 0, "first_us": -1, "samples": 0, "collects": 0, "tag_max": 0,
+_st = {"mods": False, "phase": "boot", "base": 0, "sim": 0, "first_us": -1, "samples": 0, "collects": 0, "tag_max": 0,
        "adc": 0}
 _tags = {}  # identity -> bytes of a simulated tag on the pad
 _keep = []
@@ -70,6 +70,8 @@ def _sample():
     b = gc.mem_alloc() - extra
     if b > _peak[ph]:
         _peak[ph] = b
+        if _st.get("mods"):
+            print("HEAPMODS", ph, b, "t=%d" % (_world.now // 1000), " ".join(k for k in sys.modules if k.startswith("maus")))
 
 
 def _prefill_qstrs():
@@ -204,6 +206,7 @@ def main():
         _keep.append(HostService(None))
     import maus.unit
 
+    _st["mods"] = bool(os.getenv("MAUSBOX_HEAPWATCH_MODS"))
     _sample()
     maus.unit.main(hw=hw)
     _sample()

@@ -72,7 +72,7 @@ class Unit:
         self.calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
         self.enrolment = None
         self.pollers = []  # callables(now_ms) -> None or the most ms the loop may idle, outside race windows
-        self.host = None  # maus.hostsvc.HostService, set by main(): the host's requests over the console
+        self.host = None  # maus.hostwake.HostWake, set by main(): the host's requests over the console
         if hw.spi is not None:
             self._start_rfid()
         import maus
