@@ -1,10 +1,55 @@
 # The two ends of a game, each loaded for its moment and let go again (maus.unit.play): at the start the
-# game's catalog, the piezo detector's set-up and the game's log; at the end its log closed and the
-# results shown.
+# game's catalog, the piezo detector's set-up, the game's log and the game itself; at the end its log
+# closed and the results shown. Nothing made here may hold a function of this module (a lambda, a
+# closure): it would keep the module in RAM after it was let go.
 import json
 
 import maus
-from maus.unit import CALIB_FILE
+from maus.unit import CALIB_FILE, GAMES
+
+
+def start(u, mod, cls, table):
+    """A game of the chosen game (mod, cls: maus.unit.play.load_game) with the players who joined; a
+    catalog that does not fit the game sends the players back to joining."""
+    key = u.choice
+    short = cls.GAME
+    try:
+        cat = catalog(mod, short)
+    except (ValueError, KeyError, TypeError) as e:  # a user's catalog that does not fit the game
+        u._say("bad_catalog", why=str(e)[:60])
+        u.fb.sound("error")
+        print("CATALOG", short, e)
+        if u.mode != "end":  # back to joining, with the players who joined (as before the double press)
+            u.switch("menu", "join")
+        return
+    if GAMES[key][6] and u.hw.adc is not None and u.detector is None:
+        detector(u)
+    players = sorted(u.joined, key=_pid)
+    for pl in players:
+        pl.young = pl.young and GAMES[key][5]
+    u.seed += 1
+    settings = u.settings.values  # the game's own: a change replaces the unit's dict, never alters this one
+    mark = maus.loaded()
+    u.log = open_log(u, short, players, settings)
+    maus.unload_since(mark)  # the log's opening (maus.logstart, .logstore) goes before the game is made
+    if u.log.dropped:
+        u._say("log_room", n=len(u.log.dropped))
+    u.timers = {}
+    u._warned_full = False
+    u.game = cls(table(u), players, settings, cat, u.variant, u.seed)
+    u.players = players
+    u.mode = "play"
+    u.pending_abort = False
+    u.gest.reset()
+    u.fb.led(0, "off")
+    for pl in players:
+        u.fb.led(pl.id, pl.colour)
+    u.fb.sound("start")
+    u.game.start()
+
+
+def _pid(pl):
+    return pl.id
 
 
 def catalog(mod, short):
@@ -37,8 +82,7 @@ def detector(u):
     if c is not None:
         d.calibrated(c[0], c[1])
     d.disarm()
-    cap = u.capture
-    u._stop_watch = lambda: cap.pending or cap.busy()  # made once: watch() polls it often
+    u._stop_watch = u.watch_stop  # bound once: watch() polls it often
     u.detector = d
 
 
