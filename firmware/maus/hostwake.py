@@ -28,14 +28,14 @@ class HostWake:
             ready = self._stdin_ready
         self.ready = ready
         self._one = bytearray(1)
-        self.svc = None  # the HostService while a host session is on
+        self.svc = None  # the HostService while a host session is on (maus.hostsvc.woken, .asleep)
+        self._mod = None  # its module
         self._mods = ()  # the modules loading it brought in: they go with it
         self._seen = 0  # its request count at the last look
         self._quiet_from = 0
         self.dead_until = -1  # stdin at its end: looked at again once a second
         self.requests = 0  # of the services let go (HostService.requests counts on from there)
         self.bad_frames = 0
-        self.wakes = 0
 
     def serve(self, now=None):
         """Unit.pollers: read the console until a frame starts; while a session is on, the service serves."""
@@ -85,47 +85,20 @@ class HostWake:
         return False
 
     def _wake(self):
-        import gc
-
         import maus
 
         mark = maus.loaded()
         try:
-            from maus.hostsvc import HostService
-
-            svc = HostService(self.ctx, self.inp, self.out, self.ready)
-        except MemoryError:
-            # No room for the service now (a fragmented heap in a game): the host asks again, and its
-            # request is answered once there is; the game goes on.
+            import maus.hostsvc as mod
+        except MemoryError:  # no room for the service now (a fragmented heap in a game): the host asks again
             maus.unload_since(mark)
-            gc.collect()
             return None
-        self._mods = tuple(k for k in sys.modules if k not in mark)
-        svc.requests = self.requests
-        svc.bad_frames = self.bad_frames
-        svc._byte(0x23)
-        self.svc = svc
-        self._seen = svc.requests
-        self._quiet_from = self._now()
-        self.wakes += 1
-        return svc
+        return mod.woken(self, mark)
 
     def sleep(self):
         """Let the service go (and what its import loaded): the host has gone quiet."""
-        svc = self.svc
-        if svc is None:
-            return
-        svc._drop_job()
-        if svc.card_until >= 0:
-            svc._card_release()
-        self.requests = svc.requests
-        self.bad_frames = svc.bad_frames
-        self.svc = None
-        import maus
-
-        for k in self._mods:
-            maus.unload(k)
-        self._mods = ()
+        if self.svc is not None:
+            self._mod.asleep(self)
 
     def _stdin_ready(self):
         for _ in self._poller.ipoll(0):

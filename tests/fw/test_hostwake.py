@@ -35,7 +35,7 @@ def test_chatter_loads_nothing_and_a_frame_loads_the_service():
         con.send(request(7, "hello", host="test", proto=1))
         r, parts, text = _answer(w, con, 7)
         assert r["ok"] and r["proto"] == 1 and r["app"] is True
-        assert w.svc is not None and "maus.hostsvc" in sys.modules and w.wakes == 1
+        assert w.svc is not None and "maus.hostsvc" in sys.modules
         assert w.event(b'{"type":"note"}\n') is False  # no monitor subscribed
 
 
@@ -58,7 +58,7 @@ def test_the_service_goes_when_the_host_is_quiet_and_counts_on():
         assert w.svc is None and "maus.hostsvc" not in sys.modules and w.requests == 2
         con.send(request(3, "status"))
         r = _answer(w, con, 3)[0]
-        assert r["requests"] == 3 and w.wakes == 2  # loaded again; its counters went on
+        assert r["requests"] == 3 and w.svc is not None  # loaded again; its counters went on
 
 
 def test_ctrl_c_and_an_input_at_its_end():

@@ -65,7 +65,8 @@ def build(u, hw, root, seed, recovered):
 
 
 def _start_rfid(u):
-    from maus import cards, rfid
+    from maus import rfid
+    from maus.enrol import Enrolment
     from maus.drivers.mfrc522 import MFRC522
 
     try:
@@ -73,7 +74,7 @@ def _start_rfid(u):
     except Exception as e:  # noqa: BLE001 - a missing reader is reported by the self-test
         u.hw.problems.append("rfid: %s" % e)
         return
-    u.enrolment = cards.Enrolment()
+    u.enrolment = Enrolment()
     if u.enrolment.error:
         u.hw.problems.append(u.enrolment.error)
     u.rfid = rfid.Presence(u.reader, u.enrolment)

@@ -3,7 +3,7 @@
 # Loaded while the unit waits for a game and let go when the game starts (maus.unit.core). The menu's
 # self-tests (calibration, latency) are loaded only while they run.
 from maus import call_unloaded
-from maus.game import Player
+from maus.player import Player
 from maus.unit import GAMES
 
 MENU = ("mausgeflippt", "mim", "mms", "settings", "calibrate", "latency")
