@@ -9,6 +9,8 @@ import sys
 
 from micropython import const
 
+from maus.ticks import ticks_diff
+
 LINGER_MS = const(10000)  # a host session's requests come seconds apart at most: stay loaded that long
 _IN_PER_POLL = const(160)  # as the service: typing at the console cannot stall the loop
 _DEAD_MS = const(1000)
@@ -47,12 +49,12 @@ class HostWake:
             if svc is None:
                 return None
         w = svc.serve(now)
-        t = self._now()
+        t = self.ctx.hw.ticks_ms()
         if svc.requests != self._seen or svc.job is not None or svc.events_until or svc.card_until >= 0:
             self._seen = svc.requests
             self._quiet_from = t
-        elif _diff(t, self._quiet_from) >= LINGER_MS:
-            self.sleep()
+        elif ticks_diff(t, self._quiet_from) >= LINGER_MS:
+            self._mod.asleep(self)  # the host has gone quiet: the service goes
             return None
         return w
 
@@ -64,7 +66,7 @@ class HostWake:
     def _look(self):
         # True once a "#" came (given to the service as its first byte); everything before it is dropped.
         if self.dead_until >= 0:
-            if _diff(self._now(), self.dead_until) < 0:
+            if ticks_diff(self.ctx.hw.ticks_ms(), self.dead_until) < 0:
                 return False
             self.dead_until = -1
         one = self._one
@@ -75,7 +77,7 @@ class HostWake:
             if n is None:
                 return False
             if not n:
-                self.dead_until = (self._now() + _DEAD_MS) & 0x3FFFFFFF
+                self.dead_until = (self.ctx.hw.ticks_ms() + _DEAD_MS) & 0x3FFFFFFF
                 return False
             c = one[0]
             if c == 3:
@@ -95,25 +97,7 @@ class HostWake:
             return None
         return mod.woken(self, mark)
 
-    def sleep(self):
-        """Let the service go (and what its import loaded): the host has gone quiet."""
-        if self.svc is not None:
-            self._mod.asleep(self)
-
     def _stdin_ready(self):
         for _ in self._poller.ipoll(0):
             return True
         return False
-
-    def _now(self):
-        hw = self.ctx.hw
-        if hw is not None:
-            return hw.ticks_ms()
-        import time
-
-        return time.ticks_ms()
-
-
-def _diff(a, b):
-    # ticks_diff for the 2**30 ms wrap, without importing time here
-    return ((a - b + 0x20000000) & 0x3FFFFFFF) - 0x20000000

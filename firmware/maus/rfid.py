@@ -11,8 +11,8 @@
 from micropython import const
 
 from maus import call_unloaded
-from maus.enrol import uid_hex
 from maus.drivers import iso14443a
+from maus.enrol import uid_hex
 from maus.ticks import ticks_add, ticks_diff
 
 TAP = "tap"

@@ -66,8 +66,8 @@ def build(u, hw, root, seed, recovered):
 
 def _start_rfid(u):
     from maus import rfid
-    from maus.enrol import Enrolment
     from maus.drivers.mfrc522 import MFRC522
+    from maus.enrol import Enrolment
 
     try:
         u.reader = MFRC522(u.hw.spi, u.hw.rfid_cs, u.hw.rfid_rst, getattr(u.hw, "sleep_us", None))

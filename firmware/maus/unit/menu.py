@@ -3,7 +3,6 @@
 # Loaded while the unit waits for a game and let go when the game starts (maus.unit.core). The menu's
 # self-tests (calibration, latency) are loaded only while they run.
 from maus import call_unloaded
-from maus.player import Player
 from maus.unit import GAMES
 
 MENU = ("mausgeflippt", "mim", "mms", "settings", "calibrate", "latency")
@@ -116,6 +115,8 @@ def join_press(u, p):
     if _player(u, p) is None:
         if len(u.joined) >= GAMES[u.choice][3]:
             return
+        from maus.player import Player  # loaded at the first join, not while the menu waits
+
         pl = Player(p)
         u.joined.append(pl)
         u.fb.led(p, pl.colour)
