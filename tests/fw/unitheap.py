@@ -13,9 +13,10 @@ import sys
 ON_MPY = sys.implementation.name == "micropython"
 
 
-def _run(name, logs=0):
+def _run(name, logs=0, ballast=0):
     """Boot the virtual unit on scenario `name` (tests/scenarios, or None: a quiet minute at the menu) and
-    let it run it; -> (the unit, the game_end records of its logs, which must be `logs` files)."""
+    let it run it; -> (the unit, the game_end records of its logs, which must be `logs` files). ballast:
+    bytes held while the unit runs, as a firmware that took that much more would hold them."""
     repo = os.getenv("MAUSBOX_REPO")
     here = os.getcwd()
     work = "/tmp/mausbox-unitheap-" + "".join("%02x" % b for b in os.urandom(4))
@@ -33,7 +34,9 @@ def _run(name, logs=0):
         sim.qstr_room(sim.FW_QSTRS)  # as the virtual unit does (maus.hw.open_hardware)
         import maus.unit
 
+        held = bytearray(ballast) if ballast else None  # noqa: F841 - held through the run
         unit = maus.unit.main(hw=hw)  # a MemoryError anywhere in boot or game fails the test
+        held = None
         names = [n for n in os.listdir("logs") if n.endswith(".jsonl")]
         assert len(names) == logs, names
         ends = []
@@ -117,10 +120,11 @@ def check(name):
     assert {str(k): v for k, v in s["scores"].items()} == want["scores"], (s["scores"], want["scores"])
 
 
-def check_boot():
-    """Power-on to the idle menu (self-test, status, the menu on the display), nothing pressed."""
+def check_boot(ballast=0):
+    """Power-on to the idle menu (self-test, status, the menu on the display), nothing pressed. ballast:
+    bytes more the unit holds from power-on (tests/fw/test_unit_heap_bites.py)."""
     if not ON_MPY:
         return
-    unit, _ = _run(None)
+    unit, _ = _run(None, ballast=ballast)
     assert unit is not None and unit.mode == "menu", unit and unit.mode
     assert unit.status["problems"] == [], unit.status["problems"]

@@ -1,7 +1,7 @@
 # The play phase: one game from its start to its end screen (P1 click: again, hold: the menu).
 #
 # Entering it loads the game and the log writer; the game's start (its catalog, the detector, the log's
-# opening) is maus.unit.ends', loaded for that and let go again. Leaving the phase (maus.unit.core) lets the rest go,
+# opening) is maus.unit.start's, its end maus.unit.ends', each loaded for that and let go again. Leaving the phase (maus.unit.core) lets the rest go,
 # so only the game being played is in RAM. The piezo detector is made here for the games that need it
 # (GAMES: mms) and dropped with the game.
 from maus import call_unloaded, gamelog  # noqa: F401 - the writer of the game's log stays while it plays
@@ -28,7 +28,7 @@ def start_game(u):
     mod, cls = load_game(u.choice)
     if GAMES[u.choice][6] and u.hw.adc is not None and u.detector is None:
         from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
-    call_unloaded("maus.unit.ends", "start", u, mod, cls, TableView)
+    call_unloaded("maus.unit.start", "start", u, mod, cls, TableView)
 
 
 class TableView:
