@@ -19,6 +19,8 @@ def _run(name, logs=0, ballast=0):
     bytes held while the unit runs, as a firmware that took that much more would hold them."""
     repo = os.getenv("MAUSBOX_REPO")
     here = os.getcwd()
+    # Taken first, in blocks of 1,000 bytes, and held through the run (as a firmware's own objects would be)
+    held = [bytearray(1000) for _ in range(ballast // 1000)]  # noqa: F841
     work = "/tmp/mausbox-unitheap-" + "".join("%02x" % b for b in os.urandom(4))
     os.mkdir(work)
     os.chdir(work)
@@ -34,9 +36,7 @@ def _run(name, logs=0, ballast=0):
         sim.qstr_room(sim.FW_QSTRS)  # as the virtual unit does (maus.hw.open_hardware)
         import maus.unit
 
-        held = bytearray(ballast) if ballast else None  # noqa: F841 - held through the run
         unit = maus.unit.main(hw=hw)  # a MemoryError anywhere in boot or game fails the test
-        held = None
         names = [n for n in os.listdir("logs") if n.endswith(".jsonl")]
         assert len(names) == logs, names
         ends = []
@@ -47,6 +47,7 @@ def _run(name, logs=0, ballast=0):
                         ends.append(line)
         return unit, ends
     finally:
+        held = None
         os.chdir(here)
         _rmtree(work)
         import maus
