@@ -47,7 +47,7 @@ def _run(name, logs=0, ballast=0):
                         ends.append(line)
         return unit, ends
     finally:
-        held = None
+        held = None  # noqa: F841 - the ballast goes before the next run
         os.chdir(here)
         _rmtree(work)
         import maus
