@@ -15,6 +15,10 @@ from maus import capture as cap_mod
 from maus import loaded, text, unload, unload_since
 from maus.ticks import ticks_diff
 
+MYPY = False
+if MYPY:  # for the type checker only: maus.unit.build sets the unit's attributes
+    from typing import Any
+
 HEALTHY_MS = 30000  # running this long clears the crash counter
 RFID_POLL_MS = 50
 WATCH_SLICE_US = 20000  # armed piezo: sample this long between main-loop passes
@@ -22,6 +26,49 @@ LOOP_US = 300  # a main-loop pass on the ESP32 (charged as virtual time on the s
 
 
 class Unit:
+    # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
+    _boot_ms: "Any"
+    _gc_at: "Any"
+    _healthy: "Any"
+    _mark: "Any"
+    _next: "Any"
+    _stop_watch: "Any"
+    _warned_full: "Any"
+    calib: "Any"
+    capture: "Any"
+    choice: "Any"
+    detector: "Any"
+    enrolment: "Any"
+    fb: "Any"
+    game: "Any"
+    gest: "Any"
+    host: "Any"
+    hw: "Any"
+    joined: "Any"
+    lang: "Any"
+    log: "Any"
+    menu_i: "Any"
+    mode: "Any"
+    n: "Any"
+    pending_abort: "Any"
+    phase: "Any"
+    pollers: "Any"
+    race: "Any"
+    reader: "Any"
+    recovered: "Any"
+    rfid: "Any"
+    root: "Any"
+    seed: "Any"
+    settings: "Any"
+    settings_i: "Any"
+    status: "Any"
+    stop: "Any"
+    timers: "Any"
+    unrecovered: "Any"
+    variant: "Any"
+    variant_i: "Any"
+    window: "Any"
+
     def __init__(self, hw, root="", seed=0, recovered=None):
         # The set-up runs once: its code (maus.unit.build) is loaded for it and let go again.
         try:
