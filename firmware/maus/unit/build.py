@@ -34,7 +34,7 @@ def build(u, hw, root, seed, recovered):
     u.race = False
     u.game = None
     u.mode = "menu"
-    u.phase = None  # the module of the phase taking the input (maus.unit.menu, .setup, .play)
+    u.phase = None  # the module of the phase taking the input (maus.unit.menu, .join, .setup, .play)
     u._mark = None  # the modules loaded before that phase: what stays when it goes
     u._next = None  # a phase switch asked for by a handler, done when the handler returns
     u.menu_i = 0

@@ -4,19 +4,21 @@
 # does nothing but service the buttons and sleep, so IRQ handlers run the moment an edge comes in.
 #
 # The shell is split into phases, each a module of maus.unit loaded when the unit enters it and let go
-# when it leaves (with every module it loaded: a game, its texts, the log writer): menu (choosing a
-# game, its variant, joining), setup (the settings menu), play (a game and its end screen). Only one
-# is in RAM at a time (docs/build.md). State that outlives a phase (the chosen game, the players who
+# when it leaves (with every module it loaded: a game, its texts, the log writer): menu (the idle
+# menu), join (a chosen game's variant, joining), setup (the settings menu), play (a game and its end
+# screen). Only one is in RAM at a time (docs/build.md). State that outlives a phase (the chosen game, the players who
 # joined, menu positions) lives here.
 import gc
 import sys
+
+from micropython import const
 
 from maus import capture as cap_mod
 from maus import loaded, text, unload, unload_since
 from maus.ticks import ticks_diff
 
-MYPY = False
-if MYPY:  # for the type checker only: maus.unit.build sets the unit's attributes
+TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if TYPE_CHECKING:  # maus.unit.build sets the unit's attributes
     from typing import Any
 
 HEALTHY_MS = 30000  # running this long clears the crash counter

@@ -20,7 +20,7 @@ def start(u, mod, cls, table):
         u.fb.sound("error")
         print("CATALOG", short, e)
         if u.mode != "end":  # back to joining, with the players who joined (as before the double press)
-            u.switch("menu", "join")
+            u.switch("join", "join")
         return
     if GAMES[key][6] and u.hw.adc is not None and u.detector is None:
         detector(u)
