@@ -19,8 +19,7 @@ def add_parser(p):
     p.add_argument("--link", metavar="PATH", help="with --serial: also make PATH a symlink to the pty")
     p.add_argument("--baud", type=int, help="with --serial: limit throughput like a UART at N baud")
     p.add_argument("--exec-delay-ms", type=int, default=0, help="with --serial: delay each raw-REPL exec by N ms")
-    p.add_argument("--heap", default=None, help="MicroPython heap size (default: on the 32-bit build the board's GC "
-                   "heap plus the simulator's share, so memory runs out where it would on the board)")
+    p.add_argument("--heap", default=None, help="MicroPython heap size (default %(default)s)")
     p.add_argument("--headless", action="store_true", help="with --serial: no terminal UI")
     p.add_argument("-v", "--verbose", action="store_true", help="print the unit's console (events, prompts)")
     p.add_argument("--json", action="store_true", help="scenario/replay result as JSON")
@@ -36,8 +35,7 @@ def run(args) -> int:
     from mausbox.cli import EXIT_USAGE, UserError
     from mausbox.sim import run as simrun
 
-    # A replay checks a pulled log's verdicts: it keeps the roomy heap; the unit itself gets the board's.
-    heap = args.heap or (simrun.DEFAULT_HEAP if args.replay else simrun.default_heap(args.serial))
+    heap = args.heap or simrun.DEFAULT_HEAP
     root = _root(args)
     if args.scenario and args.serial:
         return serial_scenario(args, root, heap)

@@ -14,23 +14,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary, micropython_words
+from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
 
 DEFAULT_HEAP = "512k"  # the firmware loaded as .mpy (bytecode in RAM, 64-bit objects) plus the simulated chips
 ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise", "rfid")
-
-
-def default_heap(serial: bool = False) -> str:
-    """The virtual unit's heap when the user names none (`mausbox sim`): on the 32-bit build (the ESP32's
-    object sizes) the board's GC heap plus the simulator's share (heapbudget.unit_heap), so the firmware
-    runs out of memory in the sim where the board would; the 64-bit build's objects take up to twice as
-    much, so it gets DEFAULT_HEAP."""
-    exe = micropython_binary()
-    if exe is not None and micropython_words(exe) == "32":
-        from mausbox import heapbudget
-
-        return str(heapbudget.unit_heap(serial))
-    return DEFAULT_HEAP
 
 
 class ScenarioError(ValueError):
