@@ -21,7 +21,8 @@
 # the rest (choosing, joining, the whole game, the end screen).
 #
 # Prints `HEAPWATCH key value` lines, and MicroPython's qstr_info(1)/mem_info lines after `HEAPWATCH qstrs X`
-# and `HEAPWATCH mem` markers.
+# and `HEAPWATCH mem` markers. With MAUSBOX_HEAPWATCH_MODS set, also a `HEAPMODS phase bytes t=<ms> modules`
+# line at each new peak: the firmware modules loaded at that moment (what to cut first).
 import gc
 import sys
 
