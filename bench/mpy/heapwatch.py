@@ -21,7 +21,8 @@
 # the rest (choosing, joining, the whole game, the end screen).
 #
 # Prints `HEAPWATCH key value` lines, and MicroPython's qstr_info(1)/mem_info lines after `HEAPWATCH qstrs X`
-# and `HEAPWATCH mem` markers.
+# and `HEAPWATCH mem` markers. With MAUSBOX_HEAPWATCH_MODS set, also a `HEAPMODS phase bytes t=<ms> modules`
+# line at each new peak: the firmware modules loaded at that moment (what to cut first).
 import gc
 import sys
 
@@ -36,7 +37,7 @@ RESOLUTION = 128  # bytes: a peak is found to within this (collecting at every b
 QSTR_ROOM = 2048  # free qstr entries after the prefill: more than the sim and the firmware intern
 
 _peak = {"boot": 0, "game": 0}
-_st = {"phase": "boot", "base": 0, "sim": 0, "first_us": -1, "samples": 0, "collects": 0, "tag_max": 0,
+_st = {"mods": False, "phase": "boot", "base": 0, "sim": 0, "first_us": -1, "samples": 0, "collects": 0, "tag_max": 0,
        "adc": 0}
 _tags = {}  # identity -> bytes of a simulated tag on the pad
 _keep = []
@@ -70,6 +71,8 @@ def _sample():
     b = gc.mem_alloc() - extra
     if b > _peak[ph]:
         _peak[ph] = b
+        if _st.get("mods"):
+            print("HEAPMODS", ph, b, "t=%d" % (_world.now // 1000), " ".join(k for k in sys.modules if k.startswith("maus")))
 
 
 def _prefill_qstrs():
@@ -204,6 +207,7 @@ def main():
         _keep.append(HostService(None))
     import maus.unit
 
+    _st["mods"] = bool(os.getenv("MAUSBOX_HEAPWATCH_MODS"))
     _sample()
     maus.unit.main(hw=hw)
     _sample()

@@ -5,7 +5,7 @@
 # game/mausgeflippt, game/mim, game/mms. normalise() maps any accepted spelling to it, or None.
 from micropython import const
 
-from maus import call_unloaded
+from maus.enrol import ENROL_PATH, Enrolment, uid_hex  # noqa: F401 - their home is maus.enrol
 
 PREFIX = "mausbox:"
 
@@ -19,8 +19,6 @@ KINDS = {
 GAME_CARDS = {"mausgeflippt": "mg", "mim": "mim", "mms": "mms"}
 _GAME_ALIASES = {"mg": "mausgeflippt"}
 
-ENROL_PATH = "cards/enrol.json"
-_COLD = "maus.cardfile"
 
 
 def __getattr__(name):  # to_text, classify, norm_uid, KNOWN, UNKNOWN, WRONG_GAME, GAME_CARD
@@ -91,43 +89,3 @@ def from_text(text):
     if not isinstance(text, str) or not text.startswith(PREFIX):
         return None
     return normalise(text)
-
-
-def uid_hex(uid, n=-1):
-    """Upper-case hex of a UID (the enrolment key)."""
-    if n < 0:
-        n = len(uid)
-    return "".join("%02X" % uid[i] for i in range(n))
-
-
-class Enrolment:
-    """UID -> identity for tags that cannot be written, kept as JSON on the flash.
-
-    A missing file is an empty map; a corrupt one is reported in `error` and ignored (the unit
-    keeps working with no enrolments); invalid entries are skipped and counted in `skipped`.
-    Loading, changing and saving the file are maus.cardfile's.
-    """
-
-    def __init__(self, path=ENROL_PATH):
-        self.path = path
-        self.map = {}
-        self.error = None
-        self.skipped = 0
-        self.load()
-
-    def load(self):
-        call_unloaded(_COLD, "load", self)
-
-    def get(self, uid_hex_key):
-        return self.map.get(uid_hex_key)
-
-    def add(self, uid, ident):
-        """Enrol a UID (hex string); returns the canonical identity. ValueError on bad input."""
-        return call_unloaded(_COLD, "add", self, uid, ident)
-
-    def remove(self, uid):
-        return call_unloaded(_COLD, "remove", self, uid)
-
-    def save(self):
-        # Atomic: write a temporary file, then rename it over the old one.
-        call_unloaded(_COLD, "save", self)

@@ -5,22 +5,7 @@
 # race windows. No pin, no clock read, no file: the same class runs on the unit, in the virtual unit
 # and in tests (tests/fw/tablefake.py is a Table that records everything).
 
-from micropython import const
-
-# Player colours, by player id 1..6 (index 0 unused). The LEDs show them; the log records them.
-_COLOURS = const(("", "red", "blue", "green", "yellow", "purple", "cyan"))
-
-
-class Player:
-    __slots__ = ("id", "young", "colour")
-
-    def __init__(self, pid, young=False):
-        self.id = pid
-        self.young = young
-        self.colour = _COLOURS[pid]
-
-    def as_log(self):
-        return {"id": self.id, "colour": self.colour, "young": self.young}
+from maus.player import Player  # noqa: F401 - the contract names it; the menu loads it alone
 
 
 class Game:

@@ -726,3 +726,42 @@ def _write_escaped(w, data, n):
             start = i + 1
     if n > start:
         w(mv[start:n])
+
+
+# --- maus.hostwake's: the service made when a frame starts, and let go when the host has gone quiet ----
+def woken(w, mark):
+    """The service for the HostWake w, which has just seen a frame's "#" (mark: maus.loaded() before this
+    module was imported); None if there is no room for it now (the host asks again)."""
+    import maus
+
+    try:
+        svc = HostService(w.ctx, w.inp, w.out, w.ready)
+    except MemoryError:
+        maus.unload_since(mark)
+        return None
+    w._mod = sys.modules.get("maus.hostsvc")
+    w._mods = tuple(k for k in sys.modules if k not in mark)
+    svc.requests = w.requests
+    svc.bad_frames = w.bad_frames
+    svc._byte(0x23)
+    w.svc = svc
+    w._seen = svc.requests
+    w._quiet_from = svc._now()
+    return svc
+
+
+def asleep(w):
+    """Let w's service go, with the modules its import loaded; its counters stay with w."""
+    import maus
+
+    svc = w.svc
+    svc._drop_job()
+    if svc.card_until >= 0:
+        svc._card_release()
+    w.requests = svc.requests
+    w.bad_frames = svc.bad_frames
+    w.svc = None
+    w._mod = None
+    for k in w._mods:
+        maus.unload(k)
+    w._mods = ()

@@ -1,12 +1,12 @@
 # Opening a game's log, and the boot's repair of logs cut short: each done once and let go again, so
 # neither stays in RAM while a game is played (maus.gamelog is the writer that stays).
 # start_game makes room, opens logs/<NNNNN>-<game>.jsonl and writes game_start; recover cuts a torn tail
-# and closes a game that has no end record.
+# and closes a game that has no end record. The log reader (maus.logread) is loaded by the repair only:
+# a game's start need not carry it (docs/build.md section 7).
 import os
 
 from micropython import const
 
-from maus import logread
 from maus.gamelog import POWER_LOSS, RESERVE, VERSION, GameLog, encode
 from maus.logstore import EXT
 
@@ -69,6 +69,8 @@ def wall_iso(tm):
 
 def _finished(path, size, buf):
     # Fast path: the last line (read into buf) is a verified game_end/game_abort.
+    from maus import logread
+
     n = min(size, len(buf))
     mv = memoryview(buf)
     with open(path, "rb") as f:
@@ -85,6 +87,8 @@ def _finished(path, size, buf):
 
 def _scan(path):
     # Check every line; -> Checker (records not kept).
+    from maus import logread
+
     with open(path, "rb") as f:
         return logread.read_stream(f, keep=False)
 
@@ -105,6 +109,8 @@ def _copy(src, dst, n, buf, extra):
 
 def recover_one(store, name, buf=None, size=-1):
     # -> None if the log is fine, else a dict saying what was done.
+    from maus import logread
+
     path = store.path(name)
     if size < 0:
         size = os.stat(path)[6]

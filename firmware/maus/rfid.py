@@ -10,8 +10,9 @@
 # read_area and read_identity are maus.rfid_id's, reachable here too.
 from micropython import const
 
-from maus import call_unloaded, cards
+from maus import call_unloaded
 from maus.drivers import iso14443a
+from maus.enrol import uid_hex
 from maus.ticks import ticks_add, ticks_diff
 
 TAP = "tap"
@@ -180,7 +181,7 @@ class Presence:
                     return  # try again on the next poll
             else:
                 ident = r or None
-        h = cards.uid_hex(uid, n)
+        h = uid_hex(uid, n)
         if ident is None and self.enrolment is not None:
             ident = self.enrolment.get(h)
         self._ident[i] = ident

@@ -142,7 +142,7 @@ def test_the_validator_is_unloaded_once_the_catalog_is_checked():
     with open(mgcards.default_path()) as f:
         data = json.load(f)
     sys.modules.pop("maus.games.mausgeflippt_catalog", None)  # as on the unit: nobody else holds it
-    cat = mgcards.load(data)  # as the unit loads it (maus.unit.ends.catalog)
+    cat = mgcards.load(data)  # as the unit loads it (maus.unit.start.catalog)
     assert len(cat.wears) == 32
     assert "maus.games.mausgeflippt_catalog" not in sys.modules  # ~6 KB back for the game
 

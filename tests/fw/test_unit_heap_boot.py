@@ -3,9 +3,6 @@ from unitheap import check_boot
 
 HEAP_BUDGET = "boot"  # capped at the boot budget (tests/conftest.py, host/mausbox/heapbudget.py budget_cap)
 
-# Known and open (issue 15); remove this line when it fits (bench/bench_heap.py prints the peaks).
-OVER_BUDGET = "issue 15: the boot peak with the host service is over the 64 KB boot budget"
-
 
 def test_the_unit_boots_to_its_menu_in_the_boot_budget():
     check_boot()

@@ -3,9 +3,6 @@ from unitheap import check
 
 HEAP_BUDGET = "board"  # capped at the board's heap; the 80 KB game budget is a bench figure until it fits (tests/conftest.py, host/mausbox/heapbudget.py budget_cap)
 
-# Known and open (issue 15); remove this line when it fits (bench/bench_heap.py prints the peaks).
-OVER_BUDGET = "issue 15: Mucks Maeuschen Still with the host service does not yet fit the board heap"
-
 
 def test_mms_four_players_in_the_board_heap():
     check("mms-4p-full")

@@ -13,11 +13,14 @@ import sys
 ON_MPY = sys.implementation.name == "micropython"
 
 
-def _run(name, logs=0):
+def _run(name, logs=0, ballast=0):
     """Boot the virtual unit on scenario `name` (tests/scenarios, or None: a quiet minute at the menu) and
-    let it run it; -> (the unit, the game_end records of its logs, which must be `logs` files)."""
+    let it run it; -> (the unit, the game_end records of its logs, which must be `logs` files). ballast:
+    bytes held while the unit runs, as a firmware that took that much more would hold them."""
     repo = os.getenv("MAUSBOX_REPO")
     here = os.getcwd()
+    # Taken first, in blocks of 1,000 bytes, and held through the run (as a firmware's own objects would be)
+    held = [bytearray(1000) for _ in range(ballast // 1000)]  # noqa: F841
     work = "/tmp/mausbox-unitheap-" + "".join("%02x" % b for b in os.urandom(4))
     os.mkdir(work)
     os.chdir(work)
@@ -44,6 +47,7 @@ def _run(name, logs=0):
                         ends.append(line)
         return unit, ends
     finally:
+        held = None  # noqa: F841 - the ballast goes before the next run
         os.chdir(here)
         _rmtree(work)
         import maus
@@ -117,10 +121,11 @@ def check(name):
     assert {str(k): v for k, v in s["scores"].items()} == want["scores"], (s["scores"], want["scores"])
 
 
-def check_boot():
-    """Power-on to the idle menu (self-test, status, the menu on the display), nothing pressed."""
+def check_boot(ballast=0):
+    """Power-on to the idle menu (self-test, status, the menu on the display), nothing pressed. ballast:
+    bytes more the unit holds from power-on (tests/fw/test_unit_heap_bites.py)."""
     if not ON_MPY:
         return
-    unit, _ = _run(None)
+    unit, _ = _run(None, ballast=ballast)
     assert unit is not None and unit.mode == "menu", unit and unit.mode
     assert unit.status["problems"] == [], unit.status["problems"]

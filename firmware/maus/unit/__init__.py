@@ -53,9 +53,10 @@ def main(hw=None, **kw):
         call_unloaded("maus.unit.boot", "selftest", unit)
         print("MAUSBOX READY", unit.status["version"])
         hw.wdt_start(WDT_MS)
-        from maus.hostsvc import HostService
+        from maus.hostwake import HostWake
 
-        unit.host = HostService(unit)  # the host's link (docs/protocol.md), served by the main loop
+        # The host's link (docs/protocol.md), served by the main loop: the service loads when a frame comes.
+        unit.host = HostWake(unit)
         unit.pollers.append(unit.host.serve)
         unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))
     except KeyboardInterrupt:  # Ctrl-C over USB is not a crash, even during the boot

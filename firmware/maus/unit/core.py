@@ -4,21 +4,22 @@
 # does nothing but service the buttons and sleep, so IRQ handlers run the moment an edge comes in.
 #
 # The shell is split into phases, each a module of maus.unit loaded when the unit enters it and let go
-# when it leaves (with every module it loaded: a game, its texts, the log writer): menu (choosing a
-# game, its variant, joining), setup (the settings menu), play (a game and its end screen). Only one
-# is in RAM at a time (docs/build.md). State that outlives a phase (the chosen game, the players who
+# when it leaves (with every module it loaded: a game, its texts, the log writer): menu (the idle
+# menu), join (a chosen game's variant, joining), setup (the settings menu), play (a game and its end
+# screen). Only one is in RAM at a time (docs/build.md). State that outlives a phase (the chosen game, the players who
 # joined, menu positions) lives here.
 import gc
 import sys
 
+from micropython import const
+
 from maus import capture as cap_mod
-from maus import loaded, text, unload_since
-from maus.buttons import Gestures
-from maus.capture import Capture
-from maus.feedback import Feedback
-from maus.race import RaceWindow
-from maus.settings import Settings
+from maus import loaded, text, unload, unload_since
 from maus.ticks import ticks_diff
+
+TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if TYPE_CHECKING:  # maus.unit.build sets the unit's attributes
+    from typing import Any
 
 HEALTHY_MS = 30000  # running this long clears the crash counter
 RFID_POLL_MS = 50
@@ -27,74 +28,58 @@ LOOP_US = 300  # a main-loop pass on the ESP32 (charged as virtual time on the s
 
 
 class Unit:
+    # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
+    _boot_ms: "Any"
+    _gc_at: "Any"
+    _healthy: "Any"
+    _mark: "Any"
+    _next: "Any"
+    _stop_watch: "Any"
+    _warned_full: "Any"
+    calib: "Any"
+    capture: "Any"
+    choice: "Any"
+    detector: "Any"
+    enrolment: "Any"
+    fb: "Any"
+    game: "Any"
+    gest: "Any"
+    host: "Any"
+    hw: "Any"
+    joined: "Any"
+    lang: "Any"
+    log: "Any"
+    menu_i: "Any"
+    mode: "Any"
+    n: "Any"
+    pending_abort: "Any"
+    phase: "Any"
+    pollers: "Any"
+    race: "Any"
+    reader: "Any"
+    recovered: "Any"
+    rfid: "Any"
+    root: "Any"
+    seed: "Any"
+    settings: "Any"
+    settings_i: "Any"
+    status: "Any"
+    stop: "Any"
+    timers: "Any"
+    unrecovered: "Any"
+    variant: "Any"
+    variant_i: "Any"
+    window: "Any"
+
     def __init__(self, hw, root="", seed=0, recovered=None):
-        self.hw = hw
-        self.seed = seed
-        self.root = root
-        self.settings = Settings(root, on_change=self._setting_changed)
-        self.lang = self.settings.get("lang")
-        if recovered is None:  # main() recovers before the unit is built, while the heap is empty
-            from maus import call_unloaded
-
-            recovered = call_unloaded("maus.unit.boot", "recover", root)
-        self.recovered = recovered
-        # logs boot recovery could not repair (flash full): retried when the next game's log is opened
-        self.unrecovered = [r["name"] for r in recovered if "error" in r]
-        self.fb = Feedback(hw, self.settings)
-        self.fb.console = self._console_say
-        n = len(hw.buttons)
-        self.n = n
-        self.capture = Capture(hw.buttons, hw.ticks_us, hw.levels, emit=self._cap_event)
-        self.log = None
-        self.window = RaceWindow(hw, self.capture, lambda: self.log)
-        self.gest = Gestures(n, self._gesture)
-        self._apply_timing()
-        self.timers = {}
-        self.race = False
-        self.game = None
-        self.mode = "menu"
-        self.phase = None  # the module of the phase taking the input (maus.unit.menu, .setup, .play)
-        self._mark = None  # the modules loaded before that phase: what stays when it goes
-        self._next = None  # a phase switch asked for by a handler, done when the handler returns
-        self.menu_i = 0
-        self.variant_i = 0
-        self.choice = None  # selected game key
-        self.variant = None
-        self.joined = []  # Player list in join order
-        self.settings_i = 0
-        self.pending_abort = False
-        self._warned_full = False
-        self.stop = False
-        self.reader = None
-        self.rfid = None
-        self.detector = None  # the piezo detector, while a game that needs it is on (maus.unit.play)
-        self._stop_watch = None  # its stop test, made once with it
-        self.calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
-        self.enrolment = None
-        self.pollers = []  # callables(now_ms) -> None or the most ms the loop may idle, outside race windows
-        self.host = None  # maus.hostsvc.HostService, set by main(): the host's requests over the console
-        if hw.spi is not None:
-            self._start_rfid()
-        import maus
-
-        self.status = {"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": False}
-        self._boot_ms = hw.ticks_ms()
-        self._healthy = False  # ran HEALTHY_MS without a crash: the crash counter was cleared
-        self._gc_at = 0
-
-    def _start_rfid(self):
-        from maus import cards, rfid
-        from maus.drivers.mfrc522 import MFRC522
-
+        # The set-up runs once: its code (maus.unit.build) is loaded for it and let go again.
         try:
-            self.reader = MFRC522(self.hw.spi, self.hw.rfid_cs, self.hw.rfid_rst, getattr(self.hw, "sleep_us", None))
-        except Exception as e:  # noqa: BLE001 - a missing reader is reported by the self-test
-            self.hw.problems.append("rfid: %s" % e)
-            return
-        self.enrolment = cards.Enrolment()
-        if self.enrolment.error:
-            self.hw.problems.append(self.enrolment.error)
-        self.rfid = rfid.Presence(self.reader, self.enrolment)
+            __import__("maus.unit.build", None, None, ("build",)).build(self, hw, root, seed, recovered)
+        finally:
+            unload("maus.unit.build")
+
+    def current_log(self):
+        return self.log
 
     @property
     def store(self):
@@ -199,6 +184,11 @@ class Unit:
         d = self.detector
         if d.watch(self.hw.adc.read_u16, self.hw.ticks_us, self._stop_watch, WATCH_SLICE_US) == 1:  # piezo.ALARM
             self._alarm()
+
+    def watch_stop(self):
+        # the armed piezo's stop test: something for the loop to serve
+        cap = self.capture
+        return cap.pending or cap.busy()
 
     def _alarm(self):
         lvl = self.detector.take()

@@ -1,22 +1,18 @@
-# The menu phase: choosing a game (buttons or its game card), its variant, and joining.
+# The menu phase: the idle menu (games, settings, the self-tests). Choosing a game (a long press on it, or
+# its game card) hands over to the join phase (maus.unit.join: its variant, joining).
 #
-# Loaded while the unit waits for a game and let go when the game starts (maus.unit.core). The menu's
-# self-tests (calibration, latency) are loaded only while they run.
+# Loaded while the unit waits for a game and let go when another phase starts (maus.unit.core). The
+# menu's self-tests (calibration, latency) are loaded only while they run.
 from maus import call_unloaded
-from maus.game import Player
 from maus.unit import GAMES
 
 MENU = ("mausgeflippt", "mim", "mms", "settings", "calibrate", "latency")
 
 
 def enter(u, key=None):
-    """The menu; or (a game key) straight to choosing that game, its game card was tapped on another
-    screen; or ("join") back to joining, the game could not start."""
-    if key == "join":
-        u.mode = "join"
-        return
+    """The menu; or (a game key, or "join") on to the join phase (maus.unit.join.enter)."""
     if key is not None:
-        choose(u, key)
+        u.switch("join", key)
         return
     u.mode = "menu"
     u.fb.led(0, "off")
@@ -27,18 +23,7 @@ def enter(u, key=None):
 
 
 def gesture(u, p, kind):
-    m = u.mode
-    if m == "menu":
-        _menu_gesture(u, p, kind)
-    elif m == "variant":
-        _variant_gesture(u, p, kind)
-    elif m == "join":
-        if kind == "double" and _player(u, p) is not None:
-            _try_start(u)
-
-
-def _menu_gesture(u, p, kind):
-    if p != 1:
+    if u.mode != "menu" or p != 1:
         return
     if kind == "click":
         u.menu_i = (u.menu_i + 1) % len(MENU)
@@ -47,7 +32,7 @@ def _menu_gesture(u, p, kind):
     elif kind == "long":
         item = MENU[u.menu_i]
         if item in GAMES:
-            choose(u, item)
+            u.switch("join", item)
         elif item == "settings":
             u.switch("setup")
         elif item == "latency":
@@ -58,90 +43,7 @@ def _menu_gesture(u, p, kind):
 
 
 def game_card(u, key):
-    if u.mode == "join" and key == u.choice:
-        _try_start(u)
-        return
-    choose(u, key)
-
-
-def choose(u, key):
-    u.choice = key
-    u.fb.sound("prompt")
-    if len(GAMES[key][4]) > 1:
-        u.mode = "variant"
-        u.variant_i = 0
-        _show_variant(u)
-    else:
-        u.variant = None
-        _start_join(u)
-
-
-def _show_variant(u):
-    u._say("variant", game=u.word("m_" + u.choice), v=u.word("v_" + u.choice + GAMES[u.choice][4][u.variant_i]))
-
-
-def _variant_gesture(u, p, kind):
-    if p != 1:
-        return
-    variants = GAMES[u.choice][4]
-    if kind == "click":
-        u.variant_i = (u.variant_i + 1) % len(variants)
-        u.fb.sound("tick")
-        _show_variant(u)
-    elif kind == "long":
-        u.variant = variants[u.variant_i]
-        _start_join(u)
-
-
-def _start_join(u, players=None):
-    u.mode = "join"
-    u.joined = players or []
-    u.fb.led(0, "off")
-    for pl in u.joined:
-        u.fb.led(pl.id, pl.colour)
-    _show_join(u)
-
-
-def _show_join(u):
-    young = GAMES[u.choice][5]
-    u._say("join", game=u.word("m_" + u.choice), hold=u.word("join_young") if young else "", n=len(u.joined))
-
-
-def _player(u, p):
-    for pl in u.joined:
-        if pl.id == p:
-            return pl
-    return None
-
-
-def join_press(u, p):
-    if _player(u, p) is None:
-        if len(u.joined) >= GAMES[u.choice][3]:
-            return
-        pl = Player(p)
-        u.joined.append(pl)
-        u.fb.led(p, pl.colour)
-        u.fb.sound("join")
-        _show_join(u)
-    if GAMES[u.choice][5]:
-        u.timer("young%d" % p, u.settings.get("young_hold_ms"))
-
-
-def join_young(u, p):
-    pl = _player(u, p)
-    if pl is not None and u.capture.is_down(p - 1):
-        pl.young = True
-        u.fb.led(p, pl.colour, "blink")
-        u.fb.sound("ok")
-
-
-def _try_start(u):
-    lo, hi = GAMES[u.choice][2], GAMES[u.choice][3]
-    if not lo <= len(u.joined) <= hi:
-        u._say("need_players", lo=lo, hi=hi)
-        u.fb.sound("error")
-        return
-    u.switch("play")
+    u.switch("join", key)
 
 
 # --- the menu's self-tests: loaded while they run ------------------------------------------------------

@@ -1,7 +1,7 @@
 # The play phase: one game from its start to its end screen (P1 click: again, hold: the menu).
 #
-# Entering it loads the game and the log writer; the catalog and the log's opening are done by
-# maus.unit.ends, loaded for that and let go again. Leaving the phase (maus.unit.core) lets the rest go,
+# Entering it loads the game and the log writer; the game's start (its catalog, the detector, the log's
+# opening) is maus.unit.start's, its end maus.unit.ends', each loaded for that and let go again. Leaving the phase (maus.unit.core) lets the rest go,
 # so only the game being played is in RAM. The piezo detector is made here for the games that need it
 # (GAMES: mms) and dropped with the game.
 from maus import call_unloaded, gamelog  # noqa: F401 - the writer of the game's log stays while it plays
@@ -25,42 +25,10 @@ def load_game(key):
 
 
 def start_game(u):
-    key = u.choice
-    mod, cls = load_game(key)
-    short = cls.GAME
-    try:
-        catalog = call_unloaded("maus.unit.ends", "catalog", mod, short)
-    except (ValueError, KeyError, TypeError) as e:  # a user's catalog that does not fit the game
-        u._say("bad_catalog", why=str(e)[:60])
-        u.fb.sound("error")
-        print("CATALOG", short, e)
-        if u.mode != "end":  # back to joining, with the players who joined (as before the double press)
-            u.switch("menu", "join")
-        return
-    if GAMES[key][6] and u.hw.adc is not None and u.detector is None:
+    mod, cls = load_game(u.choice)
+    if GAMES[u.choice][6] and u.hw.adc is not None and u.detector is None:
         from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
-
-        call_unloaded("maus.unit.ends", "detector", u)
-    players = sorted(u.joined, key=lambda pl: pl.id)
-    for pl in players:
-        pl.young = pl.young and GAMES[key][5]
-    u.seed += 1
-    settings = u.settings.values  # the game's own: a change replaces the unit's dict, never alters this one
-    u.log = call_unloaded("maus.unit.ends", "open_log", u, short, players, settings)
-    if u.log.dropped:
-        u._say("log_room", n=len(u.log.dropped))
-    u.timers = {}
-    u._warned_full = False
-    u.game = cls(TableView(u), players, settings, catalog, u.variant, u.seed)
-    u.players = players
-    u.mode = "play"
-    u.pending_abort = False
-    u.gest.reset()
-    u.fb.led(0, "off")
-    for pl in players:
-        u.fb.led(pl.id, pl.colour)
-    u.fb.sound("start")
-    u.game.start()
+    call_unloaded("maus.unit.start", "start", u, mod, cls, TableView)
 
 
 class TableView:

@@ -1,0 +1,80 @@
+# The unit's set-up (maus.unit.core.Unit.__init__), loaded for it and let go again: it runs once a boot,
+# so its code need not stay in RAM while the unit waits or plays (docs/build.md section 7). The modules it
+# imports stay: the unit's parts are made from them.
+from maus.buttons import Gestures
+from maus.capture import Capture
+from maus.feedback import Feedback
+from maus.race import RaceWindow
+from maus.settings import Settings
+
+
+def build(u, hw, root, seed, recovered):
+    u.hw = hw
+    u.seed = seed
+    u.root = root
+    u.settings = Settings(root, on_change=u._setting_changed)
+    u.lang = u.settings.get("lang")
+    if recovered is None:  # main() recovers before the unit is built, while the heap is empty
+        from maus import call_unloaded
+
+        recovered = call_unloaded("maus.unit.boot", "recover", root)
+    u.recovered = recovered
+    # logs boot recovery could not repair (flash full): retried when the next game's log is opened
+    u.unrecovered = [r["name"] for r in recovered if "error" in r]
+    u.fb = Feedback(hw, u.settings)
+    u.fb.console = u._console_say
+    n = len(hw.buttons)
+    u.n = n
+    u.capture = Capture(hw.buttons, hw.ticks_us, hw.levels, emit=u._cap_event)
+    u.log = None
+    u.window = RaceWindow(hw, u.capture, u.current_log)  # no closure here: it would keep this module
+    u.gest = Gestures(n, u._gesture)
+    u._apply_timing()
+    u.timers = {}
+    u.race = False
+    u.game = None
+    u.mode = "menu"
+    u.phase = None  # the module of the phase taking the input (maus.unit.menu, .join, .setup, .play)
+    u._mark = None  # the modules loaded before that phase: what stays when it goes
+    u._next = None  # a phase switch asked for by a handler, done when the handler returns
+    u.menu_i = 0
+    u.variant_i = 0
+    u.choice = None  # selected game key
+    u.variant = None
+    u.joined = []  # Player list in join order
+    u.settings_i = 0
+    u.pending_abort = False
+    u._warned_full = False
+    u.stop = False
+    u.reader = None
+    u.rfid = None
+    u.detector = None  # the piezo detector, while a game that needs it is on (maus.unit.play)
+    u._stop_watch = None  # its stop test, made once with it
+    u.calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
+    u.enrolment = None
+    u.pollers = []  # callables(now_ms) -> None or the most ms the loop may idle, outside race windows
+    u.host = None  # maus.hostwake.HostWake, set by main(): the host's requests over the console
+    if hw.spi is not None:
+        _start_rfid(u)
+    import maus
+
+    u.status = {"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": False}
+    u._boot_ms = hw.ticks_ms()
+    u._healthy = False  # ran HEALTHY_MS without a crash: the crash counter was cleared
+    u._gc_at = 0
+
+
+def _start_rfid(u):
+    from maus import rfid
+    from maus.drivers.mfrc522 import MFRC522
+    from maus.enrol import Enrolment
+
+    try:
+        u.reader = MFRC522(u.hw.spi, u.hw.rfid_cs, u.hw.rfid_rst, getattr(u.hw, "sleep_us", None))
+    except Exception as e:  # noqa: BLE001 - a missing reader is reported by the self-test
+        u.hw.problems.append("rfid: %s" % e)
+        return
+    u.enrolment = Enrolment()
+    if u.enrolment.error:
+        u.hw.problems.append(u.enrolment.error)
+    u.rfid = rfid.Presence(u.reader, u.enrolment)

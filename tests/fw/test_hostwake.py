@@ -1,0 +1,82 @@
+# The host link while no host talks (maus.hostwake): the service loads at a frame's start, answers as it
+# always does, and goes again, with the modules its import loaded, once the host has gone quiet.
+import sys
+
+import logfs
+from fwtest import raises
+from hostkit import Console, Ctx, answer, parse, request
+from maus.hostwake import LINGER_MS, HostWake
+
+
+def _wake(root):
+    import maus
+
+    maus.unload("maus.hostsvc")  # as after a boot: nothing of the service loaded yet
+    con = Console()
+    ctx = Ctx(root)
+    return HostWake(ctx, inp=con.inp, out=con.out, ready=con.ready), con, ctx
+
+
+def _answer(w, con, seq):
+    class Poll:  # hostkit.answer polls svc.poll(0); the unit's loop calls serve()
+        def poll(self, _w):
+            w.serve()
+
+    return answer(Poll(), con, seq)
+
+
+def test_chatter_loads_nothing_and_a_frame_loads_the_service():
+    with logfs.Fs() as fs:
+        w, con, ctx = _wake(fs.root)
+        con.send(b"ets Jun  8 2016\r\n>>> print(1)\r\n\x00\xff")
+        for _ in range(5):
+            assert w.serve() is None
+        assert w.svc is None and "maus.hostsvc" not in sys.modules and not con.rx
+        con.send(request(7, "hello", host="test", proto=1))
+        r, parts, text = _answer(w, con, 7)
+        assert r["ok"] and r["proto"] == 1 and r["app"] is True
+        assert w.svc is not None and "maus.hostsvc" in sys.modules
+        assert w.event(b'{"type":"note"}\n') is False  # no monitor subscribed
+
+
+def test_the_service_goes_when_the_host_is_quiet_and_counts_on():
+    with logfs.Fs() as fs:
+        w, con, ctx = _wake(fs.root)
+        con.send(request(1, "events", s=30))
+        assert _answer(w, con, 1)[0]["ok"]
+        ctx.hw.t += LINGER_MS + 1
+        w.serve()
+        assert w.svc is not None  # a monitor subscribed: the service stays while its lease runs
+        assert w.event(b'{"type":"note"}\n') is True and parse(con.take())[0][0][0] == "E"
+        con.send(request(2, "events", s=0))
+        assert _answer(w, con, 2)[0]["ok"]
+        ctx.hw.t += LINGER_MS - 1
+        w.serve()
+        assert w.svc is not None
+        ctx.hw.t += 2
+        assert w.serve() is None
+        assert w.svc is None and "maus.hostsvc" not in sys.modules and w.requests == 2
+        con.send(request(3, "status"))
+        r = _answer(w, con, 3)[0]
+        assert r["requests"] == 3 and w.svc is not None  # loaded again; its counters went on
+
+
+def test_ctrl_c_and_an_input_at_its_end():
+    with logfs.Fs() as fs:
+        w, con, ctx = _wake(fs.root)
+        con.send(b"ab\x03")
+        raises(KeyboardInterrupt, w.serve)
+        reads = [0]
+
+        def eof(b):
+            reads[0] += 1
+            return 0
+
+        con.readinto = eof
+        w.ready = lambda: True
+        for _ in range(20):
+            w.serve()
+        assert reads[0] == 1
+        ctx.hw.t += 1001
+        w.serve()
+        assert reads[0] == 2 and w.svc is None
