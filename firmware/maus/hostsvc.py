@@ -21,7 +21,7 @@ import sys
 
 from micropython import const
 
-from maus.logstore import valid_name
+from maus.logstore import log_number, valid_name
 
 PROTO = const(1)  # the protocol revision this firmware speaks (the frame envelope never changes)
 _V = const(0x31)  # "1"
@@ -292,41 +292,63 @@ class HostService:
         return out
 
     def op_logs(self, req):
-        return self._list(self.seq)
+        skip = req.get("skip", 0)
+        if type(skip) is not int or skip < 0:
+            raise ValueError("bad skip")
+        return self._list(self.seq, skip)
 
-    def _list(self, seq):
+    def _list(self, seq, skip=0):
         # Every log and pulled marker in the logs folder, straight from the directory iterator: constant
-        # memory for any number of logs. Text lines "name size"; the host pairs logs and markers.
+        # memory for any number of logs. Text lines "name size" after a line "+index" (the frame's first
+        # entry); the host pairs logs and markers. A file
+        # that is none of the unit's logs (a stray or foreign name, a directory) is not listed but counted
+        # ("strays", the first few named): it never stops a pull. skip: entries the host already has (a
+        # listing resumed after a lost frame; the order is the directory's, the same while it is unchanged).
         d = self.ctx.store.dir
         buf = self.buf
         n = 0
         count = 0
+        strays = 0
+        named = []
         try:
             it = _ilistdir(d.encode())  # bytes names: nothing to encode per entry
         except OSError:
             it = ()
         for e in it:
             name = e[0]
-            if not (name.endswith(b".jsonl") or name.endswith(b".jsonl.pulled")):
+            k = len(name)
+            base = k - 7 if name.endswith(b".pulled") else k
+            if (len(e) > 1 and e[1] == 0x4000) or log_number(name[:base]) < 0:
+                if name != b"counter" and name != b"reserve" and not name.endswith(b".tmp"):
+                    strays += 1
+                    if len(named) < 3:
+                        named.append(name.decode("utf-8", "replace")[:64])
+                continue
+            count += 1
+            if count <= skip:
                 continue
             size = e[3] if len(e) > 3 else -1  # littlefs gives the size; VfsPosix (the sim) does not
             if size < 0:
                 size = os.stat(d + "/" + name.decode())[6]
-            k = len(name)
             if n + k + 12 > _LIST_BYTES:
                 self.send(0x50, seq, buf, n)  # "P"
                 n = 0
                 yield 1
+            if not n:  # each frame says where it starts: "+index" (a lost frame shows as a gap)
+                buf[0] = 0x2B
+                n = _putdec(buf, 1, count - 1)
+                buf[n] = _NL
+                n += 1
             buf[n:n + k] = name
             n += k
             buf[n] = 0x20
             n = _putdec(buf, n + 1, size)
             buf[n] = _NL
             n += 1
-            count += 1
         if n:
             self.send(0x50, seq, buf, n)
-        self.reply(seq, {"n": count})
+        self.reply(seq, {"n": count - min(skip, count), "skip": skip, "total": count, "strays": strays,
+                         "stray": named})
 
     def op_read(self, req):
         name = req["name"]
@@ -617,7 +639,7 @@ def _ilistdir(d):
     il = getattr(os, "ilistdir", None)
     if il is not None:
         return il(d)
-    return ((n,) for n in os.listdir(d))  # CPython (the tests): names only, sizes by stat
+    return ((n, os.stat(d + b"/" + n)[0] & 0xF000) for n in os.listdir(d))  # CPython (the tests): sizes by stat
 
 
 def _mem(gc, name):

@@ -83,10 +83,12 @@ def _finished(path, size, buf):
     return err is None and rec["type"] in logread.ENDS
 
 
-def _scan(path):
-    # Check every line; -> Checker (records not kept).
+def _scan(path, buf):
+    # Check every line in chunks of buf (a line of any length, garbage, NULs); -> Checker (records not kept).
+    from maus.logcheck import read_chunks
+
     with open(path, "rb") as f:
-        return logread.read_stream(f, keep=False)
+        return read_chunks(f, buf)
 
 
 def _copy(src, dst, n, buf, extra):
@@ -111,7 +113,7 @@ def recover_one(store, name, buf=None, size=-1):
     buf = buf or bytearray(_TAIL)
     if size and _finished(path, size, buf):
         return None
-    c = _scan(path)
+    c = _scan(path, buf)
     cut = size - c.good_end
     if c.good == 0:
         if c.lines > 1 or (c.lines == 1 and c.problems[0].what != logread.TORN):
@@ -139,15 +141,20 @@ def recover_one(store, name, buf=None, size=-1):
     return {"name": name, "cut_bytes": cut, "records": c.good, "aborted": c.end is None}
 
 
-def recover(store):
-    # At boot: repair every log; returns the reports (dicts) of those that needed it.
+def recover(store, feed=None):
+    # At boot: repair every log; returns the reports (dicts) of those that needed it. feed(): the watchdog's,
+    # called once a log (a unit with thousands of logs takes a while). Files in logs/ that are none of the
+    # unit's are left alone and counted in store.stray (strays()) for the boot's problems.
     # Never raises OSError: a log that cannot be repaired is reported with "error".
     ents = store.entries()  # one directory scan: littlefs metadata reads are the cost here
     store.tidy(ents)
+    store.stray = store.strays(ents)
     out = []
     buf = bytearray(_TAIL)  # one buffer for the whole boot
     store.unrecovered = []
     for name, size in store.logs(ents):
+        if feed is not None:
+            feed()
         try:
             r = recover_one(store, name, buf, size)
         except OSError as e:

@@ -157,8 +157,8 @@ def test_events_only_while_subscribed():
         assert svc.event(line) is False
 
 
-def _listing(n):
-    # (entries listed, sizes of a few, the most memory the listing held between two polls)
+def _listing(n, skip=0):
+    # (entries listed, sizes of a few, the most memory the listing held between two polls, the final answer)
     import gc
 
     root = _tmpdir()
@@ -169,10 +169,14 @@ def _listing(n):
             if i % 3 == 0:
                 _write("%s/%05d-mg.jsonl.pulled" % (store.dir, i), b"s" * 64)
         _write(store.dir + "/counter", b"2001")
+        # strays: foreign names, a number out of the unit's range, a directory: none listed, all counted
+        for junk in ("9999999999-mg.jsonl", "notes.txt", "00012-MG.jsonl", "x.jsonl.pulled"):
+            _write(store.dir + "/" + junk, b"junk")
+        os.mkdir(store.dir + "/00077-dir.jsonl")
         con = Console()
         ctx = Ctx(root)
         svc = HostService(ctx, inp=con.inp, out=con.out, ready=con.ready)
-        con.send(request(1, "logs"))
+        con.send(request(1, "logs", skip=skip))
         gc.collect()
         base = gc.mem_alloc() if MPY else 0
         peak = 0
@@ -186,7 +190,9 @@ def _listing(n):
             for f in frames:
                 if f[0] == "P":
                     for ln in f[2].decode().split("\n"):
-                        if ln:
+                        if ln.startswith("+"):
+                            assert int(ln[1:]) == skip + count, (ln, count)  # where each part starts
+                        elif ln:
                             k, v = ln.rsplit(" ", 1)
                             count += 1
                             if k in watch:
@@ -197,20 +203,29 @@ def _listing(n):
             if MPY:
                 gc.collect()  # what the listing holds between passes of the main loop (garbage goes at idle)
                 peak = max(peak, gc.mem_alloc() - base)
-        assert done["n"] == count
-        return count, seen, peak
+        assert done["n"] == count and done["total"] == (count + skip if count else done["total"]) and done["strays"] == 5, done
+        assert len(done["stray"]) == 3
+        return count, seen, peak, done
     finally:
         _rmtree(root)
 
 
 def test_listing_of_two_thousand_logs_in_constant_memory():
-    count, seen, peak = _listing(2000)
+    count, seen, peak, _ = _listing(2000)
     assert count == 2000 + 2000 // 3
     assert seen == {"00007-mg.jsonl": 0, "00006-mg.jsonl.pulled": 64, "00200-mg.jsonl": 4, "02000-mg.jsonl": 5}
     small = _listing(200)
     assert small[0] == 200 + 200 // 3
     assert peak - small[2] < 256, (peak, small[2])  # ten times the logs, no more memory held
     assert peak < 6144, peak  # the service holds ~250 bytes (iterator, generator); the rest is this test's parsing
+
+
+def test_a_listing_resumes_where_the_host_asks():
+    total = 300 + 300 // 3
+    count, _, _, done = _listing(300, skip=123)
+    assert count == total - 123 and done["skip"] == 123
+    count, _, _, done = _listing(5, skip=50)
+    assert count == 0 and done["total"] == 6  # past the end: nothing, and the total says so
 
 
 def _hex(b):

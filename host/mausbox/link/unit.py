@@ -295,26 +295,52 @@ class UnitLink:
         self.hello()
         return self.request("status")
 
-    def listing(self) -> list[tuple[str, int]]:
-        """Every log and pulled marker in the unit's logs folder: (name, size), as the unit's directory has them."""
-        self.hello(then="logs")
-        seq = self.then_seq
+    def listing(self, resumes: int = 8) -> list[tuple[str, int]]:
+        """Every log and pulled marker in the unit's logs folder: (name, size), as the unit's directory has them.
+        Each part says where it starts (`+index`): after a lost part the listing resumes from the last whole
+        one (`skip`), so a long listing over a faulty link is not started again. Names the unit found in its
+        logs folder that are none of its logs land in `self.strays` (the first few; `self.stray_count` all)."""
         out: list[tuple[str, int]] = []
+        for attempt in range(resumes + 1):
+            skip = len(out)
+            gap = False
 
-        def part(f: Frame) -> None:
-            if f.kind != PART:
-                return
-            for line in f.payload.decode("utf-8", "replace").splitlines():
-                name, _, size = line.rpartition(" ")
-                try:
-                    out.append((name, int(size)))
-                except ValueError:
-                    out.append((line, -1))
+            def part(f: Frame) -> None:
+                nonlocal gap
+                if f.kind != PART or gap:
+                    return
+                lines = f.payload.decode("utf-8", "replace").splitlines()
+                if lines and lines[0].startswith("+"):
+                    try:
+                        at = int(lines[0][1:])
+                    except ValueError:
+                        at = -1
+                    if at != len(out):
+                        gap = at > len(out) or at < 0  # an older part again (repeats) is skipped
+                        return
+                    lines = lines[1:]
+                for line in lines:
+                    name, _, size = line.rpartition(" ")
+                    try:
+                        out.append((name, int(size)))
+                    except ValueError:
+                        out.append((line, -1))
 
-        done = self.answer(seq, "logs", on_frame=part)
-        if done.get("n") != len(out):  # a damaged frame of the listing was dropped
-            raise LinkError(f"{self.port}: the listing came incomplete ({len(out)} of {done.get('n')} entries)")
-        return out
+            if skip == 0:
+                self.hello(then="logs")
+                seq = self.then_seq
+            else:
+                self.hello()
+                seq = self.send_request("logs", skip=skip)
+            done = self.answer(seq, "logs", on_frame=part)
+            self.strays = [str(x) for x in done.get("stray") or [] if isinstance(x, str)]
+            self.stray_count = done.get("strays") if isinstance(done.get("strays"), int) else len(self.strays)
+            total = done.get("total", done.get("n"))
+            if not gap and total == len(out):
+                return out
+            if "total" not in done:  # a unit without resume: only a whole listing again
+                out = []
+        raise LinkError(f"{self.port}: the listing came incomplete ({len(out)} of {total} entries)")
 
     def read(self, name: str, offset: int, sink: Callable[[bytes], object],
              progress: Callable[[int], None] | None = None) -> tuple[int, str]:
