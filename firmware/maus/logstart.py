@@ -11,22 +11,35 @@ from maus.gamelog import POWER_LOSS, RESERVE, VERSION, GameLog, encode
 from maus.logstore import EXT
 
 _TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
+# The most a game's log may take (bytes): about three times the longest log of the game's scenarios
+# (tests/scenarios; a 6-player Mausgeflippt game of ~400 records is ~45 KB). Checked before the game starts.
+WORST = {"mg": 131072, "mim": 65536, "mms": 49152}
+END_BLOCKS = const(4)  # filesystem blocks kept in logs/reserve for a game's last records (game_end)
 
 
 def start_game(store, clock, game, variant, players, board, unit, fw, settings, wall=None, ticks=0,
-               reserve=RESERVE, listener=None, wrap=None):
+               reserve=None, listener=None, wrap=None):
     # Make room, open logs/<NNNNN>-<game>.jsonl and write game_start. Never raises OSError:
     # on a full or broken flash the returned log is degraded and the game goes on.
+    # reserve: the bytes this game's log may take (default WORST[game]); log.short says the flash has less.
+    # logs/reserve keeps room for the end records whatever fills the flash meanwhile (GameLog._reopen).
     # players: [(id, colour, young)] or [{"id":..,"colour":..,"young":..}]
     # wrap(f): the simulator's flash layer around the file (maus.hw.sim flash_file), None on a board.
     dropped = []
     f = None
     err = None
     name = None
+    short = False
+    if reserve is None:
+        reserve = WORST.get(game, RESERVE)
     try:
-        dropped = store.make_room(reserve)
+        end = store.end_room(END_BLOCKS)  # bytes logs/reserve still has to take (0: it is there)
+        dropped = store.make_room(reserve + end)
+        short = store.free() < reserve + end
+        store.keep_room(END_BLOCKS)
     except OSError as e:
         err = e
+        short = True
     if store.unrecovered:
         recover(store)  # there may be room now
     try:
@@ -38,6 +51,11 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
         err = e
     log = GameLog(name, clock, f, listener)
     log.dropped = dropped
+    log.short = short
+    if f is not None:
+        log.path = store.path(name)
+        log.reserve = store.reserve_path()
+        log.wrap = wrap
     pl = []
     for p in players:
         if isinstance(p, dict):

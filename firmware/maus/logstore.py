@@ -227,6 +227,46 @@ class LogStore:
             return 0  # littlefs when full: blocks in use exceed the total and f_bavail wraps
         return st[0] * st[4]
 
+    def reserve_path(self):
+        return self.dir + "/" + RESERVE
+
+    def _reserve_bytes(self, blocks):
+        try:
+            bs = os.statvfs(self.dir)[0]
+        except OSError:
+            bs = 4096
+        return blocks * max(bs, 512)
+
+    def end_room(self, blocks):
+        # Bytes logs/reserve still has to take to hold `blocks` filesystem blocks (0 when it does).
+        want = self._reserve_bytes(blocks)
+        try:
+            return max(0, want - os.stat(self.reserve_path())[6])
+        except OSError:
+            return want
+
+    def keep_room(self, blocks):
+        # logs/reserve: `blocks` filesystem blocks held for a running game's last records, so they land
+        # whatever fills the flash meanwhile (maus.gamelog GameLog._reopen frees them). Made once, kept.
+        n = self._reserve_bytes(blocks)
+        p = self.reserve_path()
+        try:
+            if os.stat(p)[6] >= n:
+                return True
+        except OSError:
+            pass
+        buf = bytearray(_CHUNK)  # zeros
+        try:
+            with open(p, "wb") as f:
+                while n > 0:
+                    k = min(n, _CHUNK)
+                    f.write(memoryview(buf)[:k])
+                    n -= k
+            return True
+        except OSError:
+            _remove(p)  # a part of it would only take room
+            return False
+
     def next_number(self):
         # Boot-persistent game number: max(counter file, newest log + 1). Saves the next one.
         # Only the unit's own names count (log_number): a stray 9999999999-x.jsonl never moves the sequence.

@@ -49,6 +49,10 @@ def start_game(u):
     u.log = call_unloaded("maus.unit.ends", "open_log", u, short, players, settings)
     if u.log.dropped:
         u._say("log_room", n=len(u.log.dropped))
+    if u.log.short:  # said before the game's first prompt: the game goes on, its log may be cut
+        u._say("log_short")
+        u.fb.sound("error")
+        print("LOG short: the flash may not hold this game's whole log; pull the logs")
     u.timers = {}
     u._warned_full = False
     u.game = cls(TableView(u), players, settings, catalog, u.variant, u.seed)
