@@ -281,7 +281,8 @@ class HostService:
         c = self.ctx
         out = {"status": c.status, "mode": c.mode, "game": _game(c), "log": c.log.name if c.log is not None else None,
                "app": self.app, "mem_free": _mem(gc, "mem_free"), "mem_alloc": _mem(gc, "mem_alloc"),
-               "requests": self.requests, "bad_frames": self.bad_frames}
+               "requests": self.requests, "bad_frames": self.bad_frames,
+               "boot": getattr(c, "boot", None) or (c.status or {}).get("boot"), "crashes": getattr(c, "crashes", None)}
         try:
             out["free_bytes"] = c.store.free()
         except OSError:
@@ -567,6 +568,9 @@ class _Shelf:
                 self.status = json.load(f)
         except (OSError, ValueError):
             self.status = {}
+        if not isinstance(self.status, dict):
+            self.status = {}
+        self.boot, self.crashes = _boot_now()  # status.json may be from an earlier boot: the host compares
         try:
             import maus
 
@@ -620,6 +624,23 @@ def serve(idle_s=60):
             quiet += wait
             if quiet > idle_s * 1000:
                 break
+
+
+def _boot_now():
+    # (this boot's id, the crashes counted) from RTC memory as main.py keeps it, without opening the hardware
+    try:
+        import machine
+
+        data = bytes(machine.RTC().memory())
+    except (ImportError, AttributeError):  # the virtual unit (maus.hw.sim)
+        try:
+            with open(".rtcmem", "rb") as f:
+                data = f.read()
+        except OSError:
+            data = b""
+    if len(data) < 2 or data[1] != 0xA5:
+        return None, None
+    return (_hexs(data[3:7]) if len(data) >= 7 else None), data[0]
 
 
 def _game(c):
