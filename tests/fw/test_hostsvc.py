@@ -275,3 +275,53 @@ def test_an_input_at_its_end_is_looked_at_once_a_second():
         ctx.hw.t += 1001
         svc.poll(0)
         assert reads[0] == 2
+
+
+def test_two_thousand_logs_are_pulled_in_the_heap():
+    # List 2,000 logs and read and mark them as `mausbox logs pull` does (every 10th under MicroPython, to keep
+    # the suite fast: tests/host/test_logs_pull.py pulls all 2,000 through the host link), under the capped heap
+    # of the 32-bit port: nothing the service holds grows with the number of logs pulled.
+    import gc
+
+    root = _tmpdir()
+    try:
+        store = LogStore(root)
+        data = b'{"seq":0,"t":0,"type":"game_start","crc":"00000000"}\n' * 3
+        sha = _hex(hashlib.sha256(data).digest())
+        for i in range(1, 2001):
+            _write("%s/%05d-mg.jsonl" % (store.dir, i), data)
+        con = Console()
+        ctx = Ctx(root)
+        svc = HostService(ctx, inp=con.inp, out=con.out, ready=con.ready)
+        con.send(request(1, "logs"))
+        listed = 0
+        done = None
+        while done is None:
+            svc.poll(0)
+            for f in parse(con.take())[0]:
+                if f[0] == "P":
+                    for ln in f[2].decode().split("\n"):
+                        if ln and ln[0] != "+":
+                            assert 0 < int(ln[:5]) <= 2000 and ln.endswith("-mg.jsonl %d" % len(data)), ln
+                            listed += 1
+                elif f[0] == "R":
+                    done = json.loads(f[2])
+            f = None
+        assert listed == 2000 == done["n"]  # (the test keeps no list of names: its own heap is the ESP32's too)
+        gc.collect()
+        base = gc.mem_alloc() if MPY else 0
+        peak = 0
+        for k in range(0, 2000, 10 if MPY else 1):
+            name = "%05d-mg.jsonl" % (k + 1)
+            con.send(request(k + 2, "read", name=name))
+            r, parts, _ = answer(svc, con, k + 2)
+            assert r["sha256"] == sha and b"".join(p[2][8:] for p in parts if p[0] == "D") == data, name
+            con.send(request(k + 3000, "mark", name=name, sha256=sha))
+            assert answer(svc, con, k + 3000)[0]["marked"] is True
+            r = parts = None
+            if MPY and k % 200 == 0:
+                gc.collect()
+                peak = max(peak, gc.mem_alloc() - base)
+        assert store.is_pulled("01991-mg.jsonl", sha) and peak < 2048, peak
+    finally:
+        _rmtree(root)
