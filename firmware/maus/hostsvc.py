@@ -310,7 +310,7 @@ class HostService:
         n = 0
         count = 0
         strays = 0
-        named = []
+        named = []  # type: list[str]
         try:
             it = _ilistdir(d.encode())  # bytes names: nothing to encode per entry
         except OSError:

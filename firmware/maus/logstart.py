@@ -8,7 +8,7 @@ from micropython import const
 
 from maus import logread
 from maus.gamelog import POWER_LOSS, RESERVE, VERSION, GameLog, encode
-from maus.logstore import EXT
+from maus.logstore import EXT, PULLED, RESERVE_FILE, log_number
 
 _TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
 # The most a game's log may take (bytes): about three times the longest log of the game's scenarios
@@ -33,10 +33,10 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     if reserve is None:
         reserve = WORST.get(game, RESERVE)
     try:
-        end = store.end_room(END_BLOCKS)  # bytes logs/reserve still has to take (0: it is there)
+        end = end_room(store, END_BLOCKS)  # bytes logs/reserve still has to take (0: it is there)
         dropped = store.make_room(reserve + end)
         short = store.free() < reserve + end
-        store.keep_room(END_BLOCKS)
+        keep_room(store, END_BLOCKS)
     except OSError as e:
         err = e
         short = True
@@ -71,6 +71,71 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     if dropped:
         log.record("note", {"text": "deleted unpulled logs to make room", "logs": dropped})
     return log
+
+
+def _reserve_bytes(store, blocks):
+    try:
+        bs = os.statvfs(store.dir)[0]
+    except OSError:
+        bs = 4096
+    return blocks * max(bs, 512)
+
+
+def end_room(store, blocks):
+    # Bytes logs/reserve still has to take to hold `blocks` filesystem blocks (0 when it does).
+    want = _reserve_bytes(store, blocks)
+    try:
+        return max(0, want - os.stat(store.reserve_path())[6])
+    except OSError:
+        return want
+
+
+def keep_room(store, blocks):
+    # logs/reserve: `blocks` filesystem blocks held for a running game's last records, so they land whatever
+    # fills the flash meanwhile (maus.gamelog GameLog._reopen frees them). Made once, kept.
+    n = _reserve_bytes(store, blocks)
+    p = store.reserve_path()
+    try:
+        if os.stat(p)[6] >= n:
+            return True
+    except OSError:
+        pass
+    buf = bytearray(512)  # zeros
+    try:
+        with open(p, "wb") as f:
+            while n > 0:
+                k = min(n, 512)
+                f.write(memoryview(buf)[:k])
+                n -= k
+        return True
+    except OSError:
+        try:
+            os.remove(p)  # a part of it would only take room
+        except OSError:
+            pass
+        return False
+
+
+def ours(name):
+    """A name in logs/ this unit made: a log, its pulled marker, the counter, the reserve, a temp file."""
+    if name.endswith(PULLED):
+        name = name[:-len(PULLED)]
+    elif name.endswith(".tmp"):
+        return True
+    return name == "counter" or name == RESERVE_FILE or log_number(name) > 0
+
+
+def strays(entries, most=3):
+    # (how many, the first `most` names) of the files in logs/ that are none of ours (a foreign file, a
+    # directory): left alone, reported.
+    k = 0
+    first = []  # type: list[str]
+    for e in entries:
+        if e[1] == -2 or not ours(e[0]):
+            k += 1
+            if len(first) < most:
+                first.append(e[0])
+    return k, first
 
 
 def _slug(game):
@@ -162,11 +227,11 @@ def recover_one(store, name, buf=None, size=-1):
 def recover(store, feed=None):
     # At boot: repair every log; returns the reports (dicts) of those that needed it. feed(): the watchdog's,
     # called once a log (a unit with thousands of logs takes a while). Files in logs/ that are none of the
-    # unit's are left alone and counted in store.stray (strays()) for the boot's problems.
+    # unit's are left alone and counted in store.stray (strays) for the boot's problems.
     # Never raises OSError: a log that cannot be repaired is reported with "error".
     ents = store.entries()  # one directory scan: littlefs metadata reads are the cost here
     store.tidy(ents)
-    store.stray = store.strays(ents)
+    store.stray = strays(ents)
     out = []
     buf = bytearray(_TAIL)  # one buffer for the whole boot
     store.unrecovered = []

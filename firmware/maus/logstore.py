@@ -20,7 +20,7 @@ _MAX_READ = const(16384)  # largest chunk the host may ask for
 _OK = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 _SLUG = b"abcdefghijklmnopqrstuvwxyz0123456789_"
 _GAME_MAX = const(9999999)  # highest game number: 5 to 7 digits (the host takes up to 10), a small int
-RESERVE = "reserve"  # room kept for a running game's last records (maus.logstart, maus.gamelog)
+RESERVE_FILE = "reserve"  # room kept for a running game's last records (maus.logstart, maus.gamelog)
 
 
 def valid_name(name):
@@ -57,15 +57,6 @@ def log_number(name):
     return v if 0 < v <= _GAME_MAX else -1
 
 
-def ours(name):
-    """A name in logs/ this unit made: a log, its pulled marker, the counter, the reserve, a temp file."""
-    if name.endswith(PULLED):
-        name = name[:-len(PULLED)]
-    elif name.endswith(".tmp"):
-        return True
-    return name == _COUNTER or name == RESERVE or log_number(name) > 0
-
-
 def _exists(path):
     try:
         os.stat(path)
@@ -91,7 +82,7 @@ class LogStore:
         self.root = root or "/"
         self._buf = bytearray(_CHUNK)
         self.unrecovered = []  # logs boot recovery could not repair (flash full): retried at game start
-        self.stray = (0, [])  # (count, first names) of the files in logs/ that are none of ours (recover)
+        self.stray = (0, [])  # type: tuple[int, list[str]]  # (count, first names) of the files in logs/ that are none of ours (recover)
         try:
             os.mkdir(self.dir)
         except OSError:
@@ -120,18 +111,6 @@ class LogStore:
     def logs(self, entries=None):
         # [(name, size or -1)] of the logs this unit wrote, oldest first (the number prefix sorts by age).
         return sorted(e for e in (entries or self.entries()) if e[1] != -2 and log_number(e[0]) > 0)
-
-    def strays(self, entries=None, most=3):
-        # (how many, the first `most` names) of the files in logs/ that are none of ours (a foreign file,
-        # a directory): left alone, reported.
-        k = 0
-        first = []
-        for e in entries or self.entries():
-            if e[1] == -2 or not ours(e[0]):
-                k += 1
-                if len(first) < most:
-                    first.append(e[0])
-        return k, first
 
     def names(self):
         return [e[0] for e in self.logs()]
@@ -192,7 +171,7 @@ class LogStore:
         names = [e[0] for e in (entries or self.entries())]
         logs = set(n for n in names if n.endswith(EXT))
         for n in names:
-            if n.endswith(".tmp") or (n.endswith(PULLED) and n[:-len(PULLED)] not in logs and ours(n)):
+            if n.endswith(".tmp") or (n.endswith(PULLED) and n[:-len(PULLED)] not in logs and log_number(n[:-7]) > 0):
                 _remove(self.dir + "/" + n)
 
     def read_chunk(self, name, offset, n):
@@ -228,44 +207,7 @@ class LogStore:
         return st[0] * st[4]
 
     def reserve_path(self):
-        return self.dir + "/" + RESERVE
-
-    def _reserve_bytes(self, blocks):
-        try:
-            bs = os.statvfs(self.dir)[0]
-        except OSError:
-            bs = 4096
-        return blocks * max(bs, 512)
-
-    def end_room(self, blocks):
-        # Bytes logs/reserve still has to take to hold `blocks` filesystem blocks (0 when it does).
-        want = self._reserve_bytes(blocks)
-        try:
-            return max(0, want - os.stat(self.reserve_path())[6])
-        except OSError:
-            return want
-
-    def keep_room(self, blocks):
-        # logs/reserve: `blocks` filesystem blocks held for a running game's last records, so they land
-        # whatever fills the flash meanwhile (maus.gamelog GameLog._reopen frees them). Made once, kept.
-        n = self._reserve_bytes(blocks)
-        p = self.reserve_path()
-        try:
-            if os.stat(p)[6] >= n:
-                return True
-        except OSError:
-            pass
-        buf = bytearray(_CHUNK)  # zeros
-        try:
-            with open(p, "wb") as f:
-                while n > 0:
-                    k = min(n, _CHUNK)
-                    f.write(memoryview(buf)[:k])
-                    n -= k
-            return True
-        except OSError:
-            _remove(p)  # a part of it would only take room
-            return False
+        return self.dir + "/" + RESERVE_FILE
 
     def next_number(self):
         # Boot-persistent game number: max(counter file, newest log + 1). Saves the next one.

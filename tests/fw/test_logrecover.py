@@ -144,7 +144,7 @@ def test_a_valid_record_longer_than_the_buffer_or_the_heap_is_a_record():
     for n in (1500, BIG):
         with Folder() as d:
             st = d.store
-            _log(st, "00003-mg.jsonl", (lambda f: _records(f, 0, 5), lambda f: _long_record(f, 5, n),
+            _log(st, "00003-mg.jsonl", (lambda f: _records(f, 0, 5), lambda f, n=n: _long_record(f, 5, n),
                                         lambda f: f.write(b'{"seq":6,"t"')))
             c = _check(st, "00003-mg.jsonl")
             assert c.good == 6 and c.last["seq"] == 5 and c.last["type"] == "note", (n, c.problems)

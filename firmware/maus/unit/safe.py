@@ -12,9 +12,8 @@ def safe_mode(hw, crashes, boot=None):
         fb.update(hw.ticks_ms())
     print("MAUSBOX SAFE MODE: %d crashes in a row; games are disabled, the REPL is free." % crashes)
     print("Fix the cause, then: import maus.unit; maus.unit.clear_safe_mode()")
-    from maus.unit.boot import write_status
-
     from maus.unit import boot_id
+    from maus.unit.boot import write_status
 
     write_status({"version": maus.VERSION, "board": hw.board.get("name") if hw is not None else None,
                   "safe_mode": True, "crashes": crashes, "boot": boot or (boot_id(hw) if hw is not None else None)})

@@ -301,37 +301,38 @@ class UnitLink:
         one (`skip`), so a long listing over a faulty link is not started again. Names the unit found in its
         logs folder that are none of its logs land in `self.strays` (the first few; `self.stray_count` all)."""
         out: list[tuple[str, int]] = []
-        for attempt in range(resumes + 1):
-            skip = len(out)
-            gap = False
+        gap = False
 
-            def part(f: Frame) -> None:
-                nonlocal gap
-                if f.kind != PART or gap:
+        def part(f: Frame) -> None:
+            nonlocal gap
+            if f.kind != PART or gap:
+                return
+            lines = f.payload.decode("utf-8", "replace").splitlines()
+            if lines and lines[0].startswith("+"):
+                try:
+                    at = int(lines[0][1:])
+                except ValueError:
+                    at = -1
+                if at != len(out):
+                    gap = at > len(out) or at < 0  # an older part again (a repeat) is skipped
                     return
-                lines = f.payload.decode("utf-8", "replace").splitlines()
-                if lines and lines[0].startswith("+"):
-                    try:
-                        at = int(lines[0][1:])
-                    except ValueError:
-                        at = -1
-                    if at != len(out):
-                        gap = at > len(out) or at < 0  # an older part again (repeats) is skipped
-                        return
-                    lines = lines[1:]
-                for line in lines:
-                    name, _, size = line.rpartition(" ")
-                    try:
-                        out.append((name, int(size)))
-                    except ValueError:
-                        out.append((line, -1))
+                lines = lines[1:]
+            for line in lines:
+                name, _, size = line.rpartition(" ")
+                try:
+                    out.append((name, int(size)))
+                except ValueError:
+                    out.append((line, -1))
 
-            if skip == 0:
+        total = None
+        for _ in range(resumes + 1):
+            gap = False
+            if not out:
                 self.hello(then="logs")
                 seq = self.then_seq
             else:
                 self.hello()
-                seq = self.send_request("logs", skip=skip)
+                seq = self.send_request("logs", skip=len(out))
             done = self.answer(seq, "logs", on_frame=part)
             self.strays = [str(x) for x in done.get("stray") or [] if isinstance(x, str)]
             self.stray_count = done.get("strays") if isinstance(done.get("strays"), int) else len(self.strays)
@@ -339,7 +340,7 @@ class UnitLink:
             if not gap and total == len(out):
                 return out
             if "total" not in done:  # a unit without resume: only a whole listing again
-                out = []
+                out.clear()
         raise LinkError(f"{self.port}: the listing came incomplete ({len(out)} of {total} entries)")
 
     def read(self, name: str, offset: int, sink: Callable[[bytes], object],
