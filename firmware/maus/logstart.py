@@ -14,7 +14,8 @@ _TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
 # The most a game's log may take (bytes): about three times the longest log of the game's scenarios
 # (tests/scenarios; a 6-player Mausgeflippt game of ~400 records is ~45 KB). Checked before the game starts.
 WORST = {"mg": 131072, "mim": 65536, "mms": 49152}
-END_BLOCKS = const(4)  # filesystem blocks kept in logs/reserve for a game's last records (game_end)
+END_BLOCKS = const(2)  # filesystem blocks kept in logs/reserve for a game's last records: the copy-on-write
+# of the log's last block and one more (littlefs appends into a fresh block; the directory commit fits its pair)
 
 
 def start_game(store, clock, game, variant, players, board, unit, fw, settings, wall=None, ticks=0,

@@ -397,10 +397,11 @@ def test_disk_full_again_and_again():
             if lost:  # unpulled logs only go when no pulled one is left
                 assert not any(st.is_pulled(n) for n in after)
                 dropped += len(lost)
-            play(log, r.randint(10, 90), g)
+            k = r.randint(10, 90)
+            play(log, k, g)
             finish(log)
             degraded += log.degraded
-            assert log.seq > 10
+            assert log.seq + log.lost >= k + 2, (log.seq, log.lost, k)  # every record written or counted lost
             st = QuotaStore(fs.root, 12000) if not MPY else LogStore(fs.root)  # next boot
             gamelog.recover(st)
             for n in st.names():
@@ -421,7 +422,7 @@ def test_a_game_is_told_before_it_starts_when_its_log_may_not_fit():
     with logfs.Fs(blocks=32) as fs:
         st = LogStore(fs.root)
         log = start(st, reserve=1024)
-        assert not log.short and os.stat(st.reserve_path())[6] >= 4 * 512  # room kept for the end
+        assert not log.short and os.stat(st.reserve_path())[6] >= 2 * 512  # room kept for the end
         finish(log)
         log = start(st, reserve=10 ** 6 if MPY else 0)  # more than the flash (CPython: a folder, never short)
         assert log.short == MPY and not log.degraded
