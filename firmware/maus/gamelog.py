@@ -60,9 +60,7 @@ class GameLog:
         self._f = f
         self._ok = 0  # seq after the last record committed to flash: numbering goes on from it after a failure
         self.short = False  # the flash had less room than this game's log may need (maus.logstart)
-        self.path = None  # where the log is, and the room kept for its end (logs/reserve): set by start_game
-        self.reserve = None
-        self.wrap = None
+        self.end_at = None  # (the log's path, logs/reserve's, the sim's wrap or None): set by start_game
         # A race window (maus.race) holds records here until the race is decided: a flash write holds
         # the ESP32's GPIO interrupts off for milliseconds. Preallocated, so holding allocates nothing.
         self.holding = False
@@ -161,19 +159,20 @@ class GameLog:
     def _reopen(self):
         # The flash filled during the game: the room kept for its end (logs/reserve) goes now, so the end
         # record still lands, after a note of how many records were lost (docs/log-format.md).
-        if self._f is not None or self.path is None:
+        at = self.end_at
+        if self._f is not None or at is None:
             return
         import os
 
         try:
-            os.remove(self.reserve)
+            os.remove(at[1])
         except OSError:
             pass
         try:
-            f = open(self.path, "ab")
+            f = open(at[0], "ab")
         except OSError:
             return
-        self._f = self.wrap(f) if self.wrap is not None else f
+        self._f = at[2](f) if at[2] is not None else f
         self.record("note", {"text": "flash full: records lost", "lost": self.lost})
 
     def end(self, scores, winners, breakdown, why):

@@ -54,9 +54,7 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     log.dropped = dropped
     log.short = short
     if f is not None:
-        log.path = store.path(name)
-        log.reserve = store.reserve_path()
-        log.wrap = wrap
+        log.end_at = (store.path(name), store.reserve_path(), wrap)
     pl = []
     for p in players:
         if isinstance(p, dict):

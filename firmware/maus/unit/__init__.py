@@ -34,12 +34,6 @@ def _crash_count(hw, n=None):
     return cur
 
 
-def boot_id(hw):
-    """This boot's id (hex) as main.py drew it into RTC memory, or None (no boot stub ran)."""
-    data = hw.rtc_load()
-    return "".join("%02x" % x for x in data[3:7]) if data and len(data) >= 7 and data[1] == 0xA5 else None
-
-
 def main(hw=None, **kw):
     # main.py (the boot stub) has counted this boot as a crash and started the watchdog: it is cleared when the
     # unit stops cleanly or has run healthy (maus.unit.core HEALTHY_MS).
@@ -58,7 +52,6 @@ def main(hw=None, **kw):
         unit = Unit(hw, recovered=recovered)
         hw.wdt_feed()
         unit.status["problems"] = list(hw.problems) + board_problems
-        unit.status["boot"] = boot_id(hw)
         call_unloaded("maus.unit.boot", "selftest", unit)
         print("MAUSBOX READY", unit.status["version"])
         hw.wdt_feed()
@@ -80,14 +73,7 @@ def main(hw=None, **kw):
 
 
 def safe_mode(hw, crashes, boot=None):
-    """Called by main.py after CRASH_LIMIT crashes in a row; hw None: opened here if the board file allows."""
-    if hw is None:
-        try:
-            from maus.hw import load_board, open_hardware
-
-            hw = open_hardware(load_board())
-        except Exception as e:  # noqa: BLE001 - a corrupt board.json is one of the crashes
-            print("safe mode: no hardware:", e)
+    """Called by main.py after CRASH_LIMIT crashes in a row (hw None: maus.unit.safe opens it if it can)."""
     return call_unloaded("maus.unit.safe", "safe_mode", hw, crashes, boot)
 
 

@@ -89,9 +89,16 @@ def recover(root="", feed=None, problems=None):
 
 
 def selftest(unit):
-    """The boot self-test (maus.selftest), then status.json for the host."""
+    """The boot self-test (maus.selftest), then status.json for the host, naming this boot (main.py's id)."""
+    unit.status["boot"] = boot_id(unit.hw)
     call_unloaded("maus.selftest", "boot", unit)
     write_status(unit.status)
+
+
+def boot_id(hw):
+    """This boot's id (hex) as main.py drew it into RTC memory, or None (no boot stub ran)."""
+    data = hw.rtc_load()
+    return "".join("%02x" % x for x in data[3:7]) if data and len(data) >= 7 and data[1] == 0xA5 else None
 
 
 def write_status(status):
