@@ -221,8 +221,14 @@ class LogStore:
             pass
         if not 0 < n <= _GAME_MAX:
             n = 1  # a garbled counter: the names alone give the next number
-        for name in self.names():
-            n = max(n, log_number(name) + 1)
+        try:  # streamed from the directory iterator: no list of 2,000 names in the heap at a game's start
+            il = getattr(os, "ilistdir", None)
+            for e in (il(self.dir) if il is not None else
+                      ((x, os.stat(self.dir + "/" + x)[0] & 0xF000) for x in os.listdir(self.dir))):
+                if e[1] != 0x4000:  # a directory is never a log
+                    n = max(n, log_number(e[0]) + 1)
+        except OSError:
+            pass
         try:
             write_atomic(p, b"%d" % (n + 1))
         except OSError:

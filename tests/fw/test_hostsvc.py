@@ -323,5 +323,6 @@ def test_two_thousand_logs_are_pulled_in_the_heap():
                 gc.collect()
                 peak = max(peak, gc.mem_alloc() - base)
         assert store.is_pulled("01991-mg.jsonl", sha) and peak < 2048, peak
+        assert store.next_number() == 2001  # a game's start numbers it from the directory, streamed: no list
     finally:
         _rmtree(root)
