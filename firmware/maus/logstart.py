@@ -227,14 +227,55 @@ def recover(store, feed=None):
     # At boot: repair every log; returns the reports (dicts) of those that needed it. feed(): the watchdog's,
     # called once a log (a unit with thousands of logs takes a while). Files in logs/ that are none of the
     # unit's are left alone and counted in store.stray (strays) for the boot's problems.
+    # The directory is streamed (no list of every entry: 2,000 logs would not fit the heap): a first pass
+    # reads only, checking each log's tail (the fast path) and noting what needs work (temp files, orphan
+    # markers, logs to repair: few); the second changes the directory.
     # Never raises OSError: a log that cannot be repaired is reported with "error".
-    ents = store.entries()  # one directory scan: littlefs metadata reads are the cost here
-    store.tidy(ents)
-    store.stray = strays(ents)
-    out = []
     buf = bytearray(_TAIL)  # one buffer for the whole boot
     store.unrecovered = []
-    for name, size in store.logs(ents):
+    gone = []  # temp files and orphan markers to remove
+    todo = []  # (name, size) of logs whose tail is not a verified end
+    k = 0
+    first = []  # type: list[str]
+    d = store.dir + "/"
+    il = getattr(os, "ilistdir", None)
+    try:
+        for e in (il(store.dir) if il is not None else
+                  ((x, os.stat(d + x)[0] & 0xF000) for x in os.listdir(store.dir))):
+            name = e[0]
+            if (len(e) > 1 and e[1] == 0x4000) or not ours(name):
+                k += 1
+                if len(first) < 3:
+                    first.append(name)
+                continue
+            if name.endswith(".tmp"):
+                gone.append(name)
+            elif name.endswith(PULLED):
+                try:
+                    os.stat(d + name[:-len(PULLED)])
+                except OSError:
+                    gone.append(name)
+            elif log_number(name) > 0:
+                if feed is not None:
+                    feed()
+                size = e[3] if len(e) > 3 and e[3] >= 0 else os.stat(d + name)[6]  # type: ignore[misc]
+                try:
+                    if size and _finished(d + name, size, buf):
+                        continue
+                except OSError:
+                    pass
+                todo.append((name, size))
+    except OSError:
+        pass
+    store.stray = (k, first)
+    for name in gone:
+        try:
+            os.remove(d + name)
+        except OSError:
+            pass
+    out = []
+    todo.sort()
+    for name, size in todo:
         if feed is not None:
             feed()
         try:
