@@ -15,7 +15,7 @@ from maus.ticks import ticks_diff
 VERSION = 2  # log format version, "v" in game_start (2: press late/locked, claim passed)
 CRC_KEY = b',"crc":"'
 _SEP = (",", ":")
-RESERVE = 24576  # free bytes wanted before a game starts
+RESERVE = 24576  # free bytes wanted before a game starts when its game has no estimate (maus.logstart.WORST)
 HOLD = const(32)  # records a race window can hold (6 players' presses, gestures and prompts fit)
 POWER_LOSS = "power loss"
 
@@ -58,6 +58,9 @@ class GameLog:
         self._clock = clock
         self._last = clock()
         self._f = f
+        self._ok = 0  # seq after the last record committed to flash: numbering goes on from it after a failure
+        self.short = False  # the flash had less room than this game's log may need (maus.logstart)
+        self.end_at = None  # (the log's path, logs/reserve's, the sim's wrap or None): set by start_game
         # A race window (maus.race) holds records here until the race is decided: a flash write holds
         # the ESP32's GPIO interrupts off for milliseconds. Preallocated, so holding allocates nothing.
         self.holding = False
@@ -94,30 +97,32 @@ class GameLog:
                 return seq
             self.release()  # full: write what is held, in order (the window pays for it)
             self.holding = True
-        line = encode(self.seq, self._now(), typ, fields or {})
         seq = self.seq
-        self.seq += 1
-        self._write(line)
+        line = encode(seq, self._now(), typ, fields or {})
+        self.seq = seq + 1
+        self._write(line, seq)
         self._commit()
         return seq
 
-    def _write(self, line):
+    def _write(self, line, seq):
         if self.listener is not None:
             self.listener(line)
         if self._f is None:
             self.lost += 1
+            self.seq = self._ok  # a record not written takes no seq: the log on flash stays contiguous
             return
         try:
             self._f.write(line)
         except OSError as e:
-            self._fail(e)
+            self._fail(e, seq + 1 - self._ok)
 
     def _commit(self):
         if self._f is not None:
             try:
                 self._f.flush()  # littlefs sync: the records are on flash now
+                self._ok = self.seq
             except OSError as e:
-                self._fail(e)
+                self._fail(e, self.seq - self._ok)
 
     def hold(self):
         """A race window opens: keep records in memory (no flash write, no encoding) until release()."""
@@ -134,29 +139,53 @@ class GameLog:
         seq = self.seq - n
         for k in range(n):
             f = self._hold_f[k]
-            self._write(encode(seq + k, self._hold_t[k], self._hold_typ[k], f or {}))
+            self._write(encode(seq + k, self._hold_t[k], self._hold_typ[k], f or {}), seq + k)
             self._hold_f[k] = None
         self._commit()
 
-    def _fail(self, e):
+    def _fail(self, e, lost):
+        # littlefs commits at sync: what came after the last one is not on flash (a failed file never syncs),
+        # and the numbering goes on from there
         self.degraded = True
         self.error = e
-        self.lost += 1
+        self.lost += lost
+        self.seq = self._ok
         try:
             self._f.close()
         except OSError:
             pass
         self._f = None
 
+    def _reopen(self):
+        # The flash filled during the game: the room kept for its end (logs/reserve) goes now, so the end
+        # record still lands, after a note of how many records were lost (docs/log-format.md).
+        at = self.end_at
+        if self._f is not None or at is None:
+            return
+        import os
+
+        try:
+            os.remove(at[1])
+        except OSError:
+            pass
+        try:
+            f = open(at[0], "ab")
+        except OSError:
+            return
+        self._f = at[2](f) if at[2] is not None else f
+        self.record("note", {"text": "flash full: records lost", "lost": self.lost})
+
     def end(self, scores, winners, breakdown, why):
         # scores/breakdown keyed by player id (int or str), winners a list of player ids.
         self.release()
+        self._reopen()
         self.record("game_end", {"scores": _skeys(scores), "winners": list(winners),
                                  "breakdown": _skeys(breakdown), "why": why})
         self.close()
 
     def abort(self, reason):
         self.release()
+        self._reopen()
         self.record("game_abort", {"reason": reason})
         self.close()
 

@@ -21,7 +21,7 @@ import sys
 
 from micropython import const
 
-from maus.logstore import valid_name
+from maus.logstore import log_number, valid_name
 
 PROTO = const(1)  # the protocol revision this firmware speaks (the frame envelope never changes)
 _V = const(0x31)  # "1"
@@ -281,7 +281,8 @@ class HostService:
         c = self.ctx
         out = {"status": c.status, "mode": c.mode, "game": _game(c), "log": c.log.name if c.log is not None else None,
                "app": self.app, "mem_free": _mem(gc, "mem_free"), "mem_alloc": _mem(gc, "mem_alloc"),
-               "requests": self.requests, "bad_frames": self.bad_frames}
+               "requests": self.requests, "bad_frames": self.bad_frames,
+               "boot": getattr(c, "boot", None) or (c.status or {}).get("boot"), "crashes": getattr(c, "crashes", None)}
         try:
             out["free_bytes"] = c.store.free()
         except OSError:
@@ -292,41 +293,63 @@ class HostService:
         return out
 
     def op_logs(self, req):
-        return self._list(self.seq)
+        skip = req.get("skip", 0)
+        if type(skip) is not int or skip < 0:
+            raise ValueError("bad skip")
+        return self._list(self.seq, skip)
 
-    def _list(self, seq):
+    def _list(self, seq, skip=0):
         # Every log and pulled marker in the logs folder, straight from the directory iterator: constant
-        # memory for any number of logs. Text lines "name size"; the host pairs logs and markers.
+        # memory for any number of logs. Text lines "name size" after a line "+index" (the frame's first
+        # entry); the host pairs logs and markers. A file
+        # that is none of the unit's logs (a stray or foreign name, a directory) is not listed but counted
+        # ("strays", the first few named): it never stops a pull. skip: entries the host already has (a
+        # listing resumed after a lost frame; the order is the directory's, the same while it is unchanged).
         d = self.ctx.store.dir
         buf = self.buf
         n = 0
         count = 0
+        strays = 0
+        named = []  # type: list[str]
         try:
             it = _ilistdir(d.encode())  # bytes names: nothing to encode per entry
         except OSError:
             it = ()
         for e in it:
             name = e[0]
-            if not (name.endswith(b".jsonl") or name.endswith(b".jsonl.pulled")):
+            k = len(name)
+            base = k - 7 if name.endswith(b".pulled") else k
+            if (len(e) > 1 and e[1] == 0x4000) or log_number(name[:base]) < 0:
+                if name != b"counter" and name != b"reserve" and not name.endswith(b".tmp"):
+                    strays += 1
+                    if len(named) < 3:
+                        named.append(name.decode("utf-8", "replace")[:64])
+                continue
+            count += 1
+            if count <= skip:
                 continue
             size = e[3] if len(e) > 3 else -1  # littlefs gives the size; VfsPosix (the sim) does not
             if size < 0:
                 size = os.stat(d + "/" + name.decode())[6]
-            k = len(name)
             if n + k + 12 > _LIST_BYTES:
                 self.send(0x50, seq, buf, n)  # "P"
                 n = 0
                 yield 1
+            if not n:  # each frame says where it starts: "+index" (a lost frame shows as a gap)
+                buf[0] = 0x2B
+                n = _putdec(buf, 1, count - 1)
+                buf[n] = _NL
+                n += 1
             buf[n:n + k] = name
             n += k
             buf[n] = 0x20
             n = _putdec(buf, n + 1, size)
             buf[n] = _NL
             n += 1
-            count += 1
         if n:
             self.send(0x50, seq, buf, n)
-        self.reply(seq, {"n": count})
+        self.reply(seq, {"n": count - min(skip, count), "skip": skip, "total": count, "strays": strays,
+                         "stray": named})
 
     def op_read(self, req):
         name = req["name"]
@@ -545,6 +568,9 @@ class _Shelf:
                 self.status = json.load(f)
         except (OSError, ValueError):
             self.status = {}
+        if not isinstance(self.status, dict):
+            self.status = {}
+        self.boot, self.crashes = _boot_now()  # status.json may be from an earlier boot: the host compares
         try:
             import maus
 
@@ -600,6 +626,23 @@ def serve(idle_s=60):
                 break
 
 
+def _boot_now():
+    # (this boot's id, the crashes counted) from RTC memory as main.py keeps it, without opening the hardware
+    try:
+        import machine
+
+        data = bytes(machine.RTC().memory())
+    except (ImportError, AttributeError):  # the virtual unit (maus.hw.sim)
+        try:
+            with open(".rtcmem", "rb") as f:
+                data = f.read()
+        except OSError:
+            data = b""
+    if len(data) < 2 or data[1] != 0xA5:
+        return None, None
+    return (_hexs(data[3:7]) if len(data) >= 7 else None), data[0]
+
+
 def _game(c):
     g = c.game
     return getattr(g, "GAME", None) if g is not None else None
@@ -617,7 +660,7 @@ def _ilistdir(d):
     il = getattr(os, "ilistdir", None)
     if il is not None:
         return il(d)
-    return ((n,) for n in os.listdir(d))  # CPython (the tests): names only, sizes by stat
+    return ((n, os.stat(d + b"/" + n)[0] & 0xF000) for n in os.listdir(d))  # CPython (the tests): sizes by stat
 
 
 def _mem(gc, name):

@@ -8,25 +8,39 @@ import os
 from micropython import const
 
 from maus.gamelog import POWER_LOSS, RESERVE, VERSION, GameLog, encode
-from maus.logstore import EXT
+from maus.logstore import EXT, PULLED, RESERVE_FILE, log_number
 
 _TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
+# The most a game's log may take (bytes): about three times the longest log of the game's scenarios
+# (tests/scenarios; a 6-player Mausgeflippt game of ~400 records is ~45 KB). Checked before the game starts.
+WORST = {"mg": 131072, "mim": 65536, "mms": 49152}
+END_BLOCKS = const(2)  # filesystem blocks kept in logs/reserve for a game's last records: the copy-on-write
+# of the log's last block and one more (littlefs appends into a fresh block; the directory commit fits its pair)
 
 
 def start_game(store, clock, game, variant, players, board, unit, fw, settings, wall=None, ticks=0,
-               reserve=RESERVE, listener=None, wrap=None):
+               reserve=None, listener=None, wrap=None):
     # Make room, open logs/<NNNNN>-<game>.jsonl and write game_start. Never raises OSError:
     # on a full or broken flash the returned log is degraded and the game goes on.
+    # reserve: the bytes this game's log may take (default WORST[game]); log.short says the flash has less.
+    # logs/reserve keeps room for the end records whatever fills the flash meanwhile (GameLog._reopen).
     # players: [(id, colour, young)] or [{"id":..,"colour":..,"young":..}]
     # wrap(f): the simulator's flash layer around the file (maus.hw.sim flash_file), None on a board.
     dropped = []
     f = None
     err = None
     name = None
+    short = False
+    if reserve is None:
+        reserve = WORST.get(game, RESERVE)
     try:
-        dropped = store.make_room(reserve)
+        end = end_room(store, END_BLOCKS)  # bytes logs/reserve still has to take (0: it is there)
+        dropped = store.make_room(reserve + end)
+        short = store.free() < reserve + end
+        keep_room(store, END_BLOCKS)
     except OSError as e:
         err = e
+        short = True
     if store.unrecovered:
         recover(store)  # there may be room now
     try:
@@ -38,6 +52,9 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
         err = e
     log = GameLog(name, clock, f, listener)
     log.dropped = dropped
+    log.short = short
+    if f is not None:
+        log.end_at = (store.path(name), store.reserve_path(), wrap)
     pl = []
     for p in players:
         if isinstance(p, dict):
@@ -53,6 +70,71 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     if dropped:
         log.record("note", {"text": "deleted unpulled logs to make room", "logs": dropped})
     return log
+
+
+def _reserve_bytes(store, blocks):
+    try:
+        bs = os.statvfs(store.dir)[0]
+    except OSError:
+        bs = 4096
+    return blocks * max(bs, 512)
+
+
+def end_room(store, blocks):
+    # Bytes logs/reserve still has to take to hold `blocks` filesystem blocks (0 when it does).
+    want = _reserve_bytes(store, blocks)
+    try:
+        return max(0, want - os.stat(store.reserve_path())[6])
+    except OSError:
+        return want
+
+
+def keep_room(store, blocks):
+    # logs/reserve: `blocks` filesystem blocks held for a running game's last records, so they land whatever
+    # fills the flash meanwhile (maus.gamelog GameLog._reopen frees them). Made once, kept.
+    n = _reserve_bytes(store, blocks)
+    p = store.reserve_path()
+    try:
+        if os.stat(p)[6] >= n:
+            return True
+    except OSError:
+        pass
+    buf = bytearray(512)  # zeros
+    try:
+        with open(p, "wb") as f:
+            while n > 0:
+                k = min(n, 512)
+                f.write(memoryview(buf)[:k])
+                n -= k
+        return True
+    except OSError:
+        try:
+            os.remove(p)  # a part of it would only take room
+        except OSError:
+            pass
+        return False
+
+
+def ours(name):
+    """A name in logs/ this unit made: a log, its pulled marker, the counter, the reserve, a temp file."""
+    if name.endswith(PULLED):
+        name = name[:-len(PULLED)]
+    elif name.endswith(".tmp"):
+        return True
+    return name == "counter" or name == RESERVE_FILE or log_number(name) > 0
+
+
+def strays(entries, most=3):
+    # (how many, the first `most` names) of the files in logs/ that are none of ours (a foreign file, a
+    # directory): left alone, reported.
+    k = 0
+    first = []  # type: list[str]
+    for e in entries:
+        if e[1] == -2 or not ours(e[0]):
+            k += 1
+            if len(first) < most:
+                first.append(e[0])
+    return k, first
 
 
 def _slug(game):
@@ -85,12 +167,12 @@ def _finished(path, size, buf):
     return err is None and rec["type"] in logread.ENDS
 
 
-def _scan(path):
-    # Check every line; -> Checker (records not kept).
-    from maus import logread
+def _scan(path, buf):
+    # Check every line in chunks of buf (a line of any length, garbage, NULs); -> Checker (records not kept).
+    from maus.logcheck import read_chunks
 
     with open(path, "rb") as f:
-        return logread.read_stream(f, keep=False)
+        return read_chunks(f, buf)
 
 
 def _copy(src, dst, n, buf, extra):
@@ -117,7 +199,7 @@ def recover_one(store, name, buf=None, size=-1):
     buf = buf or bytearray(_TAIL)
     if size and _finished(path, size, buf):
         return None
-    c = _scan(path)
+    c = _scan(path, buf)
     cut = size - c.good_end
     if c.good == 0:
         if c.lines > 1 or (c.lines == 1 and c.problems[0].what != logread.TORN):
@@ -145,15 +227,61 @@ def recover_one(store, name, buf=None, size=-1):
     return {"name": name, "cut_bytes": cut, "records": c.good, "aborted": c.end is None}
 
 
-def recover(store):
-    # At boot: repair every log; returns the reports (dicts) of those that needed it.
+def recover(store, feed=None):
+    # At boot: repair every log; returns the reports (dicts) of those that needed it. feed(): the watchdog's,
+    # called once a log (a unit with thousands of logs takes a while). Files in logs/ that are none of the
+    # unit's are left alone and counted in store.stray (strays) for the boot's problems.
+    # The directory is streamed (no list of every entry: 2,000 logs would not fit the heap): a first pass
+    # reads only, checking each log's tail (the fast path) and noting what needs work (temp files, orphan
+    # markers, logs to repair: few); the second changes the directory.
     # Never raises OSError: a log that cannot be repaired is reported with "error".
-    ents = store.entries()  # one directory scan: littlefs metadata reads are the cost here
-    store.tidy(ents)
-    out = []
     buf = bytearray(_TAIL)  # one buffer for the whole boot
     store.unrecovered = []
-    for name, size in store.logs(ents):
+    gone = []  # temp files and orphan markers to remove
+    todo = []  # (name, size) of logs whose tail is not a verified end
+    k = 0
+    first = []  # type: list[str]
+    d = store.dir + "/"
+    il = getattr(os, "ilistdir", None)
+    try:
+        for e in (il(store.dir) if il is not None else
+                  ((x, os.stat(d + x)[0] & 0xF000) for x in os.listdir(store.dir))):
+            name = e[0]
+            if (len(e) > 1 and e[1] == 0x4000) or not ours(name):
+                k += 1
+                if len(first) < 3:
+                    first.append(name)
+                continue
+            if name.endswith(".tmp"):
+                gone.append(name)
+            elif name.endswith(PULLED):
+                try:
+                    os.stat(d + name[:-len(PULLED)])
+                except OSError:
+                    gone.append(name)
+            elif log_number(name) > 0:
+                if feed is not None:
+                    feed()
+                size = e[3] if len(e) > 3 and e[3] >= 0 else os.stat(d + name)[6]  # type: ignore[misc]
+                try:
+                    if size and _finished(d + name, size, buf):
+                        continue
+                except OSError:
+                    pass
+                todo.append((name, size))
+    except OSError:
+        pass
+    store.stray = (k, first)
+    for name in gone:
+        try:
+            os.remove(d + name)
+        except OSError:
+            pass
+    out = []
+    todo.sort()
+    for name, size in todo:
+        if feed is not None:
+            feed()
         try:
             r = recover_one(store, name, buf, size)
         except OSError as e:

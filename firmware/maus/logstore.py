@@ -18,6 +18,9 @@ _STREAM = const(4096)  # stream() chunk for the host's fast pull
 _NAME_MAX = const(64)
 _MAX_READ = const(16384)  # largest chunk the host may ask for
 _OK = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
+_SLUG = b"abcdefghijklmnopqrstuvwxyz0123456789_"
+_GAME_MAX = const(9999999)  # highest game number: 5 to 7 digits (the host takes up to 10), a small int
+RESERVE_FILE = "reserve"  # room kept for a running game's last records (maus.logstart, maus.gamelog)
 
 
 def valid_name(name):
@@ -30,6 +33,28 @@ def valid_name(name):
         if c not in _OK:
             return False
     return True
+
+
+def log_number(name):
+    """The game number of a log name this unit writes (NNNNN-slug.jsonl, str or bytes), -1 for any other
+    name: a stray or foreign file in logs/ never counts for numbering and is not listed (docs/log-format.md)."""
+    b = name.encode() if isinstance(name, str) else name
+    n = len(b)
+    if not 13 <= n <= _NAME_MAX or b[n - 6:] != b".jsonl":
+        return -1
+    i = b.find(b"-")
+    if not 5 <= i <= 7 or not 1 <= n - 6 - i - 1 <= 24:
+        return -1
+    v = 0
+    for k in range(i):
+        c = b[k]
+        if not 0x30 <= c <= 0x39:
+            return -1
+        v = v * 10 + c - 0x30
+    for k in range(i + 1, n - 6):
+        if b[k] not in _SLUG:
+            return -1
+    return v if 0 < v <= _GAME_MAX else -1
 
 
 def _exists(path):
@@ -57,6 +82,7 @@ class LogStore:
         self.root = root or "/"
         self._buf = bytearray(_CHUNK)
         self.unrecovered = []  # logs boot recovery could not repair (flash full): retried at game start
+        self.stray = (0, [])  # type: tuple[int, list[str]]  # (count, first names) of the files in logs/ that are none of ours (recover)
         try:
             os.mkdir(self.dir)
         except OSError:
@@ -72,18 +98,19 @@ class LogStore:
         return open(self.path(name), "wb")
 
     def entries(self):
-        # [(file name, size or -1)] in the logs directory: one directory scan (sizes from ilistdir).
+        # [(file name, size or -1)] of the files in the logs directory: one directory scan (sizes from
+        # ilistdir). A directory is listed with size -2: it is never a log.
         try:
             il = getattr(os, "ilistdir", None)
             if il is not None:
-                return [(e[0], e[3] if len(e) > 3 else -1) for e in il(self.dir)]
-            return [(n, -1) for n in os.listdir(self.dir)]
+                return [(e[0], -2 if e[1] == 0x4000 else e[3] if len(e) > 3 else -1) for e in il(self.dir)]
+            return [(n, -2 if os.stat(self.dir + "/" + n)[0] & 0x4000 else -1) for n in os.listdir(self.dir)]
         except OSError:
             return []
 
     def logs(self, entries=None):
-        # [(name, size or -1)] of the logs, oldest first (the number prefix sorts by age).
-        return sorted(e for e in (entries or self.entries()) if e[0].endswith(EXT) and valid_name(e[0]))
+        # [(name, size or -1)] of the logs this unit wrote, oldest first (the number prefix sorts by age).
+        return sorted(e for e in (entries or self.entries()) if e[1] != -2 and log_number(e[0]) > 0)
 
     def names(self):
         return [e[0] for e in self.logs()]
@@ -144,7 +171,7 @@ class LogStore:
         names = [e[0] for e in (entries or self.entries())]
         logs = set(n for n in names if n.endswith(EXT))
         for n in names:
-            if n.endswith(".tmp") or (n.endswith(PULLED) and n[:-len(PULLED)] not in logs):
+            if n.endswith(".tmp") or (n.endswith(PULLED) and n[:-len(PULLED)] not in logs and log_number(n[:-7]) > 0):
                 _remove(self.dir + "/" + n)
 
     def read_chunk(self, name, offset, n):
@@ -179,8 +206,12 @@ class LogStore:
             return 0  # littlefs when full: blocks in use exceed the total and f_bavail wraps
         return st[0] * st[4]
 
+    def reserve_path(self):
+        return self.dir + "/" + RESERVE_FILE
+
     def next_number(self):
         # Boot-persistent game number: max(counter file, newest log + 1). Saves the next one.
+        # Only the unit's own names count (log_number): a stray 9999999999-x.jsonl never moves the sequence.
         n = 1
         p = self.dir + "/" + _COUNTER
         try:
@@ -188,11 +219,16 @@ class LogStore:
                 n = int(f.read(12))
         except (OSError, ValueError):
             pass
-        for name in self.names():
-            try:
-                n = max(n, int(name.split("-", 1)[0]) + 1)
-            except ValueError:
-                pass
+        if not 0 < n <= _GAME_MAX:
+            n = 1  # a garbled counter: the names alone give the next number
+        try:  # streamed from the directory iterator: no list of 2,000 names in the heap at a game's start
+            il = getattr(os, "ilistdir", None)
+            for e in (il(self.dir) if il is not None else
+                      ((x, os.stat(self.dir + "/" + x)[0] & 0xF000) for x in os.listdir(self.dir))):
+                if e[1] != 0x4000:  # a directory is never a log
+                    n = max(n, log_number(e[0]) + 1)
+        except OSError:
+            pass
         try:
             write_atomic(p, b"%d" % (n + 1))
         except OSError:

@@ -18,14 +18,25 @@ def add_parser(p):
     unit_options(p)
 
 
-def diagnose(status: dict | None, micropython: str, free_flash: int | None, host_version: str) -> list[dict]:
-    """Findings: each {"check", "ok", "detail", "fix"}. Pure, so every rule is testable without a unit."""
+def diagnose(status: dict | None, micropython: str, free_flash: int | None, host_version: str,
+             live: dict | None = None) -> list[dict]:
+    """Findings: each {"check", "ok", "detail", "fix"}. Pure, so every rule is testable without a unit. `live`:
+    the unit's answer to `status` now ("boot": this boot's id, "crashes": counted in a row), to tell a
+    status.json of an earlier boot from this boot's."""
     out = []
 
     def add(check, ok, detail, fix=""):
         out.append({"check": check, "ok": ok, "detail": detail, "fix": "" if ok else fix})
 
     add("micropython", True, f"MicroPython {micropython}")
+    now = (live or {}).get("boot")
+    if now and status is not None and status.get("boot") != now:
+        crashes = (live or {}).get("crashes")
+        add("boot", False, "this boot did not get as far as its self-test (a crash or a hang while booting"
+            + (f"; {crashes} boot(s) in a row so far" if isinstance(crashes, int) else "")
+            + "): the unit's status.json is from an earlier boot, not shown",
+            "watch it boot with `mausbox monitor`; `mausbox deploy` repairs a broken firmware")
+        return out
     if status is None:
         add("firmware", False, "no /status.json: the firmware has not booted on this unit",
             "run `mausbox deploy`, then `mausbox monitor` to watch it boot")
@@ -112,7 +123,7 @@ def run(args) -> int:
     doing = "the app runs" if info.get("app") else "the app is not running: the unit answers from its REPL"
     findings = [{"check": "port", "ok": True, "detail": f"{port} ({where}); {doing}", "fix": ""}]
     free_now = st.get("free_bytes") if isinstance(st.get("free_bytes"), int) else None
-    findings += diagnose(status, str(info.get("micropython") or "?"), free_now, maus.VERSION)
+    findings += diagnose(status, str(info.get("micropython") or "?"), free_now, maus.VERSION, st)
     if garbled:
         findings.append({"check": "status", "ok": False, "detail": "the unit's /status.json is garbled (not an "
                          "object)", "fix": "restart the unit: it writes the file anew at every boot"})

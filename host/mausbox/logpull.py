@@ -68,6 +68,8 @@ class Listing:
     unit: str | None
     entries: list[Entry] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # why each refused line was refused
+    strays: list[str] = field(default_factory=list)  # files in the unit's logs/ that are none of its logs
+    stray_count: int = 0
 
 
 def parse_listing(unit: object, rows: list[tuple[str, int]]) -> Listing:
@@ -140,6 +142,8 @@ class Puller:
         info = self._retry(self.link.hello)
         rows = self._retry(self.link.listing)
         self.listing = parse_listing(info.get("unit"), rows)
+        self.listing.strays = list(getattr(self.link, "strays", []) or [])
+        self.listing.stray_count = int(getattr(self.link, "stray_count", 0) or 0)
         return self.listing
 
     def _retry(self, fn, tries: int = 3):
@@ -170,6 +174,11 @@ class Puller:
     def pull_all(self, only_new: bool = True) -> list[Outcome]:
         listing = self.listing or self.fetch_listing()
         out = [Outcome(r, "refused", detail=r) for r in listing.refused]
+        for name in listing.strays:  # the unit neither lists nor numbers them: left there, never pulled
+            out.append(Outcome(name, "skipped", detail="not a log this unit wrote: left on the unit"))
+        more = listing.stray_count - len(listing.strays)
+        if more > 0:
+            out.append(Outcome("(%d more)" % more, "skipped", detail="not logs this unit wrote: left on the unit"))
         newest = max((e.name for e in listing.entries), default=None)
         for e in listing.entries:
             if self.gone:

@@ -57,6 +57,6 @@ def test_live_power_cuts_on_littlefs():
     import powercut
 
     for tear, first, step in ((True, 0, 9), (False, 4, 13)):
-        s = powercut.live_cuts(16, 25, range(first, 190, step), tear=tear, old_records=5)
+        s = powercut.live_cuts(20, 25, range(first, 190, step), tear=tear, old_records=5)  # 2 blocks: logs/reserve
         assert s.ok(), s.failures
         assert s.cuts == len(range(first, 190, step)) and s.dropped > 0 and s.recovered > 0, s

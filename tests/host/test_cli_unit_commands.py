@@ -93,6 +93,13 @@ def test_doctor_findings_say_what_to_do():
     safe = {f["check"]: f for f in diagnose(dict(ok, safe_mode=True, crashes=3), "1.29.0", None, "1.0")}
     assert not safe["safe mode"]["ok"] and "clear_safe_mode" in safe["safe mode"]["fix"]
     assert not {f["check"]: f for f in diagnose(None, "1.29.0", None, "1.0")}["firmware"]["ok"]
+    # a status.json of an earlier boot (this one crashed or hung before its self-test) is never "all good"
+    now = dict(ok, boot="0a0b0c0d")
+    assert all(f["ok"] for f in diagnose(now, "1.29.0", None, "1.0", {"boot": "0a0b0c0d", "crashes": 1}))
+    for old in (dict(ok, boot="01020304"), ok):
+        stale = {f["check"]: f for f in diagnose(old, "1.29.0", None, "1.0", {"boot": "0a0b0c0d", "crashes": 2})}
+        assert not stale["boot"]["ok"] and "2 boot(s) in a row" in stale["boot"]["detail"], stale
+        assert "rfid" not in stale and "monitor" in stale["boot"]["fix"]
 
 
 def test_monitor_line_formatting():

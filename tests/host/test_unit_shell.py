@@ -177,3 +177,44 @@ def test_a_healthy_run_clears_the_crash_counter(root):
     seen = dict(eval(run_on_unit(root, HEALTHY).strip().splitlines()[-1]))  # noqa: S307 - our own output
     assert seen[0] == 2 and seen[29] == 2  # still counted after 29 s
     assert seen[31] == 0 and seen[32] == 0  # 30 s of a healthy main loop: cleared
+
+
+# -- the logs folder: strays and a short flash ---------------------------------------------------------------
+
+SHORT_FLASH = """import sys
+import maus.logstore
+import maus.unit
+from maus.hw import load_board, open_hardware
+
+maus.logstore.LogStore.free = lambda self: 20000  # the flash has less than a game's log may need
+hw = open_hardware(load_board(), scenario=sys.argv[1])
+maus.unit.main(hw=hw)
+"""
+
+
+def test_strays_are_reported_and_a_short_flash_is_said_before_the_game(root):
+    (root / "logs").mkdir(exist_ok=True)
+    (root / "logs" / "9999999999-mms.jsonl").write_text("not ours\n")
+    (root / "logs" / "notes.txt").write_text("a teacher's notes\n")
+    path = root.parent / "scenario.jsonl"
+    path.write_text("".join(json.dumps(a) + "\n" for a in [
+        {"at_ms": 500, "tap": "game/mms"}, {"at_ms": 900, "remove": "game/mms"},
+        {"at_ms": 1000, "press": 1}, {"at_ms": 1080, "release": 1},
+        {"at_ms": 1500, "press": 2}, {"at_ms": 1580, "release": 2},
+        {"at_ms": 3000, "tap": "game/mms"}, {"at_ms": 4000, "remove": "game/mms"}]))
+    (root / "t.py").write_text(SHORT_FLASH)
+    r = subprocess.run([micropython_binary(), "-X", f"heapsize={simrun.DEFAULT_HEAP}", "t.py", str(path)], cwd=root,
+                       capture_output=True, timeout=120, env=simrun.firmware_env(root))
+    out = r.stdout.decode()
+    assert r.returncode == 0, (out + r.stderr.decode())[-3000:]
+    st = json.loads((root / "status.json").read_text())
+    assert [p for p in st["problems"] if p.startswith("logs: 2 file(s) in logs/ are not logs of this unit")], st
+    lines = out.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("EV ") and '"game_start"' in ln)
+    said = [i for i, ln in enumerate(lines) if ln.startswith("SAY Speicher knapp!")]
+    assert said and said[0] > start and "LOG short" in out, lines[-30:]
+    # said before the game's own first prompt, and the game still numbered in the unit's sequence
+    game_says = [i for i, ln in enumerate(lines) if ln.startswith("SAY ") and i > said[0]]
+    assert game_says, lines[-30:]
+    assert [p.name for p in simrun.logs_in(root) if not p.name.startswith("99")] == ["00001-mms.jsonl"]
+    assert (root / "logs" / "notes.txt").exists()

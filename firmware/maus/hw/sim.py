@@ -723,3 +723,10 @@ _wdt = _Watchdog()
 
 def keep_watchdog():
     return _wdt.resume()
+
+
+def boot_watchdog(ms):
+    """main.py's watchdog, started as the boot begins: in real time (the virtual unit on its pty, as a board's
+    machine.WDT). A scenario in virtual time gets the app's (Hardware.wdt_start) and stays deterministic."""
+    if _env("MAUSBOX_SIM_CTL"):
+        _wdt.start(ms, None, True)

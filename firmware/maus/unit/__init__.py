@@ -26,33 +26,35 @@ def __getattr__(name):
 
 
 def _crash_count(hw, n=None):
+    # RTC memory byte 0 (main.py's layout): the boots in a row that have not yet run healthy or stopped cleanly
     data = hw.rtc_load()
     cur = data[0] if data and len(data) >= 2 and data[1] == 0xA5 else 0
     if n is not None:
-        hw.rtc_save(bytes((n, 0xA5)) + (data[2:] if data else b""))  # later bytes: the watchdog's (hw.esp32)
+        hw.rtc_save(bytes((n, 0xA5)) + (data[2:] if data else b""))  # later bytes: the watchdog's, the boot id
     return cur
 
 
 def main(hw=None, **kw):
+    # main.py (the boot stub) has counted this boot as a crash and started the watchdog: it is cleared when the
+    # unit stops cleanly or has run healthy (maus.unit.core HEALTHY_MS).
     from maus.hw import load_board, open_hardware
 
     if hw is None:
         hw = open_hardware(load_board(), **kw)
-    crashes = _crash_count(hw)
-    if crashes >= CRASH_LIMIT:
-        return safe_mode(hw, crashes)
-    _crash_count(hw, crashes + 1)
+    hw.wdt_start(WDT_MS)  # the stub's watchdog, now fed by the app (boot steps feed it too)
     unit = None
     try:
         # Each boot step runs with little else in RAM, and its modules go again before the next.
         board_problems, recovered = call_unloaded("maus.unit.boot", "prepare", hw)
+        hw.wdt_feed()
         from maus.unit.core import Unit
 
         unit = Unit(hw, recovered=recovered)
+        hw.wdt_feed()
         unit.status["problems"] = list(hw.problems) + board_problems
         call_unloaded("maus.unit.boot", "selftest", unit)
         print("MAUSBOX READY", unit.status["version"])
-        hw.wdt_start(WDT_MS)
+        hw.wdt_feed()
         from maus.hostwake import HostWake
 
         # The host's link (docs/protocol.md), served by the main loop: the service loads when a frame comes.
@@ -71,8 +73,9 @@ def main(hw=None, **kw):
     return unit
 
 
-def safe_mode(hw, crashes):
-    return call_unloaded("maus.unit.safe", "safe_mode", hw, crashes)
+def safe_mode(hw, crashes, boot=None):
+    """Called by main.py after CRASH_LIMIT crashes in a row (hw None: maus.unit.safe opens it if it can)."""
+    return call_unloaded("maus.unit.safe", "safe_mode", hw, crashes, boot)
 
 
 def clear_safe_mode():

@@ -7,9 +7,10 @@ BOARD_OK = "board.ok"
 
 
 def prepare(hw, root=""):
-    """-> (problems of the board file, reports of the logs recovered). The board file is checked against
-    the ESP32 pin rules, and a game cut short by a power loss gets its log closed."""
-    return board_problems(hw.board, root), recover(root)
+    """-> (problems of the board file and the logs folder, reports of the logs recovered). The board file is
+    checked against the ESP32 pin rules, and a game cut short by a power loss gets its log closed."""
+    problems = board_problems(hw.board, root)
+    return problems, recover(root, getattr(hw, "wdt_feed", None), problems)
 
 
 def board_problems(board, root=""):
@@ -72,18 +73,32 @@ def _checker_crc():
     raise OSError(2)  # ENOENT: no checker, no stamp
 
 
-def recover(root=""):
-    """Repair the logs a power cut left open; -> the reports of those that needed it (maus.logstart)."""
+def recover(root="", feed=None, problems=None):
+    """Repair the logs a power cut left open; -> the reports of those that needed it (maus.logstart). Files in
+    logs/ that are none of the unit's logs are named in `problems` (status.json, `mausbox doctor`)."""
     from maus.logstart import recover
     from maus.logstore import LogStore
 
-    return recover(LogStore(root))
+    store = LogStore(root)
+    out = recover(store, feed)
+    k, first = store.stray
+    if k and problems is not None:
+        problems.append("logs: %d file(s) in logs/ are not logs of this unit, left alone and not pulled: %s%s"
+                        % (k, ", ".join(first), ", ..." if k > len(first) else ""))
+    return out
 
 
 def selftest(unit):
-    """The boot self-test (maus.selftest), then status.json for the host."""
+    """The boot self-test (maus.selftest), then status.json for the host, naming this boot (main.py's id)."""
+    unit.status["boot"] = boot_id(unit.hw)
     call_unloaded("maus.selftest", "boot", unit)
     write_status(unit.status)
+
+
+def boot_id(hw):
+    """This boot's id (hex) as main.py drew it into RTC memory, or None (no boot stub ran)."""
+    data = hw.rtc_load()
+    return "".join("%02x" % x for x in data[3:7]) if data and len(data) >= 7 and data[1] == 0xA5 else None
 
 
 def write_status(status):

@@ -4,16 +4,25 @@ from maus import text
 from maus.feedback import Feedback
 
 
-def safe_mode(hw, crashes):
-    fb = Feedback(hw, _SafeSettings())
-    fb.text(text.fmt(text.TEXT, "en", "safe_mode", {"n": crashes}))
-    fb.led(0, "red", "on")
-    fb.update(hw.ticks_ms())
+def safe_mode(hw, crashes, boot=None):
+    if hw is None:
+        try:
+            from maus.hw import load_board, open_hardware
+
+            hw = open_hardware(load_board())
+        except Exception as e:  # noqa: BLE001 - a corrupt board.json is one of the crashes
+            print("safe mode: no hardware:", e)
+    if hw is not None:
+        fb = Feedback(hw, _SafeSettings())
+        fb.text(text.fmt(text.TEXT, "en", "safe_mode", {"n": crashes}))
+        fb.led(0, "red", "on")
+        fb.update(hw.ticks_ms())
     print("MAUSBOX SAFE MODE: %d crashes in a row; games are disabled, the REPL is free." % crashes)
     print("Fix the cause, then: import maus.unit; maus.unit.clear_safe_mode()")
-    from maus.unit.boot import write_status
+    from maus.unit.boot import boot_id, write_status
 
-    write_status({"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": True, "crashes": crashes})
+    write_status({"version": maus.VERSION, "board": hw.board.get("name") if hw is not None else None,
+                  "safe_mode": True, "crashes": crashes, "boot": boot or (boot_id(hw) if hw is not None else None)})
     return None
 
 

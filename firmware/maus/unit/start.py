@@ -34,6 +34,10 @@ def start(u, mod, cls, table):
     maus.unload_since(mark)  # the log's opening (maus.logstart, .logstore) goes before the game is made
     if u.log.dropped:
         u._say("log_room", n=len(u.log.dropped))
+    if u.log.short:  # said before the game's first prompt: the game goes on, its log may be cut
+        u._say("log_short")
+        u.fb.sound("error")
+        print("LOG short: the flash may not hold this game's whole log; pull the logs")
     u.timers = {}
     u._warned_full = False
     u.game = cls(table(u), players, settings, cat, u.variant, u.seed)

@@ -340,16 +340,29 @@ class UnitLink:
         self.hello()
         return self.request("status")
 
-    def listing(self) -> list[tuple[str, int]]:
-        """Every log and pulled marker in the unit's logs folder: (name, size), as the unit's directory has them."""
-        self.hello(then="logs")
-        seq = self.then_seq
+    def listing(self, resumes: int = 8) -> list[tuple[str, int]]:
+        """Every log and pulled marker in the unit's logs folder: (name, size), as the unit's directory has them.
+        Each part says where it starts (`+index`): after a lost part the listing resumes from the last whole
+        one (`skip`), so a long listing over a faulty link is not started again. Names the unit found in its
+        logs folder that are none of its logs land in `self.strays` (the first few; `self.stray_count` all)."""
         out: list[tuple[str, int]] = []
+        gap = False
 
         def part(f: Frame) -> None:
-            if f.kind != PART:
+            nonlocal gap
+            if f.kind != PART or gap:
                 return
-            for line in f.payload.decode("utf-8", "replace").splitlines():
+            lines = f.payload.decode("utf-8", "replace").splitlines()
+            if lines and lines[0].startswith("+"):
+                try:
+                    at = int(lines[0][1:])
+                except ValueError:
+                    at = -1
+                if at != len(out):
+                    gap = at > len(out) or at < 0  # an older part again (a repeat) is skipped
+                    return
+                lines = lines[1:]
+            for line in lines:
                 name, _, size = line.rpartition(" ")
                 try:
                     out.append((name, int(size)))
@@ -361,10 +374,24 @@ class UnitLink:
             if len(out) > MAX_ENTRIES:
                 raise LinkError(f"{self.port}: the listing goes on past {MAX_ENTRIES} entries: not a unit's")
 
-        done = self.answer(seq, "logs", on_frame=capped)
-        if done.get("n") != len(out):  # a damaged frame of the listing was dropped
-            raise LinkError(f"{self.port}: the listing came incomplete ({len(out)} of {done.get('n')} entries)")
-        return out
+        total = None
+        for _ in range(resumes + 1):
+            gap = False
+            if not out:
+                self.hello(then="logs")
+                seq = self.then_seq
+            else:
+                self.hello()
+                seq = self.send_request("logs", skip=len(out))
+            done = self.answer(seq, "logs", on_frame=capped)
+            self.strays = [str(x) for x in done.get("stray") or [] if isinstance(x, str)]
+            self.stray_count = done.get("strays") if isinstance(done.get("strays"), int) else len(self.strays)
+            total = done.get("total", done.get("n"))
+            if not gap and total == len(out):
+                return out
+            if "total" not in done:  # a unit without resume: only a whole listing again
+                out.clear()
+        raise LinkError(f"{self.port}: the listing came incomplete ({len(out)} of {total} entries)")
 
     def read(self, name: str, offset: int, sink: Callable[[bytes], object],
              progress: Callable[[int], None] | None = None, size: int | None = None) -> tuple[int, str]:
