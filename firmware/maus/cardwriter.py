@@ -4,6 +4,7 @@ from micropython import const
 
 from maus import cards
 from maus.drivers import mfrc522, ndef
+from maus.drivers.tagwrite import write
 from maus.rfid_id import read_area
 
 _AREA = const(60)
@@ -92,12 +93,12 @@ class _Writer:
                 return W_READ_ONLY
         # Page 4 first holds an empty message, then the body is written, then the real header:
         # a tag pulled away halfway never holds half an identity.
-        if r.write(4, b"\x03\x00\xfe\x00") != mfrc522.OK:
+        if write(r, 4, b"\x03\x00\xfe\x00") != mfrc522.OK:
             return W_IO
         for p in range(1, len(data) // 4):
-            if r.write(4 + p, data, p * 4) != mfrc522.OK:
+            if write(r, 4 + p, data, p * 4) != mfrc522.OK:
                 return W_IO
-        if r.write(4, data) != mfrc522.OK:
+        if write(r, 4, data) != mfrc522.OK:
             return W_IO
         # Verify: read back every written page.
         for p in range(0, len(data) // 4, 4):

@@ -32,15 +32,26 @@ def crc_hex(body):
 
 def encode(seq, t, typ, fields):
     # -> the full line (bytes, newline included). Keys sorted: same bytes on every port.
+    return b"".join(pieces(seq, t, typ, fields))
+
+
+def pieces(seq, t, typ, fields):
+    # -> the line as a list of bytes, one piece a field and the CRC (its CRC32 summed piece by piece):
+    # written piece by piece, a record never needs one block the size of its line (game_start is ~750
+    # bytes, more than a game's fragmented heap may have in one piece).
     if not isinstance(typ, str) or not typ:
         raise ValueError("bad record type")
-    parts = ['{"seq":%d,"t":%d,"type":%s' % (seq, t, json.dumps(typ))]
+    p = (b'{"seq":%d,"t":%d,"type":' % (seq, t)) + json.dumps(typ).encode()
+    out = [p]
+    crc = binascii.crc32(p)
     for k in sorted(fields):
         if not isinstance(k, str) or k in ("seq", "t", "type", "crc"):
             raise ValueError("bad field name %r" % (k,))
-        parts.append(",%s:%s" % (json.dumps(k), json.dumps(fields[k], separators=_SEP)))
-    body = "".join(parts).encode()
-    return body + CRC_KEY + crc_hex(body) + b'"}\n'
+        p = ("," + json.dumps(k) + ":" + json.dumps(fields[k], separators=_SEP)).encode()
+        out.append(p)
+        crc = binascii.crc32(p, crc)
+    out.append(CRC_KEY + (b"%08x" % (crc & 0xFFFFFFFF)) + b'"}\n')
+    return out
 
 
 class GameLog:
@@ -54,7 +65,7 @@ class GameLog:
         self.lost = 0  # records not written since then
         self.closed = False
         self.dropped = []  # type: list[str]  # unpulled logs deleted to make room: show them
-        self.listener = listener  # called with every line (monitor), may be None
+        self.listener = listener  # called with every line as its pieces (monitor), may be None
         self._clock = clock
         self._last = clock()
         self._f = f
@@ -98,21 +109,24 @@ class GameLog:
             self.release()  # full: write what is held, in order (the window pays for it)
             self.holding = True
         seq = self.seq
-        line = encode(seq, self._now(), typ, fields or {})
+        parts = pieces(seq, self._now(), typ, fields or {})
         self.seq = seq + 1
-        self._write(line, seq)
+        self._write(parts, seq)
         self._commit()
         return seq
 
-    def _write(self, line, seq):
+    def _write(self, parts, seq):
+        # One record, piece by piece; committed by _commit's flush (littlefs keeps the file as of its last
+        # sync, and a file whose write failed is not synced again: a torn record never reaches flash).
         if self.listener is not None:
-            self.listener(line)
+            self.listener(parts)
         if self._f is None:
             self.lost += 1
             self.seq = self._ok  # a record not written takes no seq: the log on flash stays contiguous
             return
         try:
-            self._f.write(line)
+            for p in parts:
+                self._f.write(p)
         except OSError as e:
             self._fail(e, seq + 1 - self._ok)
 
@@ -139,7 +153,7 @@ class GameLog:
         seq = self.seq - n
         for k in range(n):
             f = self._hold_f[k]
-            self._write(encode(seq + k, self._hold_t[k], self._hold_typ[k], f or {}), seq + k)
+            self._write(pieces(seq + k, self._hold_t[k], self._hold_typ[k], f or {}), seq + k)
             self._hold_f[k] = None
         self._commit()
 

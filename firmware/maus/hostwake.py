@@ -58,10 +58,11 @@ class HostWake:
             return None
         return w
 
-    def event(self, line):
-        """A log record for a subscribed monitor (HostService.event); False while no session is on."""
+    def event(self, parts):
+        """A log record, as its pieces (maus.gamelog.pieces), for a subscribed monitor (HostService.event,
+        which takes the line whole); False while no session is on."""
         svc = self.svc
-        return svc is not None and svc.event(line)
+        return svc is not None and svc.event(b"".join(parts))
 
     def _look(self):
         # True once a "#" came (given to the service as its first byte); everything before it is dropped.

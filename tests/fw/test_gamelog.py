@@ -55,7 +55,7 @@ def test_round_trip():
     with logfs.Fs() as fs:
         st = LogStore(fs.root)
         lines = []
-        log = start(st, listener=lines.append, wall=gamelog.wall_iso((2026, 11, 30, 4, 5, 6)))
+        log = start(st, listener=lambda parts: lines.append(b"".join(parts)), wall=gamelog.wall_iso((2026, 11, 30, 4, 5, 6)))
         play(log, 20)
         log.record("tap", {"identity": "mg/clothing/07", "uid": "04a1b2c3"})
         finish(log)
@@ -110,17 +110,18 @@ def test_names_count_up_and_survive_deletion():
 
 
 class FailingFile:
-    # a log file whose writes fail after `ok` of them, as on a full flash (what was written stays)
+    # a log file whose writes fail once `ok` records are in it, as on a full flash (what was written stays)
     def __init__(self, path, ok, errno=28):
         self.ok = ok
         self.errno = errno
         self.f = open(path, "wb")
+        self.n = 0  # records written whole
 
     def write(self, b):
-        if self.ok <= 0:
+        if self.n >= self.ok:
             raise OSError(self.errno)
-        self.ok -= 1
         self.f.write(b)
+        self.n += bytes(b).count(b"\n")
 
     def flush(self):
         self.f.flush()

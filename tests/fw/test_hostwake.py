@@ -36,7 +36,7 @@ def test_chatter_loads_nothing_and_a_frame_loads_the_service():
         r, parts, text = _answer(w, con, 7)
         assert r["ok"] and r["proto"] == 1 and r["app"] is True
         assert w.svc is not None and "maus.hostsvc" in sys.modules
-        assert w.event(b'{"type":"note"}\n') is False  # no monitor subscribed
+        assert w.event([b'{"type":"note"}\n']) is False  # no monitor subscribed
 
 
 def test_the_service_goes_when_the_host_is_quiet_and_counts_on():
@@ -47,7 +47,7 @@ def test_the_service_goes_when_the_host_is_quiet_and_counts_on():
         ctx.hw.t += LINGER_MS + 1
         w.serve()
         assert w.svc is not None  # a monitor subscribed: the service stays while its lease runs
-        assert w.event(b'{"type":"note"}\n') is True and parse(con.take())[0][0][0] == "E"
+        assert w.event([b'{"type":"note"}\n']) is True and parse(con.take())[0][0][0] == "E"
         con.send(request(2, "events", s=0))
         assert _answer(w, con, 2)[0]["ok"]
         ctx.hw.t += LINGER_MS - 1

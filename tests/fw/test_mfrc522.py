@@ -17,6 +17,7 @@ import sys
 from fwtest import Rand
 from maus.drivers import mfrc522
 from maus.drivers.mfrc522 import ERROR, MFRC522, NAK, NO_TAG, OK
+from maus.drivers.tagwrite import write
 from maus.sim import mfrc522_emu as emu_mod
 from maus.sim.mfrc522_emu import NTAG, MifareClassic1K, Pin, Tag
 
@@ -128,11 +129,11 @@ def test_ntag_read_write_verify():
     def use(u, n, sak):
         assert r.read(3) == OK
         assert bytes(r.page[0:4]) == bytes((0xE1, 0x10, 0x3E, 0x00))  # CC of an NTAG215
-        assert r.write(4, b"\x03\x02\xd1\x01") == OK
-        assert r.write(5, b"abcdXXXX", 0) == OK
+        assert write(r, 4, b"\x03\x02\xd1\x01") == OK
+        assert write(r, 5, b"abcdXXXX", 0) == OK
         assert r.read(4) == OK
         done.append(bytes(r.page[0:8]))
-        assert r.write(0, b"\x00\x00\x00\x00") == NAK  # UID pages are read-only
+        assert write(r, 0, b"\x00\x00\x00\x00") == NAK  # UID pages are read-only
         assert r.read(4) == NO_TAG  # after a NAK the tag has left the session
 
     assert r.scan(use) == 1
@@ -245,12 +246,12 @@ def test_fault_write_nak_and_lost():
 
     def nak(u, n, sak):
         emu.inject(emu_mod.FAULT_WRITE_NAK)
-        res.append(r.write(6, b"wxyz"))
-        res.append(r.write(6, b"wxyz"))  # the NAK ended the session
+        res.append(write(r, 6, b"wxyz"))
+        res.append(write(r, 6, b"wxyz"))  # the NAK ended the session
 
     def lost(u, n, sak):
         emu.inject(emu_mod.FAULT_WRITE_LOST)
-        res.append(r.write(6, b"wxyz"))
+        res.append(write(r, 6, b"wxyz"))
         r.read(6)
         res.append(bytes(r.page[0:4]))
 
@@ -269,7 +270,7 @@ def _fault_at(kind, skip):
 
     def use(u, n, sak):
         r.read(4)
-        r.write(8, b"abcd")
+        write(r, 8, b"abcd")
 
     assert 0 <= r.scan(use) <= 2
 
@@ -287,7 +288,7 @@ def test_broken_bus_never_raises():
     assert r.version() == 0
     assert r.scan(Recorder().cb) == 0
     assert r.read(4) == ERROR
-    assert r.write(4, b"abcd") == ERROR
+    assert write(r, 4, b"abcd") == ERROR
     assert r.request() == ERROR
     r.halt()
     r.antenna(False)
@@ -327,7 +328,7 @@ def test_fuzz_random_register_answers():
         elif op == 1:
             assert r.read(rand.next() & 0xFF) in statuses
         elif op == 2:
-            assert r.write(rand.next() & 0xFF, b"\x01\x02\x03\x04") in statuses
+            assert write(r, rand.next() & 0xFF, b"\x01\x02\x03\x04") in statuses
         elif op == 3:
             assert r.request(i & 8 != 0) in statuses
         else:

@@ -1,8 +1,8 @@
 # ISO 14443-A reader protocol (ISO 14443-3 type A) and the NFC Forum Type 2 commands of NTAG21x,
 # on top of a PCD chip driver that provides _transceive() and _crc() (mfrc522.MFRC522 does).
 #
-# anticoll.Scanner adds scan(): every tag on the pad, and identify(): the tag type. Nothing here
-# allocates.
+# anticoll.Scanner adds scan(): every tag on the pad, and identify(): the tag type; WRITE is the card
+# writer's (tagwrite.write). Nothing here allocates.
 from micropython import const
 
 # Status codes.
@@ -31,9 +31,7 @@ _REQA = const(0x26)
 _WUPA = const(0x52)
 _HLTA = const(0x50)
 _READ = const(0x30)
-_WRITE = const(0xA2)
 _GET_VERSION = const(0x60)
-_ACK = const(0x0A)
 _MAX_CARDS = const(4)
 
 
@@ -56,7 +54,6 @@ def crc_a(buf, n):
 class PCD:
     """The reader side of ISO 14443-A. A chip driver subclass provides the frame exchange."""
 
-    write_timeout_us = 10000  # NTAG21x EEPROM write takes about 4.1 ms
 
     def __init__(self):
         self._tx = bytearray(65)  # [0] for the chip driver's use (a bus address), then the frame
@@ -255,25 +252,5 @@ class PCD:
                         self.version_info[i] = self.buf[i]
                     return OK
             return self._fail(ERROR)
-        except Exception:  # noqa: BLE001
-            return self._fail(ERROR)
-
-    def write(self, page, data, off=0):
-        """WRITE: 4 bytes data[off:off+4] to `page`. OK on ACK; NAK, NO_TAG or ERROR."""
-        try:
-            t = self._tx
-            t[1] = _WRITE
-            t[2] = page
-            for i in range(4):
-                t[3 + i] = data[off + i]
-            n = self._append_crc(6)
-            if not n:
-                return self._fail(ERROR)
-            st = self._transceive(n, timeout_us=self.write_timeout_us)
-            if st != OK:
-                return self._fail(ERROR if st == COLLISION else st)
-            if self.rx_bits != 4:
-                return self._fail(ERROR)
-            return OK if self.buf[0] & 0x0F == _ACK else NAK
         except Exception:  # noqa: BLE001
             return self._fail(ERROR)

@@ -1,6 +1,6 @@
 # MFRC522 (NXP) ISO 14443-A reader chip over SPI; the card protocol (REQA/WUPA, anticollision for
-# 4-, 7- and 10-byte UIDs, SELECT, HLTA, NTAG21x READ/WRITE/GET_VERSION, scan) is iso14443a.PCD and
-# anticoll.Scanner.
+# 4-, 7- and 10-byte UIDs, SELECT, HLTA, NTAG21x READ/GET_VERSION, scan) is iso14443a.PCD and
+# anticoll.Scanner; WRITE (the card writer's) is tagwrite.write.
 #
 # Built for polling from a main loop: registers are const(), buffers are made once, the wait for
 # an answer ends on the chip's own timer (an empty poll is about 1 ms), the CRC_A of a frame sent

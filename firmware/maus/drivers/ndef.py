@@ -22,6 +22,12 @@ _MAX_RECORDS = const(16)
 MAX_MESSAGE = const(0xFFFE)  # largest length a 3-byte TLV length may state
 
 
+def __getattr__(name):  # tlv, text_record: the card writer's (and the simulator's), not loaded to read a card
+    import maus.drivers.ndef_write
+
+    return getattr(maus.drivers.ndef_write, name)
+
+
 def find_message(buf, n=-1, start=0):
     """Locate the first NDEF message TLV in buf[start:n].
 
@@ -53,33 +59,6 @@ def find_message(buf, n=-1, start=0):
             return (i, ln)
         i += ln  # lock/memory control, proprietary and unknown TLVs are skipped
     return None
-
-
-def tlv(message):
-    """An NDEF message TLV followed by the terminator TLV."""
-    n = len(message)
-    if n > MAX_MESSAGE:
-        raise ValueError("NDEF message too long")
-    if n < 0xFF:
-        head = bytes((TLV_NDEF, n))
-    else:
-        head = bytes((TLV_NDEF, 0xFF, n >> 8, n & 0xFF))
-    return head + bytes(message) + bytes((TLV_TERMINATOR,))
-
-
-def text_record(text, lang="en"):
-    """One NDEF record (MB and ME set): well-known type "T", UTF-8 text with an IANA language code."""
-    lb = lang.encode()
-    tb = text.encode()
-    if not 0 < len(lb) < 64:
-        raise ValueError("language code must have 1..63 bytes")
-    payload = bytes((len(lb),)) + lb + tb
-    pl = len(payload)
-    if pl < 256:
-        head = bytes((_MB | _ME | _SR | _TNF_WELL_KNOWN, 1, pl))
-    else:
-        head = bytes((_MB | _ME | _TNF_WELL_KNOWN, 1, pl >> 24, pl >> 16 & 0xFF, pl >> 8 & 0xFF, pl & 0xFF))
-    return head + b"T" + payload
 
 
 def parse_text(buf, off, length):

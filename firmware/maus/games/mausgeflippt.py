@@ -6,7 +6,7 @@
 from micropython import const
 
 from maus.arbiter import VALID
-from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, load
+from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, load, load_catalog  # noqa: F401
 from maus.games.mausgeflippt_claims import Claims
 from maus.games.mausgeflippt_text import TEXT
 from maus.ticks import ticks_diff
@@ -24,7 +24,6 @@ _SHOW_MS = const(1500)  # a verdict stays on the display this long before the ne
 _KINDS = ("mouse", "clothing", "cheese")
 _COUNTS = (MICE, CLOTHING, CHEESES)
 
-load_catalog = load  # the shell compacts the JSON catalog with this
 
 
 class Mausgeflippt(Claims):

@@ -223,14 +223,15 @@ class Unit:
     def _console_say(self, line):
         print("SAY", line)
 
-    def _event_line(self, line):
-        # Every log record also goes to the console for `mausbox monitor`.
-        if self.host is not None and self.host.event(line):
+    def _event_line(self, parts):
+        # Every log record also goes to the console for `mausbox monitor`, piece by piece (the log's
+        # pieces, maus.gamelog.pieces: no block the size of the line); a host frame takes it whole.
+        if self.host is not None and self.host.event(parts):
             return  # sent as an event frame to the monitor that asked for it
-        sys.stdout.write("EV ")
-        sys.stdout.write(line if isinstance(line, str) else line.decode())
-        if not (line.endswith("\n") if isinstance(line, str) else line.endswith(b"\n")):
-            sys.stdout.write("\n")
+        w = sys.stdout.write
+        w("EV ")
+        for p in parts:
+            w(p.decode())
 
     # --- input events ------------------------------------------------------------------------------------------
     def _cap_event(self, kind, i, t_us):

@@ -25,10 +25,17 @@ def load_game(key):
 
 
 def start_game(u):
+    # The catalog first, before the game's own modules: its JSON is the start's largest transient. The
+    # module with its loader stays (the game's Catalog is its class).
+    g = GAMES[u.choice]
+    __import__(g[7])
+    ok, cat = call_unloaded("maus.unit.start", "game_catalog", u, g[7], g[8])
+    if not ok:
+        return
     mod, cls = load_game(u.choice)
-    if GAMES[u.choice][6] and u.hw.adc is not None and u.detector is None:
+    if g[6] and u.hw.adc is not None and u.detector is None:
         from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
-    call_unloaded("maus.unit.start", "start", u, mod, cls, TableView)
+    call_unloaded("maus.unit.start", "start", u, mod, cls, TableView, cat)
 
 
 class TableView:

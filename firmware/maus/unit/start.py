@@ -8,20 +8,27 @@ import maus
 from maus.unit import CALIB_FILE, GAMES
 
 
-def start(u, mod, cls, table):
-    """A game of the chosen game (mod, cls: maus.unit.play.load_game) with the players who joined; a
-    catalog that does not fit the game sends the players back to joining."""
-    key = u.choice
-    short = cls.GAME
+def game_catalog(u, modname, short):
+    """-> (True, the game's catalog) or (False, None): a catalog that does not fit the game sends the
+    players back to joining."""
+    import sys
+
     try:
-        cat = catalog(mod, short)
+        return True, catalog(sys.modules[modname], short)
     except (ValueError, KeyError, TypeError) as e:  # a user's catalog that does not fit the game
         u._say("bad_catalog", why=str(e)[:60])
         u.fb.sound("error")
         print("CATALOG", short, e)
         if u.mode != "end":  # back to joining, with the players who joined (as before the double press)
             u.switch("join", "join")
-        return
+        return False, None
+
+
+def start(u, mod, cls, table, cat):
+    """A game of the chosen game (mod, cls: maus.unit.play.load_game) with the players who joined and
+    its catalog (game_catalog)."""
+    key = u.choice
+    short = cls.GAME
     if GAMES[key][6] and u.hw.adc is not None and u.detector is None:
         detector(u)
     players = sorted(u.joined, key=_pid)
