@@ -29,15 +29,8 @@ from mausbox.sim import run as simrun  # noqa: E402
 SCENARIOS = ROOT / "tests" / "scenarios"
 GAMES = {"mausgeflippt": "mg", "mim": "mim", "mms": "mms"}
 
-# qstr pools on a stock ESP32_GENERIC image (MicroPython 1.28.0): the pool of the modules it freezes is
-# generated with 10 "allocated entries" whatever its length (tools/mpy-tool.py: qstr_pool_alloc =
-# min(len(new), 10), "so that the first dynamically allocated pool is twice this size"), and each pool a
-# running program adds holds twice the entries of the one before (py/qstr.c qstr_add): 20, 40, 80, 160,
-# 320, 640, 1280 ... An entry takes 7 bytes: a pointer, a 2-byte hash (MICROPY_QSTR_BYTES_IN_HASH at the
-# EXTRA_FEATURES level) and a length byte; a pool adds a 24-byte header.
-FROZEN_POOL_ALLOC = 10
-QSTR_ENTRY = 7
-QSTR_POOL_HEAD = 24
+# The qstr pools a board allocates for the names a run interned: heapbudget.board_qstr_tables (its sources).
+board_qstr_tables = heapbudget.board_qstr_tables
 
 # Names a stock ESP32_GENERIC image (MicroPython 1.28.0) has in ROM, so the firmware using them interns
 # nothing: each is a MP_QSTR_ of the C code the port builds (py/, extmod/, shared/, drivers/, ports/esp32/)
@@ -60,16 +53,6 @@ version version_info w wait wake wb width write_pulses write_readinto
 """.split())
 
 _QNAME = re.compile(r"^Q\((.*)\)$", re.M)
-
-
-def board_qstr_tables(n: int) -> int:
-    """Bytes of the qstr pool tables a stock ESP32_GENERIC image allocates for n interned names."""
-    total, room, alloc = 0, 0, 2 * FROZEN_POOL_ALLOC
-    while room < n:
-        total += -(-(QSTR_POOL_HEAD + QSTR_ENTRY * alloc) // 16) * 16  # whole 16-byte GC blocks
-        room += alloc
-        alloc *= 2
-    return total
 
 
 def scenarios(game: str) -> list[Path]:
