@@ -53,3 +53,35 @@ def repo_path(rel):
         here = __file__.replace("\\", "/").rsplit("/", 1)[0] if "/" in __file__ else "."
         root = here + "/../.."
     return root + "/" + rel
+
+
+def tmpdir(prefix):
+    """A fresh folder for a test's files (CPython: tempfile; MicroPython has none: a random /tmp name)."""
+    import os
+    import sys
+
+    if sys.implementation.name != "micropython":
+        import tempfile
+
+        return tempfile.mkdtemp(prefix=prefix)
+    p = "/tmp/%s%d" % (prefix, os.urandom(1)[0] * 256 + os.urandom(1)[0])
+    os.mkdir(p)
+    return p
+
+
+def rmtree(p):
+    import os
+    import sys
+
+    if sys.implementation.name != "micropython":
+        import shutil
+
+        shutil.rmtree(p, ignore_errors=True)
+        return
+    for e in os.ilistdir(p):
+        q = p + "/" + e[0]
+        if e[1] & 0x4000:
+            rmtree(q)
+        else:
+            os.remove(q)
+    os.rmdir(p)

@@ -6,7 +6,7 @@ import os
 import sys
 
 import logfs
-from fwtest import raises
+from fwtest import raises, rmtree, tmpdir
 from hostkit import Console, Ctx, answer, frame, parse, request
 from maus.hostsvc import HostService
 from maus.logstore import LogStore
@@ -161,7 +161,7 @@ def _listing(n, skip=0):
     # (entries listed, sizes of a few, the most memory the listing held between two polls, the final answer)
     import gc
 
-    root = _tmpdir()
+    root = tmpdir("mbxsvc")
     try:
         store = LogStore(root)
         for i in range(1, n + 1):
@@ -207,7 +207,7 @@ def _listing(n, skip=0):
         assert len(done["stray"]) == 3
         return count, seen, peak, done
     finally:
-        _rmtree(root)
+        rmtree(root)
 
 
 def test_listing_of_two_thousand_logs_in_constant_memory():
@@ -230,32 +230,6 @@ def test_a_listing_resumes_where_the_host_asks():
 
 def _hex(b):
     return "".join("%02x" % x for x in b)
-
-
-def _tmpdir():
-    base = "/tmp" if MPY else None
-    if base is None:
-        import tempfile
-
-        return tempfile.mkdtemp(prefix="mbxsvc")
-    p = "/tmp/mbxsvc%d" % (os.urandom(1)[0] * 256 + os.urandom(1)[0])
-    os.mkdir(p)
-    return p
-
-
-def _rmtree(p):
-    if not MPY:
-        import shutil
-
-        shutil.rmtree(p, ignore_errors=True)
-        return
-    for e in os.ilistdir(p):
-        q = p + "/" + e[0]
-        if e[1] & 0x4000:
-            _rmtree(q)
-        else:
-            os.remove(q)
-    os.rmdir(p)
 
 
 def test_an_input_at_its_end_is_looked_at_once_a_second():
@@ -283,7 +257,7 @@ def test_two_thousand_logs_are_pulled_in_the_heap():
     # of the 32-bit port: nothing the service holds grows with the number of logs pulled.
     import gc
 
-    root = _tmpdir()
+    root = tmpdir("mbxsvc")
     try:
         store = LogStore(root)
         data = b'{"seq":0,"t":0,"type":"game_start","crc":"00000000"}\n' * 3
@@ -325,4 +299,4 @@ def test_two_thousand_logs_are_pulled_in_the_heap():
         assert store.is_pulled("01991-mg.jsonl", sha) and peak < 2048, peak
         assert store.next_number() == 2001  # a game's start numbers it from the directory, streamed: no list
     finally:
-        _rmtree(root)
+        rmtree(root)

@@ -6,7 +6,7 @@ import binascii
 import os
 import sys
 
-from fwtest import Rand
+from fwtest import Rand, rmtree, tmpdir
 from maus import gamelog, logcheck
 from maus.logstore import LogStore, log_number
 
@@ -14,41 +14,16 @@ MPY = sys.implementation.name == "micropython"
 BIG = 300 * 1024  # more than the ESP32's whole GC heap (111,936 bytes)
 
 
-def _tmpdir():
-    if not MPY:
-        import tempfile
-
-        return tempfile.mkdtemp(prefix="mbxrec")
-    p = "/tmp/mbxrec%d" % (os.urandom(1)[0] * 256 + os.urandom(1)[0])
-    os.mkdir(p)
-    return p
-
-
-def _rmtree(p):
-    if not MPY:
-        import shutil
-
-        shutil.rmtree(p, ignore_errors=True)
-        return
-    for e in os.ilistdir(p):
-        q = p + "/" + e[0]
-        if e[1] & 0x4000:
-            _rmtree(q)
-        else:
-            os.remove(q)
-    os.rmdir(p)
-
-
 class Folder:
     def __init__(self):
-        self.root = _tmpdir()
+        self.root = tmpdir("mbxrec")
         self.store = LogStore(self.root)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *a):
-        _rmtree(self.root)
+        rmtree(self.root)
 
 
 def _records(f, seq0, n, t0=0):
