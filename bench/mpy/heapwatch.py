@@ -22,7 +22,11 @@
 #
 # Prints `HEAPWATCH key value` lines, and MicroPython's qstr_info(1)/mem_info lines after `HEAPWATCH qstrs X`
 # and `HEAPWATCH mem` markers. With MAUSBOX_HEAPWATCH_MODS set, also a `HEAPMODS phase bytes t=<ms> modules`
-# line at each new peak: the firmware modules loaded at that moment (what to cut first).
+# line at each new peak: the firmware modules loaded at that moment (what to cut first). With
+# MAUSBOX_HEAPPROBE_MS=T, at the first sample of the game phase at or after T ms of virtual time it takes
+# the unit apart piece by piece (the game's attributes, the unit's, then each firmware module) printing
+# `HEAPPROBE what bytes` for what each removal freed, and stops: an attribution of the heap at that moment
+# (a piece shared by several holders counts where its last holder goes).
 import gc
 import sys
 
@@ -42,6 +46,7 @@ _st = {"mods": False, "phase": "boot", "base": 0, "sim": 0, "first_us": -1, "sam
 _tags = {}  # identity -> bytes of a simulated tag on the pad
 _keep = []
 _world = None
+_unit = []
 
 
 def _live():
@@ -64,6 +69,9 @@ def _sample():
     for v in _tags.values():
         extra += v
     ph = st["phase"]
+    if ph == "game" and st.get("probe", -1) >= 0 and _world.now >= st["probe"] * 1000 and _unit:
+        st["probe"] = -1
+        raise _Probe  # unwinds the firmware's frames (they hold what is to be measured) up to main()
     if gc.mem_alloc() - extra <= _peak[ph] + RESOLUTION:
         return
     st["collects"] += 1
@@ -73,6 +81,49 @@ def _sample():
         _peak[ph] = b
         if _st.get("mods"):
             print("HEAPMODS", ph, b, "t=%d" % (_world.now // 1000), " ".join(k for k in sys.modules if k.startswith("maus")))
+
+
+class _Probe(BaseException):
+    pass
+
+
+def _take(what, holder, name):
+    a = _live()
+    try:
+        if isinstance(holder, dict):
+            del holder[name]
+        else:
+            setattr(holder, name, None)
+    except (AttributeError, TypeError, KeyError):
+        return
+    print("HEAPPROBE", what, a - _live())
+
+
+def _probe(u):
+    st = _st
+    print("HEAPPROBE live", _live() - st["base"] - st["sim"], "t=%d" % (_world.now // 1000))
+    g = u.game
+    if g is not None:
+        for k in sorted(g.__dict__):
+            _take("game." + k, g, k)
+    for k in sorted(u.__dict__):
+        if k != "hw":
+            _take("unit." + k, u, k)
+    _unit.clear()
+    del u, g
+    for k in sorted(sys.modules):
+        if k.startswith("maus") and not k.startswith("maus.sim") and k not in ("maus.hw.sim", "maus", "maus.hw"):
+            m = sys.modules[k]
+            parent, _, leaf = k.rpartition(".")
+            if parent in sys.modules:
+                try:
+                    delattr(sys.modules[parent], leaf)
+                except AttributeError:
+                    pass
+            del m
+            _take("module " + k, sys.modules, k)
+    print("HEAPPROBE rest", _live() - st["base"] - st["sim"])
+    sys.exit(0)
 
 
 def _prefill_qstrs():
@@ -196,6 +247,15 @@ def main():
     hw.idle = idle
     hw.tap = tap
     hw.remove = remove
+    if hasattr(hw, "finished_and_idle"):
+        orig_fin = hw.finished_and_idle
+
+        def fin(unit):
+            if not _unit:
+                _unit.append(unit)
+            return orig_fin(unit)
+
+        hw.finished_and_idle = fin
 
     import os
 
@@ -208,8 +268,12 @@ def main():
     import maus.unit
 
     _st["mods"] = bool(os.getenv("MAUSBOX_HEAPWATCH_MODS"))
+    _st["probe"] = int(os.getenv("MAUSBOX_HEAPPROBE_MS") or -1)
     _sample()
-    maus.unit.main(hw=hw)
+    try:
+        maus.unit.main(hw=hw)
+    except _Probe:
+        _probe(_unit.pop())
     _sample()
     _qstrs("game")
     print("HEAPWATCH boot", _peak["boot"])
