@@ -33,12 +33,15 @@ _AWAKE_MS = const(1000)  # after a request the loop idles at most 1 ms a pass: t
 _LIST_BYTES = const(900)  # listing text per frame
 _HASH_SLICE = const(8192)  # prefix bytes hashed per poll when a read resumes
 _IN_PER_POLL = const(160)  # console bytes taken per poll: typing at the console cannot stall the loop
-_CARD_LEASE_MS = const(30000)  # the pad is the host's this long after the last card request
 _NO_BOUND = const(1 << 20)
 _DLE = const(0x10)
 _CR = const(0x0D)
 _NL = const(0x0A)
 _HEX = b"0123456789abcdef"
+# Requests served by maus.hostops (settings, the clock, the card writer's steps, enrolment): they come
+# seldom, so their code is in RAM only while one is served.
+_RARE = ("settings", "set", "reset_settings", "clock", "card_write", "card_read", "enrol", "enrolled",
+         "card_done")
 
 
 class HostService:
@@ -198,11 +201,13 @@ class HostService:
         self._drop_job()  # a new request replaces the one in progress (the host gave up on it)
         self.seq = seq
         fn = getattr(self, "op_" + op, None) if isinstance(op, str) else None
-        if fn is None:
+        if fn is None and op in _RARE:
+            fn = op  # maus.hostops has it: loaded for the request and let go again
+        elif fn is None:
             self._error(seq, "op", "unknown request %r" % (op,))
             return
         try:
-            r = fn(req)
+            r = fn(req) if fn is not op else _rare(self, op, req)
         except (KeyError, TypeError, ValueError) as e:
             self._error(seq, "args", _why(e))
             return
@@ -415,39 +420,6 @@ class HostService:
             raise ValueError("bad log name")
         return {"marked": self.ctx.store.mark_pulled(name, req["sha256"])}
 
-    def op_settings(self, req):
-        s = self.ctx.settings
-        return {"values": s.values, "source": s.source, "message": s.message}
-
-    def op_set(self, req):
-        try:
-            changed = self.ctx.settings.set(req["key"], req["value"])
-        except ValueError as e:
-            self._error(self.seq, "value", _why(e))
-            return None
-        self._settings_changed()
-        return {"changed": changed}
-
-    def op_reset_settings(self, req):
-        self.ctx.settings.reset()
-        self._settings_changed()
-        return {}
-
-    def _settings_changed(self):
-        fn = getattr(self.ctx, "settings_changed", None)
-        if fn is not None:
-            fn()
-
-    def op_clock(self, req):
-        # req["rtc"]: (year, month, day, weekday, hour, minute, second, subsecond), machine.RTC order
-        t = req.get("rtc")
-        hw = self.ctx.hw
-        if t is not None:
-            if not isinstance(t, list) or len(t) != 8 or not all(type(x) is int for x in t):
-                raise ValueError("rtc must be 8 whole numbers")
-            hw.set_clock(tuple(t))
-        return {"wall": _wall(hw)}
-
     def op_events(self, req):
         # Log records go out as E frames for the next s seconds (the host renews; 0 stops).
         s = req.get("s", 10)
@@ -459,82 +431,11 @@ class HostService:
     def op_cancel(self, req):
         return {}  # the job in progress was dropped when this request came in
 
-    # The card writer's steps: one attempt per request, the host repeats until a card is there. The pad
-    # is the host's meanwhile (the unit's own card reading pauses), never during a game.
-    def _pad(self):
-        c = self.ctx
-        if c.mode == "play":
-            self._error(self.seq, "busy", "a game is in progress: finish or abort it first")
-            return None
-        reader = c.reader
-        if reader is None:
-            self._error(self.seq, "busy", "this unit has no RFID reader")
-            return None
-        if c.rfid is not None:
-            c.rfid.pause()
-        self.card_until = (self._now() + _CARD_LEASE_MS) & 0x3FFFFFFF
-        return reader
-
     def _card_release(self):
         self.card_until = -1
         r = self.ctx.rfid
         if r is not None:
             r.resume()
-
-    def op_card_write(self, req):
-        from maus import cardwriter
-
-        r = self._pad()
-        if r is None:
-            return None
-        x = cardwriter.write_identity(r, req["id"], bool(req.get("force")))
-        return {"code": x[0], "result": cardwriter.WRITE_RESULTS[x[0]], "uid": x[1], "found": x[2]}
-
-    def op_card_read(self, req):
-        from maus import cardwriter
-
-        r = self._pad()
-        if r is None:
-            return None
-        return {"cards": cardwriter.read_cards(r)}
-
-    def op_enrol(self, req):
-        e = self._enrolment()
-        try:
-            return {"id": e.add(req["uid"], req["id"])}
-        except ValueError as err:
-            self._error(self.seq, "value", _why(err))
-            return None
-
-    def op_enrolled(self, req):
-        return self._enrolled(self.seq, self._enrolment())
-
-    def _enrolled(self, seq, e):
-        n = 0
-        buf = self.buf
-        for uid in e.map:
-            line = b"%s %s\n" % (uid.encode(), e.map[uid].encode())
-            if n + len(line) > _LIST_BYTES:
-                self.send(0x50, seq, buf, n)
-                n = 0
-                yield 1
-            buf[n:n + len(line)] = line
-            n += len(line)
-        if n:
-            self.send(0x50, seq, buf, n)
-        self.reply(seq, {"n": len(e.map), "error": e.error, "skipped": e.skipped})
-
-    def _enrolment(self):
-        c = self.ctx
-        if c.enrolment is None:
-            from maus import cards
-
-            c.enrolment = cards.Enrolment()
-        return c.enrolment
-
-    def op_card_done(self, req):
-        self._card_release()
-        return {}
 
     def op_exit(self, req):
         if self.app:
@@ -544,103 +445,19 @@ class HostService:
         return {}
 
 
-class _Shelf:
-    # What the service needs when no app runs (safe mode, a stopped app): the files on flash. The hardware
-    # is opened only for the requests that need it.
-    mode = "repl"
-    game = None
-    log = None
-    race = False
-    rfid = None
-
-    def __init__(self):
-        from maus.logstore import LogStore
-        from maus.settings import Settings
-
-        self.store = LogStore()
-        self.settings = Settings()
-        self.enrolment = None
-        self._hw = None
-        self._reader = None
-        self._looked = False  # for a reader
-        try:
-            with open("/status.json") as f:
-                self.status = json.load(f)
-        except (OSError, ValueError):
-            self.status = {}
-        if not isinstance(self.status, dict):
-            self.status = {}
-        self.boot, self.crashes = _boot_now()  # status.json may be from an earlier boot: the host compares
-        try:
-            import maus
-
-            self.status["version"] = maus.VERSION
-        except ImportError:
-            pass
-
-    @property
-    def unit_id(self):
-        try:
-            import machine
-
-            uid = machine.unique_id()  # a board's, without opening its hardware
-        except (ImportError, AttributeError):
-            uid = self.hw.unique_id()
-        return _hexs(uid)
-
-    @property
-    def hw(self):
-        if self._hw is None:
-            from maus.hw import load_board, open_hardware
-
-            self._hw = open_hardware(load_board())
-        return self._hw
-
-    @property
-    def reader(self):
-        if not self._looked:
-            self._looked = True
-            if self.hw.spi is not None:
-                from maus.drivers.mfrc522 import MFRC522
-
-                self._reader = MFRC522(self.hw.spi, self.hw.rfid_cs, self.hw.rfid_rst)
-        return self._reader
-
-
 def serve(idle_s=60):
     """The service on the REPL's console, for a unit whose app does not run (safe mode, stopped): the host
-    starts it from the raw REPL and ends it with an `exit` request, or it ends after idle_s quiet seconds."""
-    import time
+    starts it from the raw REPL (`maus.hostsvc.serve()`) and ends it with an `exit` request, or it ends
+    after idle_s quiet seconds. maus.hostops has it."""
+    from maus.hostops import serve
 
-    svc = HostService(_Shelf(), app=False)
-    quiet = 0
-    while not svc.done:
-        before = svc.requests
-        wait = svc.poll(10)
-        if svc.requests != before or svc.job is not None:
-            quiet = 0
-        elif wait:
-            time.sleep_ms(wait)
-            quiet += wait
-            if quiet > idle_s * 1000:
-                break
+    serve(idle_s)
 
 
-def _boot_now():
-    # (this boot's id, the crashes counted) from RTC memory as main.py keeps it, without opening the hardware
-    try:
-        import machine
+def _rare(svc, op, req):
+    import maus
 
-        data = bytes(machine.RTC().memory())
-    except (ImportError, AttributeError):  # the virtual unit (maus.hw.sim)
-        try:
-            with open(".rtcmem", "rb") as f:
-                data = f.read()
-        except OSError:
-            data = b""
-    if len(data) < 2 or data[1] != 0xA5:
-        return None, None
-    return (_hexs(data[3:7]) if len(data) >= 7 else None), data[0]
+    return maus.call_unloaded("maus.hostops", "op_" + op, svc, req)
 
 
 def _game(c):

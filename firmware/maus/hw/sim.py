@@ -7,6 +7,7 @@
 #
 # Inputs come from a scenario file (virtual time; MAUSBOX_SIM_SCENARIO) or a control FIFO (real time;
 # MAUSBOX_SIM_CTL). Peripheral state (LEDs, display, sounds) goes as JSON lines to MAUSBOX_SIM_OUT.
+import binascii
 import gc
 import json
 import os
@@ -136,6 +137,21 @@ class Out:
             except OSError:
                 self.f = None  # the UI went away: keep refereeing
 
+    def send_frame(self, buf):
+        # {"oled": "<hex>"} written 64 bytes of frame at a time: a board sends its frame over I2C without
+        # copying it, so the sim must not need one 2 KB block for the text (in a fragmented heap the
+        # firmware would get the MemoryError the board never has). The UI reads whole lines.
+        if self.f is None:
+            return
+        mv = memoryview(buf)
+        try:
+            self.f.write('{"oled": "')
+            for i in range(0, len(mv), 64):
+                self.f.write(_hex(mv[i:i + 64]))
+            self.f.write('"}\n')
+        except OSError:
+            self.f = None
+
 
 class SimNeoPixel:
     def __init__(self, hw, n):
@@ -200,7 +216,7 @@ class SimOLED(framebuf.FrameBuffer):
         self.hw.block(_OLED_FRAME_US)
         self.frames += 1
         if self.hw.out.f is not None:  # the frame as text only for a UI that reads it: a board makes no such copy
-            self.hw.out.send({"oled": self.buffer.hex() if hasattr(self.buffer, "hex") else _hex(self.buffer)})
+            self.hw.out.send_frame(self.buffer)
 
     def contrast(self, c):
         pass
@@ -213,7 +229,7 @@ class SimOLED(framebuf.FrameBuffer):
 
 
 def _hex(b):
-    return "".join("%02x" % x for x in b)
+    return binascii.hexlify(b).decode()
 
 
 class SimADC:
