@@ -6,6 +6,9 @@
 import sys
 
 VERSION = "0.1.0"
+# Modules never let go once loaded: they hold native code, which the ESP32 commits to IRAM and frees only
+# at a soft reset (ports/esp32/main.c esp_native_code_commit), so each new load would take that IRAM again.
+KEEP = ("maus.piezofast",)
 
 
 def loaded():
@@ -23,8 +26,8 @@ def unload_since(mark):
 
 
 def unload(name):
-    """Forget the module `name` (sys.modules and its package's attribute) if it is loaded."""
-    if sys.modules.pop(name, None) is not None:
+    """Forget the module `name` (sys.modules and its package's attribute) if it is loaded (not one of KEEP)."""
+    if name not in KEEP and sys.modules.pop(name, None) is not None:
         pkg, _, short = name.rpartition(".")
         parent = sys.modules.get(pkg)
         if parent is not None and short in parent.__dict__:

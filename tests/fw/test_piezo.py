@@ -464,3 +464,29 @@ def test_fast_watch_matches_feed_sample_for_sample():
     fast = session(True)
     assert fast == session(False)
     assert [x[0] for x in fast].count(ALARM) >= 2 and STOP in [x[0] for x in fast]
+
+
+def test_the_native_code_is_loaded_once_a_boot():
+    # A game's phase lets maus.piezo go with it; its machine code (maus.piezofast) stays, so the next game's
+    # detector uses the same code and the ESP32 commits no more IRAM for it (maus.KEEP).
+    import sys
+
+    import maus
+
+    maus.unload("maus.piezo")
+    maus.unload("maus.piezofast")  # refused: KEEP
+    assert "maus.piezofast" in sys.modules
+    sys.modules.pop("maus.piezofast")  # as at power-on
+    delattr(maus, "piezofast")
+    mark = maus.loaded()
+    import maus.piezo
+
+    fast = sys.modules["maus.piezofast"]
+    d = maus.piezo.Detector()
+    d.arm(0)
+    maus.unload_since(mark)  # as the unit leaves the play phase
+    assert "maus.piezo" not in sys.modules and sys.modules["maus.piezofast"] is fast
+    import maus.piezo as again
+
+    assert again._fast is fast and again.Detector.feed is fast.feed
+    assert not d.feed(32768, 0) and d.thr > 0  # the first game's detector still works
