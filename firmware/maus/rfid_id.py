@@ -1,8 +1,9 @@
 # Reading a card's identity: the NDEF text on an NTAG (NFC Forum Type 2) as maus.cards reads it. Loaded
-# when a card arrives (maus.rfid.Presence) or the card writer reads one, and let go again.
+# when a card arrives (maus.rfid.Presence) or the card writer reads one, and let go again. Presence reads
+# the text here and has maus.cards parse it after this module has gone (tag_text): the two are never in
+# RAM together at a card read, the game's heap peak.
 from micropython import const
 
-from maus import cards
 from maus.drivers import ndef
 from maus.drivers.iso14443a import NAK, OK
 
@@ -46,11 +47,17 @@ def read_area(reader, buf, cc=None):
         n += 16
 
 
-def read_identity(reader, buf, cc=None):
-    """The selected tag's identity (canonical), "" if it holds none, None if reading failed."""
+def tag_text(reader, buf, cc=None):
+    """The selected tag's NDEF text, "" if it holds none, None if reading failed."""
     n = read_area(reader, buf, cc)
     if n < 0:
         return None
-    if n == 0:
-        return ""
-    return cards.from_text(ndef.read_text(buf, n)) or ""
+    return (ndef.read_text(buf, n) if n else None) or ""
+
+
+def read_identity(reader, buf, cc=None):
+    """The selected tag's identity (canonical), "" if it holds none, None if reading failed."""
+    from maus import cards
+
+    t = tag_text(reader, buf, cc)
+    return t if t is None else cards.from_text(t) or ""
