@@ -4,8 +4,8 @@ from micropython import const
 
 from maus import cards
 from maus.drivers import mfrc522, ndef
+from maus.drivers.ndef import read_area
 from maus.drivers.tagwrite import write
-from maus.rfid_id import read_area
 
 _AREA = const(60)
 _TYPE2 = const(0x00)

@@ -5,9 +5,9 @@
 # that are already known, allocates nothing. Every poll first reads the reader's configuration back
 # (MFRC522.check): a reader chip that reset itself is set up again before it scans.
 #
-# Reading a new card's identity (its NDEF text, maus.rfid_id with maus.drivers.ndef, then maus.cards to parse
-# it) is loaded when a card arrives and let go again: it runs once per card, so it need not stay in RAM
-# (docs/build.md section 7).
+# Reading a new card's identity (its NDEF text with maus.drivers.ndef, then maus.cards to parse it, one after
+# the other) is loaded when a card arrives and let go again: it runs once per card, so it need not stay in
+# RAM (docs/build.md section 7).
 # read_area and read_identity are maus.rfid_id's, reachable here too.
 from micropython import const
 
@@ -175,8 +175,8 @@ class Presence:
             # (a Type 2 tag whose GET_VERSION and re-select both failed: a read failure, tried again)
             r = None
             if t != iso14443a.T_UNKNOWN:
-                r = call_unloaded("maus.rfid_id", "tag_text", self.reader, self._buf)
-                if r:  # (what rfid_id.read_identity does, in two steps: see there)
+                r = call_unloaded("maus.drivers.ndef", "tag_text", self.reader, self._buf)
+                if r:  # (maus.rfid_id.read_identity in two steps: see there)
                     r = call_unloaded("maus.cards", "from_text", r) or ""
             if r is None:
                 self._tries[i] += 1
