@@ -12,7 +12,6 @@
 from micropython import const
 
 from maus import call_unloaded
-from maus.drivers import iso14443a
 from maus.enrol import uid_hex
 from maus.ticks import ticks_add, ticks_diff
 
@@ -25,6 +24,8 @@ _PENDING = const(1)  # seen, identity not read yet
 _PRESENT = const(2)  # tap reported
 _AREA = const(64)  # TLV bytes read at most for an identity (pages 4..19)
 _NONE = const(())
+_T_UNKNOWN = const(0)  # tagtype.T_UNKNOWN
+_T_TYPE2_LAST = const(6)  # tagtype.TYPE2 are the types 1..6
 
 
 def __getattr__(name):  # read_area, read_identity
@@ -47,7 +48,7 @@ class Presence:
         self._uids = bytearray(_MAX * 10)
         self._uidv = [memoryview(self._uids)[i * 10:i * 10 + 10] for i in range(_MAX)]
         self._ulen = bytearray(_MAX)
-        self._type = bytearray(_MAX)  # iso14443a.T_* of each card
+        self._type = bytearray(_MAX)  # tagtype.T_* of each card
         self._state = bytearray(_MAX)
         self._miss = bytearray(_MAX)
         self._tries = bytearray(_MAX)
@@ -159,7 +160,7 @@ class Presence:
             self._ulen[i] = n
             self._state[i] = _PENDING
             self._tries[i] = 0
-            self._type[i] = iso14443a.T_UNKNOWN
+            self._type[i] = _T_UNKNOWN
         self._seen[i] = 1
         self._miss[i] = 0
         if self._state[i] == _PENDING:
@@ -169,12 +170,12 @@ class Presence:
         # Once per arrival: the tag type, the identity from its NDEF text, else from the enrolment map.
         ident = None
         t = self._type[i]
-        if t == iso14443a.T_UNKNOWN:
-            t = self._type[i] = self.reader.identify(sak)
-        if t in iso14443a.TYPE2 or (sak == 0 and t == iso14443a.T_UNKNOWN):
+        if t == _T_UNKNOWN:
+            t = self._type[i] = call_unloaded("maus.drivers.tagtype", "identify", self.reader, sak)
+        if t <= _T_TYPE2_LAST and (t != _T_UNKNOWN or sak == 0):  # Type 2, or SAK 00 and still unknown
             # (a Type 2 tag whose GET_VERSION and re-select both failed: a read failure, tried again)
             r = None
-            if t != iso14443a.T_UNKNOWN:
+            if t != _T_UNKNOWN:
                 r = call_unloaded("maus.drivers.ndef", "tag_text", self.reader, self._buf)
                 if r:  # (maus.rfid_id.read_identity in two steps: see there)
                     r = call_unloaded("maus.cards", "from_text", r) or ""
