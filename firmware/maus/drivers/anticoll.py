@@ -205,16 +205,16 @@ class Scanner(PCD):
                 return False
         return True
 
-    def select_known(self, uid, n, on_card):
-        """Wake the pad and SELECT the tag with this UID (4, 7 or 10 bytes) without anticollision: a
-        tag that a stronger one masks in every walk still answers its own SELECT. on_card(uid, n, sak)
-        runs while it is selected, then it is halted. 1 if it answered, else 0."""
+    def select_known(self, uid, n, on_card, off=0):
+        """Wake the pad and SELECT the tag with the UID uid[off:off+n] (4, 7 or 10 bytes) without
+        anticollision: a tag that a stronger one masks in every walk still answers its own SELECT.
+        on_card(uid, n, sak) runs while it is selected, then it is halted. 1 if it answered, else 0."""
         try:
             levels = 1 if n == 4 else 2 if n == 7 else 3 if n == 10 else 0
             if levels == 0:
                 return 0
             path = self._path
-            src = 0
+            src = off
             for lv in range(levels):
                 o = lv * 5
                 if lv < levels - 1:
@@ -230,7 +230,7 @@ class Scanner(PCD):
                 return 0
             u = self.uid
             for i in range(n):
-                u[i] = uid[i]
+                u[i] = uid[off + i]
             self.uid_len = n
             self._levels = levels
             try:

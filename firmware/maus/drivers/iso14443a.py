@@ -1,5 +1,5 @@
 # ISO 14443-A reader protocol (ISO 14443-3 type A) and the NFC Forum Type 2 commands of NTAG21x,
-# on top of a PCD chip driver that provides _transceive() and _crc() (mfrc522.MFRC522 does).
+# on top of a PCD chip driver that provides _transceive() and _append_crc() (mfrc522.MFRC522 does).
 #
 # anticoll.Scanner adds scan(): every tag on the pad; the tag type (GET_VERSION) is tagtype.identify's,
 # WRITE the card writer's (tagwrite.write). Nothing here allocates.
@@ -37,19 +37,10 @@ def crc_a(buf, n):
 class PCD:
     """The reader side of ISO 14443-A. A chip driver subclass provides the frame exchange:
     _transceive(n, last_bits=0, align=0, timeout_us=0, transmit=False) sends self._tx[1:n+1] and leaves
-    the answer in self.buf (rx_len bytes, rx_bits bits, coll_bit on COLLISION); _crc(src, n) is the
-    CRC_A of n bytes (or -1). Its state (buffers made once) is made with the chip driver's
+    the answer in self.buf (rx_len bytes, rx_bits bits, coll_bit on COLLISION); _append_crc(n) appends
+    the CRC_A of that frame and returns its new length (0 if it failed). Its state (buffers made once) is made with the chip driver's
     (mfrc522_setup.make): _tx, _rxi/buf, uid/uid_len, sak, atqa, page, the anticollision work buffers
     _cl, _path, _vals, _wstack, _queue, and the fault counter errors."""
-
-    def _append_crc(self, n):
-        # Append CRC_A to the frame self._tx[1:n+1]; returns the new length or 0.
-        c = self._crc(self._tx, n)
-        if c < 0:
-            return 0
-        self._tx[n + 1] = c & 0xFF
-        self._tx[n + 2] = c >> 8
-        return n + 2
 
     def _answer_crc_ok(self, n):
         # The answer has n data bytes followed by a valid CRC_A. Checked here, not by the chip: a chip

@@ -303,21 +303,10 @@ class MFRC522(Scanner):
             waited += _POLL_US
         if transmit:
             return OK
-        err = self._rd(_ErrorReg)
-        if err & _COLL_ERR:
-            # A collision first (as NXP's reader library): the chip may flag the collided byte's
-            # parity as well, and the bits before the collision are still good.
-            n = self._rd(_FIFOLevelReg) & 0x7F
-            if n == 0 or n > _FIFO:
-                return ERROR
-            last = self._rd(_ControlReg) & 0x07
-            self._fifo_read(n)
-            self.rx_len = n
-            self.rx_bits = n * 8 if last == 0 else (n - 1) * 8 + last
-            c = self._rd(_CollReg)
-            self.coll_bit = -1 if c & _COLL_POS_NOT_VALID else ((c & 0x1F) or 32) - 1
-            return COLLISION
-        if err & _HARD_ERR:
+        # A collision first (as NXP's reader library): the chip may flag the collided byte's parity as
+        # well, and the bits before the collision are still good.
+        coll = self._rd(_ErrorReg)
+        if coll & _HARD_ERR and not coll & _COLL_ERR:
             return ERROR
         n = self._rd(_FIFOLevelReg) & 0x7F
         if n == 0 or n > _FIFO:
@@ -326,14 +315,14 @@ class MFRC522(Scanner):
         self._fifo_read(n)
         self.rx_len = n
         self.rx_bits = n * 8 if last == 0 else (n - 1) * 8 + last
-        return OK
+        if not coll & _COLL_ERR:
+            return OK
+        c = self._rd(_CollReg)
+        self.coll_bit = -1 if c & _COLL_POS_NOT_VALID else ((c & 0x1F) or 32) - 1
+        return COLLISION
 
-    def _crc(self, src, n):
-        # CRC_A of n bytes from src (self._tx[1:] or self.buf) by the CalcCRC command; -1 on failure.
-        if src is not self._tx:
-            t = self._tx
-            for i in range(n):
-                t[i + 1] = src[i]
+    def _append_crc(self, n):
+        # Append the CRC_A of the frame self._tx[1:n+1], from the CalcCRC command; the new length, or 0.
         self._wr(_CommandReg, _IDLE)
         self._wr(_DivIrqReg, _CRC_IRQ)  # clear CRCIRq
         self._wr(_FIFOLevelReg, _FLUSH)
@@ -342,7 +331,10 @@ class MFRC522(Scanner):
         for _ in range(_CRC_SPIN):  # the coprocessor takes its time per byte (8.4 gives no figure)
             if self._rd(_DivIrqReg) & _CRC_IRQ:
                 self._wr(_CommandReg, _IDLE)
-                return self._rd(_CRCResultRegL) | self._rd(_CRCResultRegH) << 8
+                t = self._tx
+                t[n + 1] = self._rd(_CRCResultRegL)
+                t[n + 2] = self._rd(_CRCResultRegH)
+                return n + 2
             self._sleep(_CRC_POLL_US)
         self._wr(_CommandReg, _IDLE)
-        return -1
+        return 0

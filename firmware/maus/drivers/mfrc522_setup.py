@@ -17,7 +17,7 @@ def make(r, spi, cs, rst, sleep_us):
     """The state of a new reader r (MFRC522 with its iso14443a.PCD and anticoll.Scanner parts), then
     r.init() into r.ok."""
     # iso14443a.PCD: frame bytes go in _tx[1:], the answer comes in buf ([0] is the chip driver's).
-    r._tx = bytearray(1 + _FIFO)
+    r._tx = bytearray(10)  # the longest frame is 9 bytes (SELECT, WRITE: with CRC_A)
     r._rxi = bytearray(1 + _FIFO)
     r.buf = memoryview(r._rxi)[1:]  # the last answer
     r.rx_len = 0
