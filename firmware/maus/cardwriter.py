@@ -134,7 +134,7 @@ def write_identity(reader, ident, force=False):
 def read_cards(reader):
     """The cards on the pad now: [[uid hex, identity]], identity "" for a tag holding none, None when an
     NTAG could not be read, "" for a MIFARE Classic (enrol it by UID)."""
-    from maus.rfid import read_identity
+    from maus.rfid_id import read_identity
 
     buf = bytearray(_AREA)
     cc = bytearray(4)

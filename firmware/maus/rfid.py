@@ -5,10 +5,9 @@
 # that are already known, allocates nothing. Every poll first reads the reader's configuration back
 # (MFRC522.check): a reader chip that reset itself is set up again before it scans.
 #
-# Reading a new card's identity (its NDEF text with maus.drivers.ndef, then maus.cards to parse it, one after
-# the other) is loaded when a card arrives and let go again: it runs once per card, so it need not stay in
-# RAM (docs/build.md section 7).
-# read_area and read_identity are maus.rfid_id's, reachable here too.
+# Reading a new card's identity (its type with maus.drivers.tagtype, its NDEF text with maus.drivers.ndef, then
+# maus.cards to parse it, one after the other: never two of them in RAM at once) is loaded when a card
+# arrives and let go again: it runs once per card, so it need not stay in RAM (docs/build.md section 7).
 from micropython import const
 
 from maus import call_unloaded
@@ -31,14 +30,6 @@ _AREA = const(64)  # TLV bytes read at most for an identity (pages 4..19)
 _NONE = const(())
 _T_UNKNOWN = const(0)  # tagtype.T_UNKNOWN
 _T_TYPE2_LAST = const(6)  # tagtype.TYPE2 are the types 1..6
-
-
-def __getattr__(name):  # read_area, read_identity
-    import maus.rfid_id
-
-    return getattr(maus.rfid_id, name)
-
-
 
 
 class Presence:
