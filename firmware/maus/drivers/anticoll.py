@@ -20,6 +20,11 @@ _SWEEP_US = const(400)  # REQA after the walk: an ATQA starts 86 us after the fr
 class Scanner(PCD):
     # Its state (made with the chip driver's, mfrc522_setup.make): _settle (scans that start with HLTA),
     # _answered (the last WUPA was), _levels (of the card on_card sees), _found/_found_n (this scan's UIDs).
+    _settle: int
+    _answered: bool
+    _levels: int
+    _found: bytearray
+    _found_n: bytearray
 
     def _walk(self, level):
         # Find every UID CLn answering at this level by a binary tree walk with ANTICOLLISION

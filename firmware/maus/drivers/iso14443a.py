@@ -5,6 +5,9 @@
 # WRITE the card writer's (tagwrite.write). Nothing here allocates.
 from micropython import const
 
+if False:  # the type checker's only
+    from typing import Any
+
 # Status codes.
 OK = const(0)
 NO_TAG = const(1)  # nothing answered before the timer ran out
@@ -41,6 +44,28 @@ class PCD:
     the CRC_A of that frame and returns its new length (0 if it failed). Its state (buffers made once) is made with the chip driver's
     (mfrc522_setup.make): _tx, _rxi/buf, uid/uid_len, sak, atqa, page, the anticollision work buffers
     _cl, _path, _vals, _wstack, _queue, and the fault counter errors."""
+
+    # (bare annotations: the compiler keeps nothing of them)
+    _transceive: "Any"
+    _append_crc: "Any"
+    _tx: bytearray
+    _rxi: bytearray
+    buf: memoryview
+    rx_len: int
+    rx_bits: int
+    coll_bit: int
+    uid: bytearray
+    uid_len: int
+    sak: int
+    atqa: int
+    page: bytearray
+    _cl: bytearray
+    _path: bytearray
+    _vals: bytearray
+    _wstack: bytearray
+    _queue: bytearray
+    errors: int
+    _collpos_frame: bool
 
     def _answer_crc_ok(self, n):
         # The answer has n data bytes followed by a valid CRC_A. Checked here, not by the chip: a chip

@@ -18,6 +18,9 @@
 # - the timer is stopped before each frame (whether Idle stops it the datasheet does not say).
 from micropython import const
 
+if False:  # the type checker's only
+    from typing import Any
+
 from maus import call_unloaded
 from maus.drivers.anticoll import Scanner
 from maus.drivers.iso14443a import COLLISION, ERROR, NAK, NO_TAG, OK  # noqa: F401 - re-exported
@@ -107,6 +110,18 @@ _CHK_OUT = bytes([0x80 | _CFG[3 * i] << 1 for i in range(_NCFG)]
 class MFRC522(Scanner):
     timeout_us = 1000  # REQA/anticollision/SELECT/READ answer window
     gain = 4  # RFCfgReg RxGain: 0..7 = 18, 23, 18, 23, 33, 38, 43, 48 dB
+    # Made by mfrc522_setup.make (bare annotations: the compiler keeps nothing of them)
+    _spi: "Any"
+    _cs: "Any"
+    _rst: "Any"
+    _sleep: "Any"
+    _w2: bytearray
+    _r2: bytearray
+    _rxo: bytearray
+    _views: dict
+    _reload: int
+    _chk_in: bytearray
+    ok: bool
 
     def __init__(self, spi, cs, rst, sleep_us=None):
         # The reader's state and its set-up: mfrc522_setup.make (ok: a known chip took the configuration).
