@@ -9,12 +9,9 @@ from maus.enrol import ENROL_PATH, Enrolment, uid_hex  # noqa: F401 - their home
 
 PREFIX = "mausbox:"
 
-# game -> kind -> (first, last); the padding width is the number of digits of `last`.
-KINDS = {
-    "mg": {"mouse": (1, 32), "clothing": (1, 58), "cheese": (1, 9)},
-    "mim": {"card": (1, 23)},
-    "mms": {},
-}
+# (game, kind, first, last) of each numbered kind (mms has none); the padding width is the number of digits
+# of `last`. Flat tuples, not dicts of dicts: this module is in RAM at every card read.
+KINDS = (("mg", "mouse", 1, 32), ("mg", "clothing", 1, 58), ("mg", "cheese", 1, 9), ("mim", "card", 1, 23))
 # Game card names -> game code.
 GAME_CARDS = {"mausgeflippt": "mg", "mim": "mim", "mms": "mms"}
 _GAME_ALIASES = {"mg": "mausgeflippt"}
@@ -30,13 +27,20 @@ def __getattr__(name):  # to_text, classify, norm_uid, KNOWN, UNKNOWN, WRONG_GAM
 _MAX_IDENT = const(48)
 
 
+def _kind(game, kind):
+    for k in KINDS:
+        if k[0] == game and k[1] == kind:
+            return k
+    return None
+
+
 def format_id(game, kind, num):
     """Canonical identity of a numbered card, or None if there is no such card."""
-    r = KINDS.get(game, {}).get(kind)
-    if r is None or not r[0] <= num <= r[1]:
+    r = _kind(game, kind)
+    if r is None or not r[2] <= num <= r[3]:
         return None
     s = str(num)
-    w = len(str(r[1]))
+    w = len(str(r[3]))
     return "%s/%s/%s" % (game, kind, "0" * (w - len(s)) + s)
 
 
@@ -61,7 +65,7 @@ def parse(ident):
     if len(parts) != 3:
         return None
     game, kind, num = parts
-    r = KINDS.get(game, {}).get(kind)
+    r = _kind(game, kind)
     if r is None or not 0 < len(num) <= 3:
         return None
     n = 0
@@ -69,7 +73,7 @@ def parse(ident):
         if not "0" <= ch <= "9":
             return None
         n = n * 10 + ord(ch) - 48
-    if not r[0] <= n <= r[1]:
+    if not r[2] <= n <= r[3]:
         return None
     return (game, kind, n)
 

@@ -4,8 +4,8 @@ from micropython import const
 
 from maus import cards
 from maus.drivers import mfrc522, ndef
+from maus.drivers.ndef import read_area
 from maus.drivers.tagwrite import write
-from maus.rfid_id import read_area
 
 _AREA = const(60)
 _TYPE2 = const(0x00)
@@ -134,7 +134,7 @@ def write_identity(reader, ident, force=False):
 def read_cards(reader):
     """The cards on the pad now: [[uid hex, identity]], identity "" for a tag holding none, None when an
     NTAG could not be read, "" for a MIFARE Classic (enrol it by UID)."""
-    from maus.rfid import read_identity
+    from maus.rfid_id import read_identity
 
     buf = bytearray(_AREA)
     cc = bytearray(4)

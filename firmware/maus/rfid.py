@@ -5,13 +5,12 @@
 # that are already known, allocates nothing. Every poll first reads the reader's configuration back
 # (MFRC522.check): a reader chip that reset itself is set up again before it scans.
 #
-# Reading a new card's identity (its NDEF text, maus.rfid_id with maus.drivers.ndef) is loaded when a card
+# Reading a new card's identity (its type with maus.drivers.tagtype, its NDEF text with maus.drivers.ndef, then
+# maus.cards to parse it, one after the other: never two of them in RAM at once) is loaded when a card
 # arrives and let go again: it runs once per card, so it need not stay in RAM (docs/build.md section 7).
-# read_area and read_identity are maus.rfid_id's, reachable here too.
 from micropython import const
 
 from maus import call_unloaded
-from maus.drivers import iso14443a
 from maus.enrol import uid_hex
 from maus.ticks import ticks_add, ticks_diff
 
@@ -19,19 +18,18 @@ TAP = "tap"
 REMOVE = "remove"
 
 _MAX = const(4)  # cards tracked at once (the driver finds at most 4 per scan)
-_FREE = const(0)
+_FREE = const(0)  # slot states
 _PENDING = const(1)  # seen, identity not read yet
 _PRESENT = const(2)  # tap reported
+_ULEN = const(_MAX)  # offsets in Presence._st, after the slot states
+_TYPE = const(2 * _MAX)  # tagtype.T_* of each card
+_MISS = const(3 * _MAX)
+_TRIES = const(4 * _MAX)
+_SEEN = const(5 * _MAX)
 _AREA = const(64)  # TLV bytes read at most for an identity (pages 4..19)
 _NONE = const(())
-
-
-def __getattr__(name):  # read_area, read_identity
-    import maus.rfid_id
-
-    return getattr(maus.rfid_id, name)
-
-
+_T_UNKNOWN = const(0)  # tagtype.T_UNKNOWN
+_T_TYPE2_LAST = const(6)  # tagtype.TYPE2 are the types 1..6
 
 
 class Presence:
@@ -44,15 +42,8 @@ class Presence:
         self.reader = reader
         self.enrolment = enrolment
         self._uids = bytearray(_MAX * 10)
-        self._uidv = [memoryview(self._uids)[i * 10:i * 10 + 10] for i in range(_MAX)]
-        self._ulen = bytearray(_MAX)
-        self._type = bytearray(_MAX)  # iso14443a.T_* of each card
-        self._state = bytearray(_MAX)
-        self._miss = bytearray(_MAX)
-        self._tries = bytearray(_MAX)
-        self._seen = bytearray(_MAX)
-        self._ident = [None] * _MAX
-        self._hex = [None] * _MAX
+        self._st = bytearray(6 * _MAX)  # per card slot: state, UID length, type, misses, tries, seen (_S*)
+        self._id = [None] * (2 * _MAX)  # per card slot: identity, then (at _MAX + slot) the UID hex
         self._buf = bytearray(_AREA)
         self._on_card = self._card  # bound once: the scan callback allocates nothing
         self._ev = None
@@ -92,29 +83,28 @@ class Presence:
                 if not r.ok:
                     self._next = ticks_add(now_ms, self.reinit_ms)
                     return _NONE
-            seen = self._seen
+            st = self._st
             for i in range(_MAX):
-                seen[i] = 0
+                st[_SEEN + i] = 0
             errors = r.errors
             r.scan(self._on_card)
-            st = self._state
             for i in range(_MAX):
-                if st[i] != _FREE and not seen[i]:
+                if st[i] != _FREE and not st[_SEEN + i]:
                     # Not in this walk: a stronger card may mask it. Its own SELECT still reaches it.
-                    r.select_known(self._uidv[i], self._ulen[i], self._on_card)
+                    r.select_known(self._uids, st[_ULEN + i], self._on_card, i * 10)
             if r.errors != errors and not r.self_test():
                 r.ok = False  # the chip stopped answering: set it up again after reinit_ms
             for i in range(_MAX):
-                if st[i] != _FREE and not seen[i]:
-                    m = self._miss[i] + 1
+                if st[i] != _FREE and not st[_SEEN + i]:
+                    m = st[_MISS + i] + 1
                     if m < self.miss_limit:
-                        self._miss[i] = m
+                        st[_MISS + i] = m
                         continue
                     if st[i] == _PRESENT:
                         self._emit(REMOVE, i)
                     st[i] = _FREE
-                    self._ident[i] = None
-                    self._hex[i] = None
+                    self._id[i] = None
+                    self._id[_MAX + i] = None
         except Exception:  # noqa: BLE001 - a poll never raises
             self.faults += 1
         ev = self._ev
@@ -122,17 +112,18 @@ class Presence:
 
     def present(self):
         """[(identity or None, uid hex)] of the cards on the pad now (tap reported, no remove yet)."""
-        return [(self._ident[i], self._hex[i]) for i in range(_MAX) if self._state[i] == _PRESENT]
+        return [(self._id[i], self._id[_MAX + i]) for i in range(_MAX) if self._st[i] == _PRESENT]
 
     def _emit(self, kind, i):
         if self._ev is None:
             self._ev = []
-        self._ev.append((kind, self._ident[i], self._hex[i]))
+        self._ev.append((kind, self._id[i], self._id[_MAX + i]))
 
     def _find(self, uid, n):
         u = self._uids
+        st = self._st
         for i in range(_MAX):
-            if self._state[i] == _FREE or self._ulen[i] != n:
+            if st[i] == _FREE or st[_ULEN + i] != n:
                 continue
             o = i * 10
             for k in range(n):
@@ -144,10 +135,11 @@ class Presence:
 
     def _card(self, uid, n, sak):
         # Called by the driver's scan while the tag is selected.
+        st = self._st
         i = self._find(uid, n)
         if i < 0:
             for j in range(_MAX):
-                if self._state[j] == _FREE:
+                if st[j] == _FREE:
                     i = j
                     break
             else:
@@ -155,36 +147,39 @@ class Presence:
             o = i * 10
             for k in range(n):
                 self._uids[o + k] = uid[k]
-            self._ulen[i] = n
-            self._state[i] = _PENDING
-            self._tries[i] = 0
-            self._type[i] = iso14443a.T_UNKNOWN
-        self._seen[i] = 1
-        self._miss[i] = 0
-        if self._state[i] == _PENDING:
+            st[_ULEN + i] = n
+            st[i] = _PENDING
+            st[_TRIES + i] = 0
+            st[_TYPE + i] = _T_UNKNOWN
+        st[_SEEN + i] = 1
+        st[_MISS + i] = 0
+        if st[i] == _PENDING:
             self._resolve(i, uid, n, sak)
 
     def _resolve(self, i, uid, n, sak):
         # Once per arrival: the tag type, the identity from its NDEF text, else from the enrolment map.
+        st = self._st
         ident = None
-        t = self._type[i]
-        if t == iso14443a.T_UNKNOWN:
-            t = self._type[i] = self.reader.identify(sak)
-        if t in iso14443a.TYPE2 or (sak == 0 and t == iso14443a.T_UNKNOWN):
+        t = st[_TYPE + i]
+        if t == _T_UNKNOWN:
+            t = st[_TYPE + i] = call_unloaded("maus.drivers.tagtype", "identify", self.reader, sak)
+        if t <= _T_TYPE2_LAST and (t != _T_UNKNOWN or sak == 0):  # Type 2, or SAK 00 and still unknown
             # (a Type 2 tag whose GET_VERSION and re-select both failed: a read failure, tried again)
             r = None
-            if t != iso14443a.T_UNKNOWN:
-                r = call_unloaded("maus.rfid_id", "read_identity", self.reader, self._buf)
+            if t != _T_UNKNOWN:
+                r = call_unloaded("maus.drivers.ndef", "tag_text", self.reader, self._buf)
+                if r:  # (maus.rfid_id.read_identity in two steps: see there)
+                    r = call_unloaded("maus.cards", "from_text", r) or ""
             if r is None:
-                self._tries[i] += 1
-                if self._tries[i] < self.read_tries:
+                st[_TRIES + i] += 1
+                if st[_TRIES + i] < self.read_tries:
                     return  # try again on the next poll
             else:
                 ident = r or None
         h = uid_hex(uid, n)
         if ident is None and self.enrolment is not None:
             ident = self.enrolment.get(h)
-        self._ident[i] = ident
-        self._hex[i] = h
-        self._state[i] = _PRESENT
+        self._id[i] = ident
+        self._id[_MAX + i] = h
+        st[i] = _PRESENT
         self._emit(TAP, i)

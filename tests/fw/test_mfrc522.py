@@ -15,7 +15,7 @@ from rfidkit import (  # first: the emulator is the biggest compile (96 KB heap)
 import sys
 
 from fwtest import Rand
-from maus.drivers import mfrc522
+from maus.drivers import mfrc522, mfrc522_setup
 from maus.drivers.mfrc522 import ERROR, MFRC522, NAK, NO_TAG, OK
 from maus.drivers.tagwrite import write
 from maus.sim import mfrc522_emu as emu_mod
@@ -37,11 +37,11 @@ def test_version_and_init():
 
 def test_gain_setting():
     emu, r = reader()
-    r.set_gain(7)
+    mfrc522_setup.set_gain(r, 7)
     assert emu.regs[emu_mod.RFCfgReg] == 0x70
-    r.set_gain(99)
+    mfrc522_setup.set_gain(r, 99)
     assert r.gain == 7
-    r.set_gain(-3)
+    mfrc522_setup.set_gain(r, -3)
     assert emu.regs[emu_mod.RFCfgReg] == 0x00
 
 
@@ -291,8 +291,8 @@ def test_broken_bus_never_raises():
     assert write(r, 4, b"abcd") == ERROR
     assert r.request() == ERROR
     r.halt()
-    r.antenna(False)
-    r.set_gain(3)
+    mfrc522_setup.antenna(r, False)
+    mfrc522_setup.set_gain(r, 3)
 
 
 def test_no_chip_on_the_bus():

@@ -7,24 +7,7 @@
 # Nothing here allocates.
 from micropython import const
 
-from maus.drivers.iso14443a import (
-    COLLISION,
-    ERROR,
-    NO_TAG,
-    OK,
-    PCD,
-    T_CLASSIC_1K,
-    T_CLASSIC_4K,
-    T_CLASSIC_MINI,
-    T_ISO14443_4,
-    T_NTAG,
-    T_NTAG213,
-    T_NTAG215,
-    T_NTAG216,
-    T_ULTRALIGHT,
-    T_ULTRALIGHT_EV1,
-    T_UNKNOWN,
-)
+from maus.drivers.iso14443a import COLLISION, ERROR, NO_TAG, OK, PCD
 
 _REQA = const(0x26)
 _WUPA = const(0x52)
@@ -35,13 +18,13 @@ _SWEEP_US = const(400)  # REQA after the walk: an ATQA starts 86 us after the fr
 
 
 class Scanner(PCD):
-    def __init__(self):
-        PCD.__init__(self)
-        self._settle = 0  # scans that start with HLTA: tags may be left READY or ACTIVE
-        self._answered = False  # the last WUPA was answered
-        self._levels = 0  # cascade levels of the card in self._path (the one on_card sees)
-        self._found = bytearray(10 * _MAX_CARDS)  # UIDs found by this scan
-        self._found_n = bytearray(_MAX_CARDS)
+    # Its state (made with the chip driver's, mfrc522_setup.make): _settle (scans that start with HLTA),
+    # _answered (the last WUPA was), _levels (of the card on_card sees), _found/_found_n (this scan's UIDs).
+    _settle: int
+    _answered: bool
+    _levels: int
+    _found: bytearray
+    _found_n: bytearray
 
     def _walk(self, level):
         # Find every UID CLn answering at this level by a binary tree walk with ANTICOLLISION
@@ -227,16 +210,16 @@ class Scanner(PCD):
                 return False
         return True
 
-    def select_known(self, uid, n, on_card):
-        """Wake the pad and SELECT the tag with this UID (4, 7 or 10 bytes) without anticollision: a
-        tag that a stronger one masks in every walk still answers its own SELECT. on_card(uid, n, sak)
-        runs while it is selected, then it is halted. 1 if it answered, else 0."""
+    def select_known(self, uid, n, on_card, off=0):
+        """Wake the pad and SELECT the tag with the UID uid[off:off+n] (4, 7 or 10 bytes) without
+        anticollision: a tag that a stronger one masks in every walk still answers its own SELECT.
+        on_card(uid, n, sak) runs while it is selected, then it is halted. 1 if it answered, else 0."""
         try:
             levels = 1 if n == 4 else 2 if n == 7 else 3 if n == 10 else 0
             if levels == 0:
                 return 0
             path = self._path
-            src = 0
+            src = off
             for lv in range(levels):
                 o = lv * 5
                 if lv < levels - 1:
@@ -252,7 +235,7 @@ class Scanner(PCD):
                 return 0
             u = self.uid
             for i in range(n):
-                u[i] = uid[i]
+                u[i] = uid[off + i]
             self.uid_len = n
             self._levels = levels
             try:
@@ -277,36 +260,3 @@ class Scanner(PCD):
             return False
         self.sak = sak
         return True
-
-    def reselect(self):
-        """Select the card on_card was called for once more (it left the session: a NAK, or a command
-        it does not know). True if it is selected again."""
-        try:
-            return self._levels > 0 and self._request(_WUPA) == OK and self._reselect_path(self._levels)
-        except Exception:  # noqa: BLE001
-            return False
-
-    def identify(self, sak):
-        """The type of the tag just selected (iso14443a T_*). SAK settles most; for SAK 00 (the Type 2
-        family) GET_VERSION tells the NTAG21x models and Ultralight EV1; a tag that does not know it
-        (MIFARE Ultralight, clones) is selected again, so the caller can READ it next."""
-        if sak & 0x04:
-            return T_UNKNOWN  # UID not complete: not a selected tag
-        if sak & 0x20:
-            return T_ISO14443_4
-        if sak & 0x18 == 0x18:
-            return T_CLASSIC_4K
-        if sak & 0x18 == 0x08:
-            return T_CLASSIC_MINI if sak & 0x01 else T_CLASSIC_1K
-        if sak:
-            return T_UNKNOWN
-        st = self.get_version()
-        if st == OK:
-            v = self.version_info
-            if v[1] == 0x04 and v[2] == 0x04:  # NXP, NTAG (NTAG21x datasheet 10.1)
-                s = v[6]
-                return T_NTAG213 if s == 0x0F else T_NTAG215 if s == 0x11 else T_NTAG216 if s == 0x13 else T_NTAG
-            if v[1] == 0x04 and v[2] == 0x03:  # NXP, MIFARE Ultralight EV1
-                return T_ULTRALIGHT_EV1
-            return T_ULTRALIGHT
-        return T_ULTRALIGHT if self.reselect() else T_UNKNOWN

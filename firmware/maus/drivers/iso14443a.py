@@ -1,9 +1,12 @@
 # ISO 14443-A reader protocol (ISO 14443-3 type A) and the NFC Forum Type 2 commands of NTAG21x,
-# on top of a PCD chip driver that provides _transceive() and _crc() (mfrc522.MFRC522 does).
+# on top of a PCD chip driver that provides _transceive() and _append_crc() (mfrc522.MFRC522 does).
 #
-# anticoll.Scanner adds scan(): every tag on the pad, and identify(): the tag type; WRITE is the card
-# writer's (tagwrite.write). Nothing here allocates.
+# anticoll.Scanner adds scan(): every tag on the pad; the tag type (GET_VERSION) is tagtype.identify's,
+# WRITE the card writer's (tagwrite.write). Nothing here allocates.
 from micropython import const
+
+if False:  # the type checker's only
+    from typing import Any
 
 # Status codes.
 OK = const(0)
@@ -12,27 +15,10 @@ ERROR = const(2)  # bad CRC/BCC, wrong length, protocol or bus error
 COLLISION = const(3)
 NAK = const(4)  # the tag answered with a 4-bit NAK
 
-# Tag types (Scanner.identify): SAK settles most (NXP AN10833); a SAK of 00 is the Type 2 family,
-# where GET_VERSION tells an NTAG21x from a MIFARE Ultralight that does not know the command.
-T_UNKNOWN = const(0)
-T_NTAG213 = const(1)
-T_NTAG215 = const(2)
-T_NTAG216 = const(3)
-T_NTAG = const(4)  # another NTAG (GET_VERSION product type 04)
-T_ULTRALIGHT_EV1 = const(5)  # product type 03
-T_ULTRALIGHT = const(6)  # SAK 00 without GET_VERSION: MIFARE Ultralight / Ultralight C or a clone
-T_CLASSIC_1K = const(7)
-T_CLASSIC_4K = const(8)
-T_CLASSIC_MINI = const(9)
-T_ISO14443_4 = const(10)  # DESFire, smart cards, phones
-TYPE2 = (T_NTAG213, T_NTAG215, T_NTAG216, T_NTAG, T_ULTRALIGHT_EV1, T_ULTRALIGHT)  # NFC Forum Type 2: NDEF readable
-
 _REQA = const(0x26)
 _WUPA = const(0x52)
 _HLTA = const(0x50)
 _READ = const(0x30)
-_GET_VERSION = const(0x60)
-_MAX_CARDS = const(4)
 
 
 # CRC_A (ISO 14443-3 annex B: reflected polynomial 0x8408, preset 0x6363) four bits at a time.
@@ -52,45 +38,34 @@ def crc_a(buf, n):
 
 
 class PCD:
-    """The reader side of ISO 14443-A. A chip driver subclass provides the frame exchange."""
+    """The reader side of ISO 14443-A. A chip driver subclass provides the frame exchange:
+    _transceive(n, last_bits=0, align=0, timeout_us=0, transmit=False) sends self._tx[1:n+1] and leaves
+    the answer in self.buf (rx_len bytes, rx_bits bits, coll_bit on COLLISION); _append_crc(n) appends
+    the CRC_A of that frame and returns its new length (0 if it failed). Its state (buffers made once) is made with the chip driver's
+    (mfrc522_setup.make): _tx, _rxi/buf, uid/uid_len, sak, atqa, page, the anticollision work buffers
+    _cl, _path, _vals, _wstack, _queue, and the fault counter errors."""
 
-
-    def __init__(self):
-        self._tx = bytearray(65)  # [0] for the chip driver's use (a bus address), then the frame
-        self._rxi = bytearray(65)
-        self.buf = memoryview(self._rxi)[1:]  # the last answer ([0] is the chip driver's)
-        self.rx_len = 0
-        self.rx_bits = 0
-        self.coll_bit = -1
-        self.uid = bytearray(10)  # the card just selected by scan()
-        self.uid_len = 0
-        self.sak = 0
-        self.atqa = 0
-        self.page = bytearray(16)  # the last READ
-        self.version_info = bytearray(8)  # the last GET_VERSION answer
-        self._cl = bytearray(5)  # UID CLn + BCC being resolved
-        self._path = bytearray(15)  # CLn of the levels selected so far
-        self._vals = bytearray(5 * _MAX_CARDS)  # CLn values found by one anticollision walk
-        self._wstack = bytearray(6 * _MAX_CARDS)  # pending walk branches: 5 bytes + known bits
-        self._queue = bytearray(16 * _MAX_CARDS)  # pending cards: levels + path
-        self.errors = 0  # operations that ended in ERROR (a fault counter)
-        self._collpos_frame = False  # CollPos seen counting from the first received bit (see _anticoll)
-
-    # Provided by the chip driver: frame bytes go in self._tx[1:], the answer comes in self.buf.
-    def _transceive(self, n, last_bits=0, align=0, timeout_us=0, transmit=False):
-        raise NotImplementedError
-
-    def _crc(self, src, n):
-        raise NotImplementedError
-
-    def _append_crc(self, n):
-        # Append CRC_A to the frame self._tx[1:n+1]; returns the new length or 0.
-        c = self._crc(self._tx, n)
-        if c < 0:
-            return 0
-        self._tx[n + 1] = c & 0xFF
-        self._tx[n + 2] = c >> 8
-        return n + 2
+    # (bare annotations: the compiler keeps nothing of them)
+    _transceive: "Any"
+    _append_crc: "Any"
+    _tx: bytearray
+    _rxi: bytearray
+    buf: memoryview
+    rx_len: int
+    rx_bits: int
+    coll_bit: int
+    uid: bytearray
+    uid_len: int
+    sak: int
+    atqa: int
+    page: bytearray
+    _cl: bytearray
+    _path: bytearray
+    _vals: bytearray
+    _wstack: bytearray
+    _queue: bytearray
+    errors: int
+    _collpos_frame: bool
 
     def _answer_crc_ok(self, n):
         # The answer has n data bytes followed by a valid CRC_A. Checked here, not by the chip: a chip
@@ -226,7 +201,7 @@ class PCD:
             return self._fail(ERROR)
 
     def _command2(self, cmd, arg):
-        # A two-byte command with CRC_A (READ, or GET_VERSION with arg < 0); OK when an answer came.
+        # A two-byte command with CRC_A (READ, or tagtype's GET_VERSION with arg < 0); OK when an answer came.
         t = self._tx
         t[1] = cmd
         if arg >= 0:
@@ -236,21 +211,3 @@ class PCD:
             return ERROR
         st = self._transceive(n)
         return ERROR if st == COLLISION else st
-
-    def get_version(self):
-        """GET_VERSION (NTAG21x, MIFARE Ultralight EV1): 8 bytes into self.version_info. OK, NO_TAG
-        (a tag that does not know it says nothing and leaves the session), NAK or ERROR."""
-        try:
-            for _ in range(2):
-                st = self._command2(_GET_VERSION, -1)
-                if st != OK:
-                    return st  # silence is an answer here, not a fault
-                if self.rx_bits == 4:
-                    return NAK
-                if self._answer_crc_ok(8):
-                    for i in range(8):
-                        self.version_info[i] = self.buf[i]
-                    return OK
-            return self._fail(ERROR)
-        except Exception:  # noqa: BLE001
-            return self._fail(ERROR)

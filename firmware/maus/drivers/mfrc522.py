@@ -7,6 +7,9 @@
 # comes from the chip's CRC coprocessor (CalcCRC); an answer's CRC_A is checked in software. No
 # public method lets an exception out: the results are status codes.
 #
+# Making the reader object (its buffers), set_gain() and antenna() are maus.drivers.mfrc522_setup's:
+# loaded for that and let go again, never per poll.
+#
 # What it does not take on trust (datasheet section numbers from MFRC522 rev. 3.9):
 # - after a reset it waits by the clock for the oscillator (8.8.2), bounded, then checks VersionReg;
 # - every configuration write is read back (a bit error on the bus can hit any byte);
@@ -15,6 +18,10 @@
 # - the timer is stopped before each frame (whether Idle stops it the datasheet does not say).
 from micropython import const
 
+if False:  # the type checker's only
+    from typing import Any
+
+from maus import call_unloaded
 from maus.drivers.anticoll import Scanner
 from maus.drivers.iso14443a import COLLISION, ERROR, NAK, NO_TAG, OK  # noqa: F401 - re-exported
 
@@ -42,7 +49,6 @@ _TModeReg = const(0x2A)
 _TPrescalerReg = const(0x2B)
 _TReloadRegH = const(0x2C)
 _TReloadRegL = const(0x2D)
-_VersionReg = const(0x37)
 
 # Commands.
 _IDLE = const(0x00)
@@ -79,6 +85,8 @@ _ETU_CUS = const(944)  # a bit at 106 kbit/s: 128/fc = 9.44 us (ISO 14443-2), in
 _FDT_US = const(80)  # a PICC answers 1172/fc = 86 us after the frame (ISO 14443-3 6.2.1.1)
 _POLL_US = const(50)  # ComIrqReg is read this often while an answer may come
 _VERSIONS = (0x88, 0x90, 0x91, 0x92, 0xB2, 0x12)  # FM17522, MFRC522 0.0/1.0/2.0, FM17522E, a common clone
+_VersionReg = const(0x37)
+_SETUP = "maus.drivers.mfrc522_setup"
 
 # The configuration init() writes: (register, value, readback mask). Value 0xFF in RFCfgReg means the
 # gain, in TReloadRegH/L the answer window (both set at run time). CommandReg: PowerDown must read 0.
@@ -94,45 +102,30 @@ _CFG = bytes((
     _TxControlReg, 0x83, 0x03,  # Tx1RFEn, Tx2RFEn: antenna on
 ))
 _NCFG = const(9)
-_CHK = const(12)  # registers check() reads: the configuration, TReload H/L, CommandReg, VersionReg
-
-
-def _clock_sleep():
-    # time.sleep_us itself on MicroPython (nothing in between on the poll path); CPython has none.
-    import time
-
-    if hasattr(time, "sleep_us"):
-        return time.sleep_us
-    return lambda us: time.sleep(us / 1000000)
+# check()'s burst: a read address for each configuration register, TReload H/L and CommandReg, then 0.
+_CHK_OUT = bytes([0x80 | _CFG[3 * i] << 1 for i in range(_NCFG)]
+                 + [0x80 | _TReloadRegH << 1, 0x80 | _TReloadRegL << 1, 0x80 | _CommandReg << 1, 0])
 
 
 class MFRC522(Scanner):
     timeout_us = 1000  # REQA/anticollision/SELECT/READ answer window
     gain = 4  # RFCfgReg RxGain: 0..7 = 18, 23, 18, 23, 33, 38, 43, 48 dB
+    # Made by mfrc522_setup.make (bare annotations: the compiler keeps nothing of them)
+    _spi: "Any"
+    _cs: "Any"
+    _rst: "Any"
+    _sleep: "Any"
+    _w2: bytearray
+    _r2: bytearray
+    _rxo: bytearray
+    _views: dict
+    _reload: int
+    _chk_in: bytearray
+    ok: bool
 
     def __init__(self, spi, cs, rst, sleep_us=None):
-        Scanner.__init__(self)
-        self._spi = spi
-        self._cs = cs
-        self._rst = rst
-        self._sleep = sleep_us or _clock_sleep()
-        self._w2 = bytearray(2)
-        self._r2 = bytearray(2)
-        self._rxo = bytearray(1 + _FIFO)  # FIFO read addresses (_tx, _rxi and buf are PCD's)
-        self._views = {}  # memoryviews by buffer and length, made on first use
-        self._reload = -1
-        self._version = 0
-        co = bytearray(_CHK + 1)  # check(): a burst of read addresses, then the expected values
-        for i in range(_NCFG):
-            co[i] = 0x80 | (_CFG[3 * i] << 1)
-        co[9] = 0x80 | (_TReloadRegH << 1)
-        co[10] = 0x80 | (_TReloadRegL << 1)
-        co[11] = 0x80 | (_CommandReg << 1)
-        self._chk_out = co
-        self._chk_in = bytearray(_CHK + 1)
-        self.reinits = 0  # times a caller found check() failing and set the chip up again
-        cs.value(1)
-        self.ok = self.init()
+        # The reader's state and its set-up: mfrc522_setup.make (ok: a known chip took the configuration).
+        call_unloaded(_SETUP, "make", self, spi, cs, rst, sleep_us)
 
     # --- bus ----------------------------------------------------------------------------------------
     def _view(self, which, n):
@@ -186,6 +179,7 @@ class MFRC522(Scanner):
         finally:
             self._cs.value(1)
 
+    # --- set-up ---------------------------------------------------------------------------------------
     def _set(self, reg, val, mask=0xFF):
         # A configuration write that must read back: a bit error may hit the address or the value.
         for _ in range(_TRIES):
@@ -194,7 +188,6 @@ class MFRC522(Scanner):
                 return True
         return False
 
-    # --- set-up ---------------------------------------------------------------------------------------
     def init(self):
         """Hard reset, wait for the oscillator, soft reset, configure (read back), antenna on.
         True if a known chip answered and took the configuration."""
@@ -213,7 +206,7 @@ class MFRC522(Scanner):
                     break
             else:
                 return False
-            self._version = self._rd(_VersionReg)
+            version = self._rd(_VersionReg)
             for _ in range(_TRIES):
                 for i in range(_NCFG):
                     reg = _CFG[3 * i]
@@ -223,7 +216,7 @@ class MFRC522(Scanner):
                     if not self._set(reg, val, _CFG[3 * i + 2]):
                         return False
                 if self.check():  # all of it at once: a later write's bit error can hit an earlier register
-                    return self._version in _VERSIONS
+                    return version in _VERSIONS
             return False
         except Exception:  # noqa: BLE001 - a bus fault means "no reader"
             return False
@@ -246,30 +239,26 @@ class MFRC522(Scanner):
         read once more (a bit error on MISO passes), then it counts: the chip reset itself, lost a
         register to a bus error, or went into power-down."""
         try:
+            got = self._chk_in
             for _ in range(2):
                 self._cs.value(0)
                 try:
-                    self._spi.write_readinto(self._chk_out, self._chk_in)
+                    self._spi.write_readinto(_CHK_OUT, got)
                 finally:
                     self._cs.value(1)
-                if self._chk_ok():
-                    return True
+                for i in range(_NCFG):
+                    val = _CFG[3 * i + 1]
+                    if _CFG[3 * i] == _RFCfgReg:
+                        val = self.gain << 4
+                    if (got[i + 1] ^ val) & _CFG[3 * i + 2]:
+                        break
+                else:
+                    r = self._reload
+                    if (r < 0 or got[10] == r >> 8 and got[11] == r & 0xFF) and not got[12] & _POWER_DOWN:
+                        return True
             return False
         except Exception:  # noqa: BLE001
             return False
-
-    def _chk_ok(self):
-        got = self._chk_in
-        for i in range(_NCFG):
-            val = _CFG[3 * i + 1]
-            if _CFG[3 * i] == _RFCfgReg:
-                val = self.gain << 4
-            if (got[i + 1] ^ val) & _CFG[3 * i + 2]:
-                return False
-        r = self._reload
-        if r >= 0 and (got[10] != r >> 8 or got[11] != r & 0xFF):
-            return False
-        return not got[12] & _POWER_DOWN
 
     def version(self):
         """VersionReg: 0x91/0x92 for MFRC522 1.0/2.0, 0x88/0xB2 for FM17522 clones; 0 on a bus fault."""
@@ -281,21 +270,6 @@ class MFRC522(Scanner):
     def self_test(self):
         """True if the chip answers with a known version."""
         return self.version() in _VERSIONS
-
-    def set_gain(self, gain):
-        """Receiver gain 0..7 (RFCfgReg RxGain); 4 = 33 dB, 7 = 48 dB for a pad under a thick lid."""
-        self.gain = min(7, max(0, gain))
-        try:
-            self._set(_RFCfgReg, self.gain << 4, 0x70)
-        except Exception:  # noqa: BLE001
-            pass
-
-    def antenna(self, on):
-        try:
-            v = self._rd(_TxControlReg)
-            self._wr(_TxControlReg, v | 0x03 if on else v & 0xFC)  # Tx1RFEn, Tx2RFEn
-        except Exception:  # noqa: BLE001
-            pass
 
     # --- frames ---------------------------------------------------------------------------------------
     def _set_timeout(self, us):
@@ -344,21 +318,10 @@ class MFRC522(Scanner):
             waited += _POLL_US
         if transmit:
             return OK
-        err = self._rd(_ErrorReg)
-        if err & _COLL_ERR:
-            # A collision first (as NXP's reader library): the chip may flag the collided byte's
-            # parity as well, and the bits before the collision are still good.
-            n = self._rd(_FIFOLevelReg) & 0x7F
-            if n == 0 or n > _FIFO:
-                return ERROR
-            last = self._rd(_ControlReg) & 0x07
-            self._fifo_read(n)
-            self.rx_len = n
-            self.rx_bits = n * 8 if last == 0 else (n - 1) * 8 + last
-            c = self._rd(_CollReg)
-            self.coll_bit = -1 if c & _COLL_POS_NOT_VALID else ((c & 0x1F) or 32) - 1
-            return COLLISION
-        if err & _HARD_ERR:
+        # A collision first (as NXP's reader library): the chip may flag the collided byte's parity as
+        # well, and the bits before the collision are still good.
+        coll = self._rd(_ErrorReg)
+        if coll & _HARD_ERR and not coll & _COLL_ERR:
             return ERROR
         n = self._rd(_FIFOLevelReg) & 0x7F
         if n == 0 or n > _FIFO:
@@ -367,14 +330,14 @@ class MFRC522(Scanner):
         self._fifo_read(n)
         self.rx_len = n
         self.rx_bits = n * 8 if last == 0 else (n - 1) * 8 + last
-        return OK
+        if not coll & _COLL_ERR:
+            return OK
+        c = self._rd(_CollReg)
+        self.coll_bit = -1 if c & _COLL_POS_NOT_VALID else ((c & 0x1F) or 32) - 1
+        return COLLISION
 
-    def _crc(self, src, n):
-        # CRC_A of n bytes from src (self._tx[1:] or self.buf) by the CalcCRC command; -1 on failure.
-        if src is not self._tx:
-            t = self._tx
-            for i in range(n):
-                t[i + 1] = src[i]
+    def _append_crc(self, n):
+        # Append the CRC_A of the frame self._tx[1:n+1], from the CalcCRC command; the new length, or 0.
         self._wr(_CommandReg, _IDLE)
         self._wr(_DivIrqReg, _CRC_IRQ)  # clear CRCIRq
         self._wr(_FIFOLevelReg, _FLUSH)
@@ -383,7 +346,10 @@ class MFRC522(Scanner):
         for _ in range(_CRC_SPIN):  # the coprocessor takes its time per byte (8.4 gives no figure)
             if self._rd(_DivIrqReg) & _CRC_IRQ:
                 self._wr(_CommandReg, _IDLE)
-                return self._rd(_CRCResultRegL) | self._rd(_CRCResultRegH) << 8
+                t = self._tx
+                t[n + 1] = self._rd(_CRCResultRegL)
+                t[n + 2] = self._rd(_CRCResultRegH)
+                return n + 2
             self._sleep(_CRC_POLL_US)
         self._wr(_CommandReg, _IDLE)
-        return -1
+        return 0

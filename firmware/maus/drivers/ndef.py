@@ -1,14 +1,13 @@
-# NDEF on NFC Forum Type 2 tags: the TLV container and the Text record (RTD-Text 1.0).
+# NDEF on NFC Forum Type 2 tags: the TLV container and the Text record (RTD-Text 1.0), read from a
+# selected tag (read_area, tag_text). Loaded when a card arrives (maus.rfid.Presence) or the card writer
+# reads one, and let go again.
 #
 # Parsing never raises and never reads past the bytes it was given: every length is checked
 # against the end of the buffer; malformed input yields None.
 from micropython import const
 
-TLV_NULL = const(0x00)
-TLV_LOCK_CONTROL = const(0x01)
-TLV_MEMORY_CONTROL = const(0x02)
+_TLV_NULL = const(0x00)  # lock/memory control (01, 02), proprietary (FD) and unknown TLVs are skipped
 TLV_NDEF = const(0x03)
-TLV_PROPRIETARY = const(0xFD)
 TLV_TERMINATOR = const(0xFE)
 
 _MB = const(0x80)  # message begin
@@ -20,6 +19,9 @@ _TNF_WELL_KNOWN = const(0x01)
 _UTF16 = const(0x80)  # text status byte: UTF-16 encoding
 _MAX_RECORDS = const(16)
 MAX_MESSAGE = const(0xFFFE)  # largest length a 3-byte TLV length may state
+_OK = const(0)  # iso14443a.OK and NAK: READ's answers
+_NAK = const(4)
+_CC_MAGIC = const(0xE1)  # capability container: NDEF present
 
 
 def __getattr__(name):  # tlv, text_record: the card writer's (and the simulator's), not loaded to read a card
@@ -40,7 +42,7 @@ def find_message(buf, n=-1, start=0):
     while i < n:
         t = buf[i]
         i += 1
-        if t == TLV_NULL:
+        if t == _TLV_NULL:
             continue
         if t == TLV_TERMINATOR:
             return None
@@ -57,7 +59,7 @@ def find_message(buf, n=-1, start=0):
                 return None
         if t == TLV_NDEF:
             return (i, ln)
-        i += ln  # lock/memory control, proprietary and unknown TLVs are skipped
+        i += ln
     return None
 
 
@@ -121,3 +123,48 @@ def read_text(buf, n=-1):
         return None
     r = parse_text(buf, loc[0], loc[1])
     return None if r is None else r[1]
+
+
+def read_area(reader, buf, cc=None):
+    """Read the TLV area from page 4 into buf, as many pages as the first NDEF message needs.
+
+    With cc (4 bytes) the capability container is read too (page 3 first: CC + 12 bytes), as the
+    card writer needs it; identification skips it, the TLV parse rejects what is not NDEF.
+    Returns the number of bytes in buf, 0 if the tag has no NDEF container, -1 if a READ failed.
+    """
+    st = reader.read(3 if cc is not None else 4)
+    if st == _NAK:
+        # No NDEF container for the card writer. To an identification a NAK is a failed read: a tag
+        # leaving in the middle of its answer can leave just 4 bits, and they look like a NAK.
+        return 0 if cc is not None else -1
+    if st != _OK:
+        return -1
+    pg = reader.page
+    n = 16
+    if cc is not None:
+        for i in range(4):
+            cc[i] = pg[i]
+        if cc[0] != _CC_MAGIC:
+            return 0
+        n = 12
+    for i in range(n):
+        buf[i] = pg[16 - n + i]
+    cap = len(buf)
+    while True:
+        loc = find_message(buf, n)
+        if loc is None or loc[0] + loc[1] <= n or n + 16 > cap:
+            return n
+        st = reader.read(4 + n // 4)
+        if st != _OK:
+            return -1
+        for i in range(16):
+            buf[n + i] = pg[i]
+        n += 16
+
+
+def tag_text(reader, buf, cc=None):
+    """The selected tag's NDEF text, "" if it holds none, None if reading failed."""
+    n = read_area(reader, buf, cc)
+    if n < 0:
+        return None
+    return (read_text(buf, n) if n else None) or ""
