@@ -33,8 +33,8 @@ def test_default_catalog_follows_the_rulebook():
             n_let[x] += 1
     assert n_obj == [2] * 23 and n_let == [2] * 23
     for i in range(23):
-        assert ascii(CAT.de[i])[0] == LETTERS[i]  # German initial = the letter
-        assert CAT.en[i]
+        assert ascii(CAT.name(i))[0] == LETTERS[i]  # German initial = the letter
+        assert CAT.name(i, 1) and "\n" not in CAT.name(i) + CAT.name(i, 1)
 
 
 def test_pair_text_in_both_languages():
@@ -71,6 +71,7 @@ def test_validator_catches_every_broken_rule():
     assert any("not a game letter" in e for e in _bad(lambda d: d["objects"].update(Q=["Qualle", "jellyfish"])))
     assert any("does not start with" in e for e in _bad(lambda d: d["objects"].update(S=["Koffer", "x"])))
     assert any("German name" in e for e in _bad(lambda d: d["objects"].update(S="Saege")))
+    assert any("German name" in e for e in _bad(lambda d: d["objects"].update(S=["S\u00e4ge", "a\nsaw"])))
     assert any("cards, the game has 23" in e for e in _bad(lambda d: d["cards"].pop()))
     assert any("id 1 twice" in e for e in _bad(lambda d: _card(d, 2).update(id=1)))
     assert any("id must be" in e for e in _bad(lambda d: _card(d, 2).update(id=True)))

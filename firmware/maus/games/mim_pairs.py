@@ -13,25 +13,30 @@ _FREE = const(255)
 
 
 class Catalog:
-    """Compact card data: `cards` bytes (4 per card), names by letter index."""
+    """Compact card data: `cards` bytes (4 per card), the names of the objects in one string."""
 
-    __slots__ = ("cards", "de", "en", "n")
-
-    def __init__(self, cards, de, en):
+    def __init__(self, cards, names):
         self.cards = cards  # bytes: card i at 4*i: object, object, letter, letter (letter indexes)
-        self.de = de  # tuple: German object name by letter index
-        self.en = en  # tuple: English gloss by letter index
+        self.names = names  # str: by letter index, German name and English gloss, each ending in "\n"
         self.n = len(cards) // 4
 
     def element(self, card, e):
         """Letter index shown by element e of card (0-based card index)."""
         return self.cards[4 * card + e]
 
+    def name(self, letter, en=0):
+        """The German object name of a letter index (en 1: its English gloss)."""
+        s = self.names
+        i = 0
+        for _ in range(2 * letter + en):
+            i = s.find("\n", i) + 1
+        return s[i: s.find("\n", i)]
+
     def pair_text(self, letter, lang):
         """ "K für Koffer" / "K for Koffer (suitcase)"."""
         if lang == "de":
-            return "%s f\u00fcr %s" % (LETTERS[letter], self.de[letter])
-        return "%s for %s (%s)" % (LETTERS[letter], self.de[letter], self.en[letter])
+            return "%s f\u00fcr %s" % (LETTERS[letter], self.name(letter))
+        return "%s for %s (%s)" % (LETTERS[letter], self.name(letter), self.name(letter, 1))
 
 
 class Pairs:

@@ -17,6 +17,10 @@ _CLAIM = const(4)  # the claimer taps the two cards of the pair
 _CHOOSE = const(5)  # C: the two cards allow several pairs: the claimer picks one
 _OVER = const(6)
 
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
+
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 # (the variants repeat the phases they use as their own consts: a const costs no RAM, a name would)
 
@@ -143,27 +147,18 @@ class Race(Engine):
         elif name == "next":
             self.prompt()
 
-    # hooks of the variants
-    def card_tap(self, c, t_us):
-        pass
+    # hooks of the variants: what both define are bare annotations (the compiler keeps nothing of them)
+    card_tap: "Any"  # (card, t_us): a card tap outside a claim
+    idle_gesture: "Any"  # (player, kind): a gesture outside a choice
+    prompt: "Any"  # (): the prompt of the phase
+    won: "Any"  # (player, k, letter): claim k of the offered pairs is good (letter: its letter index)
+    penalty: "Any"  # (player, slow): the claim was wrong (slow: the claim window ran out)
 
     def idle_press(self, p, t_us):
         pass
 
-    def idle_gesture(self, p, kind):
-        pass
-
-    def prompt(self):
-        pass
-
     def last(self):
         pass
-
-    def won(self, p, k, letter):
-        """Claim k of the offered pairs is good (letter: its letter index)."""
-
-    def penalty(self, p, slow):
-        """Claim of p was wrong (slow: the claim window ran out)."""
 
     # --- the table -------------------------------------------------------------------------------
     def open(self, t_us):

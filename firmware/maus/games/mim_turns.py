@@ -178,7 +178,7 @@ class Turns(Engine):
         letter = self.opt_letter(k)
         m = self.mid[ms]
         on = self.cat.element(m, e)
-        on = self.cat.de[on] if e < 2 else LETTERS[on]
+        on = self.cat.name(on) if e < 2 else LETTERS[on]
         self.verdict(p, True, "pair", letter)
         self.table.log("chip", {"player": p, "card": self.ident(m), "on": on, "hand": self.ident(self.hcard)})
         self.pairs[p] += 1
