@@ -3,7 +3,8 @@
 # The Game the shell runs is MIsForMouse; it hands every event to the engine of its variant:
 # mim_turns (A: turns round the table), mim_leader (B: a game leader reveals) and mim_chips (C: all at
 # once), the last two built on the claims of mim_race. Cards and the pair finder are in mim_pairs, the
-# validator in mim_catalog, prompts in mim_text. Decisions where the rulebook is silent: docs/games/mim.md.
+# validator in mim_catalog, winners, summary and status in mim_end (loaded for their moments).
+# Decisions where the rulebook is silent: docs/games/mim.md.
 import gc
 
 from micropython import const
@@ -11,12 +12,13 @@ from micropython import const
 from maus import call_unloaded
 from maus.game import Game
 from maus.games.mim_pairs import Catalog, Pairs
-from maus.games.mim_text import TEXT
+from maus.text import Texts
 
 _OTHER = const(-1)  # parse(): a card of another game
 _UNKNOWN = const(-2)  # parse(): no identity or a bad one
 
 _CHECK = "maus.games.mim_catalog"
+_END = "maus.games.mim_end"
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if _TYPES:
     from typing import Any
@@ -30,16 +32,9 @@ def load_catalog(data):
     return call_unloaded(_CHECK, "build", data)
 
 
-def load_file(path=None):
-    """The catalog at path (default: catalogs/mim.json next to the games package)."""
-    import json
-
-    if not path:
-        here = __file__.replace("\\", "/")
-        path = here[: here.rfind("/games/")] + "/catalogs/mim.json"
-    with open(path) as f:
-        return load_catalog(json.load(f))
-
+# The prompts: 16 characters x 6 lines, ASCII only (the OLED font has no umlauts; pair names are folded by
+# ascii() before they are shown), in maus/texts/mim.<lang>.json, read from flash when shown (maus.text).
+TEXT = Texts("mim")
 
 _FOLD = "\u00e4ae\u00f6oe\u00fcue\u00c4Ae\u00d6Oe\u00dcUe\u00dfss"  # one string: 3 characters a rule
 
@@ -73,10 +68,8 @@ class Engine:
 
     # What each variant provides (the Game hands its events on), as bare annotations: the compiler keeps
     # nothing of them, where empty methods here would each cost RAM while a game is played.
+    # (Their winners, summary and status are maus.games.mim_end's, loaded for the moment.)
     start: "Any"  # ()
-    summary: "Any"  # () -> maus.game.Game.summary's dict
-    status: "Any"  # () -> lines
-    winners: "Any"  # () -> player ids
     on_tap: "Any"  # (ident, t_us)
     on_press: "Any"  # (player, t_us)
     on_gesture: "Any"  # (player, kind)
@@ -160,7 +153,7 @@ class Engine:
             self.table.cancel(name)
         self.table.sound("win")
         self.table.led(0, None)
-        for p in self.winners():
+        for p in call_unloaded(_END, "winners", self):
             self.table.led(p, self.colour[p], "blink")
         self.table.finish()
 
@@ -172,8 +165,8 @@ class MIsForMouse(Game):
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         super().__init__(table, players, settings, catalog, variant, seed)
-        if catalog is None:
-            self.catalog = catalog = load_file()
+        if catalog is None:  # the default catalog, read and built for this moment
+            self.catalog = catalog = call_unloaded(_CHECK, "load_file")
         elif not isinstance(catalog, Catalog):
             self.catalog = catalog = load_catalog(catalog)
         gc.collect()  # the catalog's JSON is garbage now: free it before the variant's code is loaded
@@ -196,10 +189,10 @@ class MIsForMouse(Game):
         self.e.start()
 
     def summary(self):
-        return self.e.summary()
+        return call_unloaded(_END, "summary", self.e)
 
     def status(self):
-        return self.e.status()
+        return call_unloaded(_END, "status", self.e)
 
     def on_tap(self, ident, uid, t_us):
         self.table.log("tap", {"identity": ident, "uid": _uid(uid)})

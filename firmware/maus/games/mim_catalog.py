@@ -124,3 +124,11 @@ def default_path():
     """Where catalogs/mim.json sits in the package (flash: /maus/catalogs/mim.json)."""
     here = __file__.replace("\\", "/")
     return here[: here.rfind("/games/")] + "/catalogs/mim.json"
+
+
+def load_file(path=None):
+    """The Catalog from path (default: catalogs/mim.json next to the games package)."""
+    import json
+
+    with open(path or default_path()) as f:
+        return build(json.load(f))

@@ -92,7 +92,7 @@ class Chips(Race):
 
     def idle_gesture(self, p, kind):
         if self.phase == _LAY and kind == "long":
-            self.say("status", text="\n".join(self.status()))
+            self.say("status", text="\n".join(self.g.status()))
 
     def _round_end(self):
         t = self.table
@@ -131,21 +131,3 @@ class Chips(Race):
 
     def penalty(self, p, slow):
         self.say("c_slow" if slow else "c_wrong", p=p)
-
-    # --- results ---------------------------------------------------------------------------------
-    def winners(self):
-        return [p for p in self.ids if self.chips[p] == 0]
-
-    def status(self):
-        f = "S%d: %d Chips" if self.lang == "de" else "P%d: %d chips"
-        return [f % (p, self.chips[p]) for p in self.ids][:6]
-
-    def summary(self):
-        scores = {}
-        br = {}
-        for p in self.ids:
-            k = str(p)
-            scores[k] = self.placed[p]
-            br[k] = {"chips_left": self.chips[p], "chips_placed": self.placed[p], "claims_ok": self.ok[p],
-                     "claims_wrong": self.wrong[p]}
-        return {"scores": scores, "winners": self.winners(), "breakdown": br, "reason": self.reason}

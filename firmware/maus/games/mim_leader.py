@@ -103,22 +103,3 @@ class Leader(Race):
     def penalty(self, p, slow):
         self.lock[p] = self.laid + 2  # these cards and the next one
         self.say("b_slow" if slow else "b_wrong", p=p)
-
-    # --- results ---------------------------------------------------------------------------------
-    def winners(self):
-        best = max(self.cards[p] for p in self.ids)
-        return [p for p in self.ids if self.cards[p] == best]
-
-    def status(self):
-        f = "S%d: %d Karten" if self.lang == "de" else "P%d: %d cards"
-        return [f % (p, self.cards[p]) for p in self.ids][:6]
-
-    def summary(self):
-        scores = {}
-        br = {}
-        for p in self.ids:
-            k = str(p)
-            scores[k] = self.cards[p]
-            br[k] = {"cards": self.cards[p], "claims_ok": self.ok[p], "claims_wrong": self.wrong[p],
-                     "leader": p == self.leader}
-        return {"scores": scores, "winners": self.winners(), "breakdown": br, "reason": self.reason}

@@ -133,7 +133,7 @@ class Turns(Engine):
             if ph == _TURN and player == self.turn:
                 self._pass()
             else:
-                self.say("status", text="\n".join(self.status()))
+                self.say("status", text="\n".join(self.g.status()))
         elif ph == _TURN and kind == "click" and player != self.turn:
             self.say("not_turn", p=player, q=self.turn)  # ignored, and said why; the turn prompt comes back
             self.table.timer("next", _SHOW_MS)
@@ -215,27 +215,3 @@ class Turns(Engine):
         self.say("round_won", p=w)
         self.turn = w  # the round's winner begins the next
         self._new_round(True)
-
-    # --- results ---------------------------------------------------------------------------------
-    def winners(self):
-        return [p for p in self.ids if self.hand[p] == 0]
-
-    def status(self):
-        de = self.lang == "de"
-        out = []
-        for p in self.ids:
-            s = ("S%d: %d Karten" if de else "P%d: %d cards") % (p, self.hand[p])
-            if self.out[p]:
-                s += " -"
-            out.append(s)
-        return out[:6]
-
-    def summary(self):
-        scores = {}
-        br = {}
-        for p in self.ids:
-            k = str(p)
-            scores[k] = _HAND - self.hand[p]
-            br[k] = {"cards_left": self.hand[p], "rounds_won": self.won[p], "pairs": self.pairs[p],
-                     "passes": self.passes[p]}
-        return {"scores": scores, "winners": self.winners(), "breakdown": br, "reason": self.reason}
