@@ -5,6 +5,7 @@
 # mausgeflippt_text. Decisions where the rulebook is silent: docs/games/mausgeflippt.md.
 from micropython import const
 
+from maus import call_unloaded
 from maus.arbiter import VALID
 from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, load, load_catalog  # noqa: F401
 from maus.games.mausgeflippt_claims import Claims
@@ -19,6 +20,7 @@ _COLLECT = const(4)  # a claimant taps every hand card, then presses
 _CHEESE = const(5)  # waiting for the next cheese
 _OVER = const(6)
 
+_END = "maus.games.mausgeflippt_end"
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 _KINDS = ("mouse", "clothing", "cheese")
@@ -57,10 +59,10 @@ class Mausgeflippt(Claims):
         self._prompt()
 
     def summary(self):
-        return self.s.summary(self.reason)
+        return call_unloaded(_END, "summary", self.s, self.reason)
 
     def status(self):
-        return self.s.status(TEXT[self.lang])
+        return call_unloaded(_END, "status", self.s, TEXT[self.lang])
 
     def _finish(self, reason):
         self.phase = _OVER
@@ -71,7 +73,7 @@ class Mausgeflippt(Claims):
         self._say("end_mouse" if reason == "last_mouse" else "end_cheese")
         self.table.sound("win")
         self.table.led(0, None)
-        for p in self.s.winners():
+        for p in call_unloaded(_END, "winners", self.s):
             self.table.led(p, self.colour[p], "blink")
         self.table.finish()
 
@@ -160,7 +162,7 @@ class Mausgeflippt(Claims):
             return
         self.s.show_cheese(n)
         self.table.log("note", {"text": "open cheese", "cheese": n,
-                                "kind": self.cat.cheese_types[self.cat.cheese_cards[n - 1]]})
+                                "kind": self.cat.cheese_name(self.cat.cheese_cards[n - 1])})
         self.table.sound("ok")
         self.phase = _REVEAL
         self._prompt()
