@@ -51,7 +51,7 @@ def test_validator_is_unloaded_after_use():
 
 
 def test_every_prompt_fits_the_display():
-    from maus.games.mms_text import TEXT
+    from maus.games.mms import TEXT
 
     worst = {"p": 4, "q": 3, "n": 16, "box": 1, "a": "orange", "b": "purple", "left": 16, "castle": 12, "out": 16,
              "who": "P1 P2 P3 P4", "c": 12, "o": 16, "text": "x"}
