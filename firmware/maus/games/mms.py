@@ -30,9 +30,6 @@ _END = "maus.games.mms_end"
 # maus/texts/mms.<lang>.json, read from flash when shown (maus.text).
 TEXT = Texts("mms")
 
-# The castle's holes and the two dice when no catalog is loaded (same as catalogs/mms.json).
-_HOLES = ("red", "yellow", "green", "blue", "orange", "purple")
-_NAMES = {"en": _HOLES, "de": ("rot", "gelb", "gruen", "blau", "orange", "lila")}
 
 
 class Catalog:
@@ -46,16 +43,13 @@ class Catalog:
         self.castle_end = castle_end
 
 
-DEFAULT = Catalog(_HOLES, _NAMES, (bytes(range(6)), bytes(range(6))))
-
-
 def validate_catalog(data):
     """Errors in a catalog dict (empty when it is good). The checker module is unloaded again after use."""
     return call_unloaded(_CHECK, "validate_catalog", data)
 
 
 def load_catalog(data):
-    """The compact Catalog, or None when the data is not a valid catalog (the game then uses DEFAULT). The
+    """The compact Catalog, or None when the data is not a valid catalog (the game then uses mms_catalog.default()). The
     checker and builder module is unloaded again after use."""
     return call_unloaded(_CHECK, "build", data)
 
@@ -73,7 +67,8 @@ class Mms(Game):
         if isinstance(catalog, dict):
             catalog = load_catalog(catalog)
         self.bad_catalog = given and not isinstance(catalog, Catalog)
-        self.cat = catalog if isinstance(catalog, Catalog) else DEFAULT
+        # no catalog or a bad one: the default castle and dice, made for this moment
+        self.cat = catalog if isinstance(catalog, Catalog) else call_unloaded(_CHECK, "default")
         lang = settings.get("lang", "de")
         self.lang = lang if lang in TEXT else "en"
         self.electronic = settings.get("dice", "electronic") != "real"

@@ -71,3 +71,12 @@ def build(data):
     names = {lang: tuple(h[lang] for h in data["holes"]) for lang in ("en", "de")}
     dice = tuple(bytes(ids.index(f) for f in die) for die in data["dice"])
     return Catalog(ids, names, dice, data["sticks"], data["castle_end"])
+
+
+def default():
+    """The castle's holes and the two dice when no catalog is loaded (same as catalogs/mms.json)."""
+    from maus.games.mms import Catalog
+
+    holes = ("red", "yellow", "green", "blue", "orange", "purple")
+    return Catalog(holes, {"en": holes, "de": ("rot", "gelb", "gruen", "blau", "orange", "lila")},
+                   (bytes(range(6)), bytes(range(6))))
