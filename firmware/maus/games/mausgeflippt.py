@@ -1,15 +1,15 @@
 # Mausgeflippt: the rules as a state machine (rulebook: shared/rules/mausgeflippt.txt).
 #
 # This file: reveals, races, cheeses, the end. The rules of a claim (items, collections, protected mice,
-# ties) are in mausgeflippt_claims, the table the unit can know in mausgeflippt_state, the prompts in
-# mausgeflippt_text. Decisions where the rulebook is silent: docs/games/mausgeflippt.md.
+# ties) and the prompts table are in mausgeflippt_claims, the table the unit can know in
+# mausgeflippt_state, the winners, summary and status in mausgeflippt_end. Decisions where the rulebook
+# is silent: docs/games/mausgeflippt.md.
 from micropython import const
 
 from maus import call_unloaded
 from maus.arbiter import VALID
 from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, load, load_catalog  # noqa: F401
-from maus.games.mausgeflippt_claims import Claims
-from maus.games.mausgeflippt_text import TEXT
+from maus.games.mausgeflippt_claims import TEXT, Claims
 from maus.ticks import ticks_diff
 
 _SETUP = const(0)  # waiting for the first cheese

@@ -1,7 +1,9 @@
 # M is for Mouse: what each variant reports at moments only (its winners at the end, the summary for the
-# log, the status screen of a long press), loaded for that moment and let go again (maus.call_unloaded
+# log, the status screen of a long press, B and C's hints), loaded for that moment and let go again (maus.call_unloaded
 # from maus.games.mim), so none of it stays in RAM while a game is played.
 from micropython import const
+
+from maus.games.mim_pairs import LETTERS
 
 _HAND = const(3)  # A: cards in each hand at the start (as mim_turns)
 
@@ -51,3 +53,15 @@ def summary(e):
             br[k] = {"chips_left": e.chips[p], "chips_placed": e.placed[p], "claims_ok": e.ok[p],
                      "claims_wrong": e.wrong[p]}
     return {"scores": scores, "winners": winners(e), "breakdown": br, "reason": e.reason}
+
+
+def hint(e):
+    """B and C (maus.games.mim_race): the hint timer ran out with a pair on the table: its letter."""
+    if e.pairs_left() == 0:
+        return
+    letter = e.finder.letter(e.slots, 0)
+    t = e.table
+    t.log("prompt", {"what": "hint", "letter": LETTERS[letter]})
+    t.led(0, "white", "blink")
+    t.sound("prompt")
+    e.say("hint", l=LETTERS[letter])

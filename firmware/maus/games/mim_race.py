@@ -4,9 +4,9 @@
 # pair wins and when the table changes.
 from micropython import const
 
+from maus import call_unloaded
 from maus.arbiter import VALID, Arbiter
 from maus.games.mim import Engine
-from maus.games.mim_pairs import LETTERS
 from maus.ticks import ticks_diff
 
 _LEADER = const(0)  # B: waiting for the game leader to hold a button
@@ -140,7 +140,7 @@ class Race(Engine):
                 self._wrong("too slow", True)
         elif name == "hint":
             if ph == _TABLE and not self.deciding:
-                self._hint()
+                call_unloaded("maus.games.mim_end", "hint", self)  # hints are a setting, off by default
         elif name == "last":
             if ph == _TABLE and not self.deciding:
                 self.last()
@@ -180,15 +180,6 @@ class Race(Engine):
         if self.hint_ms and self.pairs_left():
             self.table.timer("hint", self.hint_ms)
 
-    def _hint(self):
-        if self.pairs_left() == 0:
-            return
-        letter = self.finder.letter(self.slots, 0)
-        t = self.table
-        t.log("prompt", {"what": "hint", "letter": LETTERS[letter]})
-        t.led(0, "white", "blink")
-        t.sound("prompt")
-        self.say("hint", l=LETTERS[letter])
 
     # --- claims ----------------------------------------------------------------------------------
     def _decide(self):
