@@ -4,11 +4,11 @@ import json
 import sys
 
 from fwtest import Rand, raises
-from maus.games import mim_catalog, mim_pairs
+from maus.games import mim, mim_catalog
 from maus.games.mim import ascii, load_catalog, parse
 from test_mim_kit import CAT, found, oracle
 
-LETTERS = mim_pairs.LETTERS
+LETTERS = mim.LETTERS
 
 
 def _data():
@@ -123,7 +123,7 @@ def test_validator_never_crashes_on_garbage():
 
 def test_finder_agrees_with_the_oracle_on_random_tables():
     r = Rand(23)
-    f = mim_pairs.Pairs(CAT.cards)
+    f = mim.Pairs(CAT.cards)
     slots = bytearray(23)
     used = bytearray(23)
     total = 0
@@ -141,7 +141,7 @@ def test_finder_agrees_with_the_oracle_on_random_tables():
 
 
 def test_between_two_cards():
-    f = mim_pairs.Pairs(CAT.cards)
+    f = mim.Pairs(CAT.cards)
     for a in range(23):
         for b in range(23):
             if a == b:
@@ -159,7 +159,7 @@ def test_finder_allocates_nothing():
         return
     import micropython
 
-    f = mim_pairs.Pairs(CAT.cards)
+    f = mim.Pairs(CAT.cards)
     slots = bytearray(range(8))
     used = bytearray(8)
     micropython.heap_lock()

@@ -6,7 +6,7 @@
 # {"id", "objects": [name, name], "letters": [L, L]}, ids 1..23 as on the tags ("mim/card/05").
 from micropython import const
 
-from maus.games.mim_pairs import CARDS, LETTERS, Catalog
+from maus.games.mim import CARDS, LETTERS, Catalog
 
 GAME = "mim"
 _LETTERS = tuple(LETTERS)

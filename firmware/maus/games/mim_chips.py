@@ -4,8 +4,7 @@
 # first player without chips wins.
 from micropython import const
 
-from maus.games.mim import ascii
-from maus.games.mim_pairs import LETTERS
+from maus.games.mim import LETTERS, ascii
 from maus.games.mim_race import Race
 
 _ROUND = const(8)  # cards a round

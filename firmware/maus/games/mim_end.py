@@ -3,7 +3,7 @@
 # from maus.games.mim), so none of it stays in RAM while a game is played.
 from micropython import const
 
-from maus.games.mim_pairs import LETTERS
+from maus.games.mim import LETTERS
 
 _HAND = const(3)  # A: cards in each hand at the start (as mim_turns)
 

@@ -6,8 +6,7 @@
 # up the last card wins. The unit cannot see hands, so it counts them.
 from micropython import const
 
-from maus.games.mim import Engine, ascii
-from maus.games.mim_pairs import LETTERS
+from maus.games.mim import LETTERS, Engine, ascii
 
 _LAY = const(0)  # reading the middle cards
 _TURN = const(1)  # the player on turn taps a hand card and a middle card
