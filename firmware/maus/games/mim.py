@@ -5,8 +5,6 @@
 # once), the last two built on the claims of mim_race. Cards and the pair finder are here too, the
 # validator in mim_catalog, winners, summary and status in mim_end (loaded for their moments).
 # Decisions where the rulebook is silent: docs/games/mim.md.
-import gc
-
 from micropython import const
 
 from maus import call_unloaded
@@ -117,6 +115,7 @@ _UNKNOWN = const(-2)  # parse(): no identity or a bad one
 
 _CHECK = "maus.games.mim_catalog"
 _END = "maus.games.mim_end"
+_NEW = "maus.games.mim_new"
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if _TYPES:
     from typing import Any
@@ -168,27 +167,24 @@ class Engine:
     # nothing of them, where empty methods here would each cost RAM while a game is played.
     # (Their winners, summary and status are maus.games.mim_end's, loaded for the moment.)
     start: "Any"  # ()
+    # The state every variant has, made by maus.games.mim_new (as each variant's own)
+    g: "Any"  # the MIsForMouse
+    table: "Any"
+    cat: "Any"  # Catalog
+    settings: "Any"
+    lang: "Any"
+    ids: "Any"  # player ids in seating order
+    colour: "Any"  # by player id
+    finder: "Any"  # Pairs
+    opts: "Any"  # bytearray: the pairs two tapped cards allow (4 at most), as Pairs.out
+    opt_cards: "Any"  # bytearray: the two cards of those pairs (slot 0, slot 1)
+    n_opts: "Any"
+    opt_i: "Any"
+    reason: "Any"
     on_tap: "Any"  # (ident, t_us)
     on_press: "Any"  # (player, t_us)
     on_gesture: "Any"  # (player, kind)
     on_timer: "Any"  # (name)
-
-    def __init__(self, g):
-        self.g = g
-        self.table = g.table
-        self.cat = g.catalog
-        self.settings = g.settings
-        self.lang = g.settings.get("lang", "de")
-        self.ids = [p.id for p in g.players]
-        self.colour = ["off"] * 7
-        for p in g.players:
-            self.colour[p.id] = p.colour
-        self.finder = Pairs(self.cat.cards)
-        self.opts = bytearray(8)  # the pairs two tapped cards allow (4 at most), as Pairs.out
-        self.opt_cards = bytearray(2)  # the two cards of those pairs (slot 0, slot 1)
-        self.n_opts = 0
-        self.opt_i = 0
-        self.reason = ""
 
     def say(self, key, **kw):
         self.table.say(key, **kw)
@@ -263,25 +259,8 @@ class MIsForMouse(Game):
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         super().__init__(table, players, settings, catalog, variant, seed)
-        if catalog is None:  # the default catalog, read and built for this moment
-            self.catalog = catalog = call_unloaded(_CHECK, "load_file")
-        elif not isinstance(catalog, Catalog):
-            self.catalog = catalog = load_catalog(catalog)
-        gc.collect()  # the catalog's JSON is garbage now: free it before the variant's code is loaded
-        if variant == "A":
-            from maus.games.mim_turns import Turns
-
-            self.e = Turns(self)  # type: Engine
-        elif variant == "B":
-            from maus.games.mim_leader import Leader
-
-            self.e = Leader(self)
-        elif variant == "C":
-            from maus.games.mim_chips import Chips
-
-            self.e = Chips(self)
-        else:
-            raise ValueError("M is for Mouse has variants A, B and C, not %r" % (variant,))
+        # the catalog and the variant's engine, by code loaded for this moment (ValueError: a bad one)
+        self.e = call_unloaded(_NEW, "engine", self)  # type: Engine
 
     def start(self):
         self.e.start()

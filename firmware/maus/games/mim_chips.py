@@ -7,8 +7,11 @@ from micropython import const
 from maus.games.mim import LETTERS, ascii
 from maus.games.mim_race import Race
 
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
+
 _ROUND = const(8)  # cards a round
-_CHIPS = const(30)
 
 _LAY = const(1)  # phases: as in mim_race
 _READY = const(2)
@@ -20,15 +23,11 @@ _SHOW_MS = const(1500)
 
 
 class Chips(Race):
-    def __init__(self, g):
-        super().__init__(g)
-        self.chips = [0] * 7  # in hand
-        self.placed = [0] * 7
-        self.round = 0
-        each = _CHIPS // len(self.ids)
-        for p in self.ids:
-            self.chips[p] = each
-        self.box = _CHIPS - each * len(self.ids)
+    # State made by maus.games.mim_new (bare annotations: the compiler keeps nothing of them)
+    chips: "Any"
+    placed: "Any"
+    round: "Any"
+    box: "Any"
 
     def start(self):
         self.table.log("note", {"text": "chips", "each": self.chips[self.ids[0]], "box": self.box})

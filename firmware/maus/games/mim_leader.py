@@ -6,6 +6,10 @@ from micropython import const
 from maus.games.mim import ascii
 from maus.games.mim_race import Race
 
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
+
 _LEADER = const(0)  # phases: as in mim_race
 _TABLE = const(3)
 _CLAIM = const(4)
@@ -14,13 +18,12 @@ _SHOW_MS = const(1500)
 
 
 class Leader(Race):
-    choose = False
+    # State made by maus.games.mim_new (bare annotations: the compiler keeps nothing of them)
+    seen: "Any"
+    leader: "Any"
+    cards: "Any"
 
-    def __init__(self, g):
-        super().__init__(g)
-        self.seen = bytearray(self.total)  # laid this game
-        self.leader = 0
-        self.cards = [0] * 7  # won
+    choose = False
 
     def start(self):
         self.table.log("prompt", {"what": "leader"})

@@ -5,7 +5,7 @@
 from micropython import const
 
 from maus import call_unloaded
-from maus.arbiter import VALID, Arbiter
+from maus.arbiter import VALID
 from maus.games.mim import Engine
 from maus.ticks import ticks_diff
 
@@ -26,29 +26,26 @@ _SHOW_MS = const(1500)  # a verdict stays on the display this long before the ne
 
 
 class Race(Engine):
-    def __init__(self, g):
-        super().__init__(g)
-        s = self.settings
-        self.arb = Arbiter(s.get("tie_window_us", 2000), s.get("lockout", True), s.get("settle_ms", 3))
-        self.claim_ms = s.get("claim_window_ms", 5000)
-        self.hint_ms = s.get("hint_after_s", 20) * 1000 if s.get("hints", False) else 0
-        total = self.cat.n
-        self.total = total
-        self.slots = bytearray(total)  # the face-up cards (card indexes), oldest first
-        self.used = bytearray(total)  # chips on them (Pairs bits; C: letters only)
-        self.n = 0
-        self.laid = 0  # B: cards laid so far
-        self.lock = bytearray(7)  # B: no claims while laid < lock[p]
-        self.queue = []  # waiting claims [(offset_us, player)], earliest first
-        self.claimer = 0
-        self.tap1 = -1  # table slot of the claimer's first card
-        self.cs = bytearray(2)  # table slots of the two cards on offer
-        self.tap_t = 0
-        self.deciding = False
-        self.reveal_t = 0
-        self.ok = [0] * 7
-        self.wrong = [0] * 7
-        self.phase = _LEADER
+    # State made by maus.games.mim_new (bare annotations: the compiler keeps nothing of them)
+    arb: "Any"
+    claim_ms: "Any"
+    hint_ms: "Any"
+    total: "Any"
+    slots: "Any"
+    used: "Any"
+    n: "Any"
+    laid: "Any"
+    lock: "Any"
+    queue: "Any"
+    claimer: "Any"
+    tap1: "Any"
+    cs: "Any"
+    tap_t: "Any"
+    deciding: "Any"
+    reveal_t: "Any"
+    ok: "Any"
+    wrong: "Any"
+    phase: "Any"
 
     def _leds(self):
         t = self.table

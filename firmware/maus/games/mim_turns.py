@@ -8,32 +8,34 @@ from micropython import const
 
 from maus.games.mim import LETTERS, Engine, ascii
 
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
+
 _LAY = const(0)  # reading the middle cards
 _TURN = const(1)  # the player on turn taps a hand card and a middle card
 _CHOOSE = const(2)  # the two cards allow several pairs: the player picks one
 _OVER = const(3)
 
 _MIDDLE = const(3)
-_HAND = const(3)  # cards in each hand at the start
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 
 class Turns(Engine):
-    def __init__(self, g):
-        super().__init__(g)
-        self.mid = bytearray(_MIDDLE)  # card indexes
-        self.used = bytearray(_MIDDLE)  # chips on them (Pairs bits)
-        self.nmid = 0
-        self.hand = [_HAND] * 7  # by player id
-        self.out = bytearray(7)  # passed this round
-        self.won = bytearray(7)
-        self.pairs = [0] * 7
-        self.passes = [0] * 7
-        self.turn = self.ids[0]  # the oldest player sits at the lowest button (docs/games/mim.md)
-        self.round = 0
-        self.hcard = -1
-        self.mslot = -1
-        self.phase = _LAY
+    # State made by maus.games.mim_new (bare annotations: the compiler keeps nothing of them)
+    mid: "Any"
+    used: "Any"
+    nmid: "Any"
+    hand: "Any"
+    out: "Any"
+    won: "Any"
+    pairs: "Any"
+    passes: "Any"
+    turn: "Any"
+    round: "Any"
+    hcard: "Any"
+    mslot: "Any"
+    phase: "Any"
 
     def start(self):
         self._new_round()
