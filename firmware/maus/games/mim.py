@@ -103,10 +103,6 @@ class Pairs:
         u[1] = ub
         return self.find(s, 2, u)
 
-    def letter(self, slots, k):
-        """Letter index of pair k of the last find."""
-        pos = self.out[2 * k]
-        return self.cards[4 * slots[pos >> 2] + (pos & 3)]
 
 
 # --- the game ------------------------------------------------------------------------------------
@@ -241,15 +237,7 @@ class Engine:
         self.table.log("verdict", f)
 
     def end(self, reason):
-        self.reason = reason
-        self.g.done = True
-        for name in ("claim", "decide", "quiet", "hint", "last", "next"):
-            self.table.cancel(name)
-        self.table.sound("win")
-        self.table.led(0, None)
-        for p in call_unloaded(_END, "winners", self):
-            self.table.led(p, self.colour[p], "blink")
-        self.table.finish()
+        call_unloaded(_END, "end", self, reason)
 
 class MIsForMouse(Game):
     GAME = "mim"

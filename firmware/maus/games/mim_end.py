@@ -1,11 +1,26 @@
-# M is for Mouse: what each variant reports at moments only (its winners at the end, the summary for the
-# log, the status screen of a long press, B and C's hints), loaded for that moment and let go again (maus.call_unloaded
-# from maus.games.mim), so none of it stays in RAM while a game is played.
+# M is for Mouse: what the variants do at moments only (the game's end and its winners, the summary for
+# the log, the status screen of a long press, A's round ends, B and C's hints), loaded for that moment and let go again
+# (maus.call_unloaded from maus.games.mim), so none of it stays in RAM while a game is played.
 from micropython import const
 
 from maus.games.mim import LETTERS
 
-_HAND = const(3)  # A: cards in each hand at the start (as mim_turns)
+_HAND = const(3)  # A: cards in each hand at the start (as mim_new)
+_A_OVER = const(3)  # A: the game is over (as mim_turns)
+
+
+def end(e, reason):
+    """The game is over (any variant): the winners' LEDs blink, the unit shows the results."""
+    e.reason = reason
+    e.g.done = True
+    t = e.table
+    for name in ("claim", "decide", "quiet", "hint", "last", "next"):
+        t.cancel(name)
+    t.sound("win")
+    t.led(0, None)
+    for p in winners(e):
+        t.led(p, e.colour[p], "blink")
+    t.finish()
 
 
 def winners(e):
@@ -59,9 +74,25 @@ def hint(e):
     """B and C (maus.games.mim_race): the hint timer ran out with a pair on the table: its letter."""
     if e.pairs_left() == 0:
         return
-    letter = e.finder.letter(e.slots, 0)
+    pos = e.finder.out[0]  # the object of the first pair found (Pairs.out)
+    letter = e.cat.cards[4 * e.slots[pos >> 2] + (pos & 3)]
     t = e.table
     t.log("prompt", {"what": "hint", "letter": LETTERS[letter]})
     t.led(0, "white", "blink")
     t.sound("prompt")
     e.say("hint", l=LETTERS[letter])
+
+
+def round_won(e, w):
+    """A (maus.games.mim_turns): w is the last player left in the round: a hand card goes aside."""
+    e.hand[w] -= 1
+    e.won[w] += 1
+    e.table.log("score", {"player": w, "delta": 1, "why": "card aside"})
+    if e.hand[w] == 0:
+        e.phase = _A_OVER
+        e.say("game_won", p=w)
+        e.end("last card")
+        return
+    e.say("round_won", p=w)
+    e.turn = w  # the round's winner begins the next
+    e._new_round(True)

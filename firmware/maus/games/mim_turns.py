@@ -6,6 +6,7 @@
 # up the last card wins. The unit cannot see hands, so it counts them.
 from micropython import const
 
+from maus import call_unloaded
 from maus.games.mim import LETTERS, Engine, ascii
 
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
@@ -198,21 +199,9 @@ class Turns(Engine):
         self.table.log("claim", {"player": p, "pass": True})
         self.table.sound("tick")
         if self._in_round() == 1:
-            self._round_won(self._next(p))
+            call_unloaded("maus.games.mim_end", "round_won", self, self._next(p))  # a moment: the round ends
             return
         self.say("passed", p=p)
         self.turn = self._next(p)
         self.table.timer("next", _SHOW_MS)
 
-    def _round_won(self, w):
-        self.hand[w] -= 1
-        self.won[w] += 1
-        self.table.log("score", {"player": w, "delta": 1, "why": "card aside"})
-        if self.hand[w] == 0:
-            self.phase = _OVER
-            self.say("game_won", p=w)
-            self.end("last card")
-            return
-        self.say("round_won", p=w)
-        self.turn = w  # the round's winner begins the next
-        self._new_round(True)
