@@ -140,8 +140,26 @@ def test_finder_agrees_with_the_oracle_on_random_tables():
     assert total > 400  # the tables were not all empty
 
 
+def test_a_finder_sized_for_n_cards_holds_every_pair_of_n_cards():
+    # the game sizes its finder for the most cards it searches at once (A: 2, C: 8, B: 23)
+    r = Rand(5)
+    for size in (2, 8):
+        f = mim.Pairs(CAT.cards, size)
+        assert len(f.out) == 8 * size
+        most = 0
+        for _ in range(300):
+            deck = list(range(23))
+            r.shuffle(deck)
+            slots = bytes(deck[:size])
+            used = bytes(size)
+            k = f.find(slots, size, used)  # an IndexError if the buffer were too small
+            assert found(f, k) == oracle(slots, used)
+            most = max(most, k)
+        assert most >= size  # tables with many pairs were among them
+
+
 def test_between_two_cards():
-    f = mim.Pairs(CAT.cards)
+    f = mim.Pairs(CAT.cards, 2)  # as variant A makes it
     for a in range(23):
         for b in range(23):
             if a == b:

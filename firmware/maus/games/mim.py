@@ -52,10 +52,12 @@ class Catalog:
 class Pairs:
     """Finds every legal pair of a table without allocating (buffers are made here, once)."""
 
-    def __init__(self, cards):
+    def __init__(self, cards, slots=_NL):
         self.cards = cards
         self._lp = bytearray(2 * _NL)  # per letter: up to two free letter elements (slot << 2 | e)
-        self.out = bytearray(8 * _NL)  # every letter: 2 objects x 2 letters at most
+        # at most `slots` cards are searched at once: each card's 2 objects pair with at most the 2 letter
+        # elements _lp keeps for their letter, so 4 pairs a card, 2 bytes each
+        self.out = bytearray(8 * slots)
         self.n = 0
         self._s2 = bytearray(2)
         self._u2 = bytearray(2)
@@ -282,5 +284,5 @@ def _uid(uid):
     if uid is None:
         return ""
     if isinstance(uid, (bytes, bytearray)):
-        return "".join("%02x" % b for b in uid)
+        return uid.hex()
     return str(uid).lower()

@@ -1,12 +1,15 @@
 # M is for Mouse: what the variants do at moments only (the game's end and its winners, the summary for
-# the log, the status screen of a long press, A's round ends, B and C's hints), loaded for that moment and let go again
-# (maus.call_unloaded from maus.games.mim), so none of it stays in RAM while a game is played.
+# the log, the status screen of a long press, A's rounds beginning and ending, B and C's hints), loaded
+# for that moment and let go again (maus.call_unloaded), so none of it stays in RAM while a game is played.
 from micropython import const
 
 from maus.games.mim import LETTERS
 
 _HAND = const(3)  # A: cards in each hand at the start (as mim_new)
+_A_LAY = const(0)  # A: reading the middle cards (as mim_turns)
 _A_OVER = const(3)  # A: the game is over (as mim_turns)
+_MIDDLE = const(3)  # A: middle cards (as mim_new)
+_SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 
 def end(e, reason):
@@ -95,4 +98,36 @@ def round_won(e, w):
         return
     e.say("round_won", p=w)
     e.turn = w  # the round's winner begins the next
-    e._new_round(True)
+    new_round(e, True)
+
+
+def new_round(e, wait=False):
+    """A: the next round (wait: the last round's verdict stays on the display a moment first)."""
+    e.phase = _A_LAY
+    e.round += 1
+    e.nmid = 0
+    for i in range(_MIDDLE):
+        e.used[i] = 0
+    for p in e.ids:
+        e.out[p] = 0
+    e.table.log("prompt", {"what": "middle cards", "round": e.round})
+    if wait:
+        e.table.timer("next", _SHOW_MS)
+    else:
+        e._prompt()
+
+
+def passes(e):
+    """A: the player on turn passes (a long press): out of the round; the last one left wins it."""
+    p = e.turn
+    e.out[p] = 1
+    e.passes[p] += 1
+    e.hcard = e.mslot = -1
+    e.table.log("claim", {"player": p, "pass": True})
+    e.table.sound("tick")
+    if sum(1 for q in e.ids if not e.out[q]) == 1:
+        round_won(e, e._next(p))
+        return
+    e.say("passed", p=p)
+    e.turn = e._next(p)
+    e.table.timer("next", _SHOW_MS)

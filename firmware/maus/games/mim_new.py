@@ -11,6 +11,7 @@ from maus.games.mim import Catalog, Pairs, load_catalog
 
 _LEADER = const(0)  # B and C: the first phase (mim_race)
 _CHIPS = const(30)  # C: chips in the game (mim_chips)
+_ROUND = const(8)  # C: cards a round (mim_chips)
 _T_LAY = const(0)  # A: the first phase (mim_turns)
 _MIDDLE = const(3)  # A: middle cards (mim_turns)
 _HAND = const(3)  # A: cards in each hand at the start (mim_turns)
@@ -30,14 +31,14 @@ def engine(g):
         from maus.games.mim_turns import Turns
 
         a = Turns()
-        _engine(a, g)
+        _engine(a, g, 2)  # A checks two cards at a time
         _turns(a)
         return a
     if v == "B":
         from maus.games.mim_leader import Leader
 
         b = Leader()
-        _engine(b, g)
+        _engine(b, g, g.catalog.n)  # B: every card may lie face up
         _race(b)
         b.seen = bytearray(b.total)  # laid this game
         b.leader = 0
@@ -47,7 +48,7 @@ def engine(g):
         from maus.games.mim_chips import Chips
 
         c = Chips()
-        _engine(c, g)
+        _engine(c, g, _ROUND)
         _race(c)
         c.chips = [0] * 7  # in hand
         c.placed = [0] * 7
@@ -60,7 +61,7 @@ def engine(g):
     raise ValueError("M is for Mouse has variants A, B and C, not %r" % (v,))
 
 
-def _engine(e, g):
+def _engine(e, g, slots):
     # what every variant has (maus.games.mim.Engine)
     e.g = g
     e.table = g.table
@@ -71,7 +72,7 @@ def _engine(e, g):
     e.colour = ["off"] * 7
     for p in g.players:
         e.colour[p.id] = p.colour
-    e.finder = Pairs(e.cat.cards)
+    e.finder = Pairs(e.cat.cards, slots)  # slots: the most cards it searches at once
     e.opts = bytearray(8)  # the pairs two tapped cards allow (4 at most), as Pairs.out
     e.opt_cards = bytearray(2)  # the two cards of those pairs (slot 0, slot 1)
     e.n_opts = 0

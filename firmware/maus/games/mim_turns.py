@@ -17,6 +17,7 @@ _LAY = const(0)  # reading the middle cards
 _TURN = const(1)  # the player on turn taps a hand card and a middle card
 _CHOOSE = const(2)  # the two cards allow several pairs: the player picks one
 _OVER = const(3)
+_END = "maus.games.mim_end"  # rounds begin and end there (loaded for the moment)
 
 _MIDDLE = const(3)
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
@@ -39,23 +40,9 @@ class Turns(Engine):
     phase: "Any"
 
     def start(self):
-        self._new_round()
+        call_unloaded(_END, "new_round", self)
 
     # --- rounds ----------------------------------------------------------------------------------
-    def _new_round(self, wait=False):
-        # wait: the last round's verdict stays on the display a moment first
-        self.phase = _LAY
-        self.round += 1
-        self.nmid = 0
-        for i in range(_MIDDLE):
-            self.used[i] = 0
-        for p in self.ids:
-            self.out[p] = 0
-        self.table.log("prompt", {"what": "middle cards", "round": self.round})
-        if wait:
-            self.table.timer("next", _SHOW_MS)
-        else:
-            self._prompt()
 
     def _prompt(self):
         if self.phase == _LAY:
@@ -81,9 +68,6 @@ class Turns(Engine):
             if not self.out[q]:
                 return q
         return p
-
-    def _in_round(self):
-        return sum(1 for p in self.ids if not self.out[p])
 
     # --- events ----------------------------------------------------------------------------------
     def on_tap(self, ident, t_us):
@@ -133,7 +117,7 @@ class Turns(Engine):
                 self._take(self.opt_i)
         elif kind == "long":
             if ph == _TURN and player == self.turn:
-                self._pass()
+                call_unloaded(_END, "passes", self)  # a moment: the player is out of the round
             else:
                 self.say("status", text="\n".join(self.g.status()))
         elif ph == _TURN and kind == "click" and player != self.turn:
@@ -191,17 +175,4 @@ class Turns(Engine):
         self.turn = self._next(p)
         self.table.timer("next", _SHOW_MS)
 
-    def _pass(self):
-        p = self.turn
-        self.out[p] = 1
-        self.passes[p] += 1
-        self.hcard = self.mslot = -1
-        self.table.log("claim", {"player": p, "pass": True})
-        self.table.sound("tick")
-        if self._in_round() == 1:
-            call_unloaded("maus.games.mim_end", "round_won", self, self._next(p))  # a moment: the round ends
-            return
-        self.say("passed", p=p)
-        self.turn = self._next(p)
-        self.table.timer("next", _SHOW_MS)
 
