@@ -3,7 +3,7 @@
 # The Game the shell runs is MIsForMouse; it hands every event to the engine of its variant:
 # mim_turns (A: turns round the table), mim_leader (B: a game leader reveals) and mim_chips (C: all at
 # once), the last two built on the claims of mim_race. Cards and the pair finder are here too, the
-# validator in mim_catalog, winners, summary and status in mim_end (loaded for their moments).
+# validator in mim_catalog, winners, summary and status in mim_moments (loaded for their moments).
 # Decisions where the rulebook is silent: docs/games/mim.md.
 from micropython import const
 
@@ -112,7 +112,7 @@ _OTHER = const(-1)  # parse(): a card of another game
 _UNKNOWN = const(-2)  # parse(): no identity or a bad one
 
 _CHECK = "maus.games.mim_catalog"
-_END = "maus.games.mim_end"
+_END = "maus.games.mim_moments"
 _NEW = "maus.games.mim_new"
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if _TYPES:
@@ -163,7 +163,7 @@ class Engine:
 
     # What each variant provides (the Game hands its events on), as bare annotations: the compiler keeps
     # nothing of them, where empty methods here would each cost RAM while a game is played.
-    # (Their winners, summary and status are maus.games.mim_end's, loaded for the moment.)
+    # (Their winners, summary and status are maus.games.mim_moments's, loaded for the moment.)
     start: "Any"  # ()
     # The state every variant has, made by maus.games.mim_new (as each variant's own)
     g: "Any"  # the MIsForMouse

@@ -4,6 +4,7 @@
 # first player without chips wins.
 from micropython import const
 
+from maus import call_unloaded
 from maus.games.mim import LETTERS, ascii
 from maus.games.mim_race import Race
 
@@ -20,6 +21,7 @@ _CLAIM = const(4)
 _CHOOSE = const(5)
 _OVER = const(6)
 _SHOW_MS = const(1500)
+_END = "maus.games.mim_moments"  # rounds begin and end there (loaded for the moment)
 
 
 class Chips(Race):
@@ -31,7 +33,7 @@ class Chips(Race):
 
     def start(self):
         self.table.log("note", {"text": "chips", "each": self.chips[self.ids[0]], "box": self.box})
-        self._new_round(False)
+        call_unloaded(_END, "c_new_round", self, False)
 
     def prompt(self):
         ph = self.phase
@@ -45,16 +47,6 @@ class Chips(Race):
             self.say("claimer", p=self.claimer)
         elif ph == _CHOOSE:
             self.show_choice()
-
-    def _new_round(self, wait):
-        self.round += 1
-        self.n = 0
-        self.phase = _LAY
-        self.table.log("prompt", {"what": "round cards", "round": self.round})
-        if wait:
-            self.table.timer("next", _SHOW_MS)
-        else:
-            self.prompt()
 
     def card_tap(self, c, t_us):
         ph = self.phase
@@ -72,7 +64,7 @@ class Chips(Race):
             self.table.log("note", {"text": "round cards", "round": self.round,
                                     "cards": [self.ident(x) for x in self.slots[: self.n]]})
             if self.pairs_left() == 0:
-                self._round_end()
+                call_unloaded(_END, "c_round_end", self)
                 return
             self.phase = _READY
             self.prompt()
@@ -92,16 +84,6 @@ class Chips(Race):
         if self.phase == _LAY and kind == "long":
             self.say("status", text="\n".join(self.g.status()))
 
-    def _round_end(self):
-        t = self.table
-        t.log("note", {"text": "no pair left", "round": self.round})
-        self.drop_queue()
-        self.arb.close()
-        t.race_close()
-        for name in ("quiet", "hint", "claim", "decide"):
-            t.cancel(name)
-        self.say("c_round")
-        self._new_round(True)
 
     def won(self, p, k, letter):
         t = self.table
@@ -118,7 +100,7 @@ class Chips(Race):
             self.say("c_won", p=p)
             self.end("no chips left")
         elif self.pairs_left() == 0:
-            self._round_end()
+            call_unloaded(_END, "c_round_end", self)
         elif self.queue:
             self.serve()
         else:

@@ -137,7 +137,7 @@ class Race(Engine):
                 self._wrong("too slow", True)
         elif name == "hint":
             if ph == _TABLE and not self.deciding:
-                call_unloaded("maus.games.mim_end", "hint", self)  # hints are a setting, off by default
+                call_unloaded("maus.games.mim_moments", "hint", self)  # hints are a setting, off by default
         elif name == "last":
             if ph == _TABLE and not self.deciding:
                 self.last()
@@ -176,7 +176,6 @@ class Race(Engine):
         # the table waits for claims: a hint after a while, if there is a pair
         if self.hint_ms and self.pairs_left():
             self.table.timer("hint", self.hint_ms)
-
 
     # --- claims ----------------------------------------------------------------------------------
     def _decide(self):

@@ -7,7 +7,7 @@
 from micropython import const
 
 from maus import call_unloaded
-from maus.games.mim import LETTERS, Engine, ascii
+from maus.games.mim import Engine
 
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if _TYPES:
@@ -17,7 +17,7 @@ _LAY = const(0)  # reading the middle cards
 _TURN = const(1)  # the player on turn taps a hand card and a middle card
 _CHOOSE = const(2)  # the two cards allow several pairs: the player picks one
 _OVER = const(3)
-_END = "maus.games.mim_end"  # rounds begin and end there (loaded for the moment)
+_END = "maus.games.mim_moments"  # rounds begin and end there (loaded for the moment)
 
 _MIDDLE = const(3)
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
@@ -98,7 +98,7 @@ class Turns(Engine):
             else:
                 self.hcard = c
             if self.hcard >= 0 and self.mslot >= 0:
-                self._try()
+                call_unloaded(_END, "a_try", self)  # a moment: the verdict on two cards
             else:
                 self.table.sound("tick")
                 self.say("mid_card" if self.hcard >= 0 else "hand_card", p=self.turn)
@@ -114,7 +114,7 @@ class Turns(Engine):
             if kind == "click":
                 self.next_choice()
             elif kind == "long":
-                self._take(self.opt_i)
+                call_unloaded(_END, "a_take", self, self.opt_i)
         elif kind == "long":
             if ph == _TURN and player == self.turn:
                 call_unloaded(_END, "passes", self)  # a moment: the player is out of the round
@@ -134,45 +134,3 @@ class Turns(Engine):
             if self.mid[i] == c:
                 return i
         return -1
-
-    def _try(self):
-        p = self.turn
-        ms = self.mslot
-        n = self.offer(self.hcard, 0, self.mid[ms], self.used[ms])
-        if n == 0:
-            self.verdict(p, False, "no free pair")
-            self.table.log("note", {"text": "cards", "hand": self.ident(self.hcard),
-                                    "middle": self.ident(self.mid[ms])})
-            self.hcard = self.mslot = -1
-            self.table.sound("wrong")
-            self.say("no_pair", p=p)
-        elif n == 1:
-            self._take(0)
-        else:
-            self.phase = _CHOOSE
-            self.table.sound("prompt")
-            self.show_choice()
-
-    def _take(self, k):
-        p = self.turn
-        ms = self.mslot
-        pos = self.opts[2 * k]
-        if pos >> 2 != 1:  # the object is on the hand card: the chip goes on the middle card's letter
-            pos = self.opts[2 * k + 1]
-        e = pos & 3
-        self.used[ms] |= 1 << e
-        letter = self.opt_letter(k)
-        m = self.mid[ms]
-        on = self.cat.element(m, e)
-        on = self.cat.name(on) if e < 2 else LETTERS[on]
-        self.verdict(p, True, "pair", letter)
-        self.table.log("chip", {"player": p, "card": self.ident(m), "on": on, "hand": self.ident(self.hcard)})
-        self.pairs[p] += 1
-        self.table.sound("ok")
-        self.say("chip_on", pair=ascii(self.pair_text(letter)), on=ascii(on))
-        self.phase = _TURN
-        self.hcard = self.mslot = -1
-        self.turn = self._next(p)
-        self.table.timer("next", _SHOW_MS)
-
-
