@@ -1,19 +1,11 @@
 # M is for Mouse: what the variants do at moments only, loaded for that moment and let go again
 # (maus.call_unloaded), so none of it stays in RAM while a game is played: the game's end and winners, the
-# summary for the log, the status screen of a long press; A's rounds and its verdict on two cards; B and
-# C's hints; C's rounds. Each moment is an event (a card read, a timer, a gesture), never a loop pass.
+# summary for the log, the status screen of a long press, B and C's hints (the rounds: mim_rounds).
 from micropython import const
 
-from maus.games.mim import LETTERS, ascii
+from maus.games.mim import LETTERS
 
 _HAND = const(3)  # A: cards in each hand at the start (as mim_new)
-_A_LAY = const(0)  # A: reading the middle cards (as mim_turns)
-_A_TURN = const(1)  # A: the player on turn taps a hand card and a middle card
-_A_CHOOSE = const(2)  # A: the two cards allow several pairs: the player picks one
-_C_LAY = const(1)  # C: reading the round's cards (as mim_race)
-_A_OVER = const(3)  # A: the game is over (as mim_turns)
-_MIDDLE = const(3)  # A: middle cards (as mim_new)
-_SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 
 def end(e, reason):
@@ -88,118 +80,3 @@ def hint(e):
     t.led(0, "white", "blink")
     t.sound("prompt")
     e.say("hint", l=LETTERS[letter])
-
-
-def round_won(e, w):
-    """A (maus.games.mim_turns): w is the last player left in the round: a hand card goes aside."""
-    e.hand[w] -= 1
-    e.won[w] += 1
-    e.table.log("score", {"player": w, "delta": 1, "why": "card aside"})
-    if e.hand[w] == 0:
-        e.phase = _A_OVER
-        e.say("game_won", p=w)
-        e.end("last card")
-        return
-    e.say("round_won", p=w)
-    e.turn = w  # the round's winner begins the next
-    new_round(e, True)
-
-
-def new_round(e, wait=False):
-    """A: the next round (wait: the last round's verdict stays on the display a moment first)."""
-    e.phase = _A_LAY
-    e.round += 1
-    e.nmid = 0
-    for i in range(_MIDDLE):
-        e.used[i] = 0
-    for p in e.ids:
-        e.out[p] = 0
-    e.table.log("prompt", {"what": "middle cards", "round": e.round})
-    if wait:
-        e.table.timer("next", _SHOW_MS)
-    else:
-        e._prompt()
-
-
-def passes(e):
-    """A: the player on turn passes (a long press): out of the round; the last one left wins it."""
-    p = e.turn
-    e.out[p] = 1
-    e.passes[p] += 1
-    e.hcard = e.mslot = -1
-    e.table.log("claim", {"player": p, "pass": True})
-    e.table.sound("tick")
-    if sum(1 for q in e.ids if not e.out[q]) == 1:
-        round_won(e, e._next(p))
-        return
-    e.say("passed", p=p)
-    e.turn = e._next(p)
-    e.table.timer("next", _SHOW_MS)
-
-
-def a_try(e):
-    """A: the player on turn tapped a hand card and a middle card: no pair, one, or a choice."""
-    p = e.turn
-    ms = e.mslot
-    n = e.offer(e.hcard, 0, e.mid[ms], e.used[ms])
-    if n == 0:
-        e.verdict(p, False, "no free pair")
-        e.table.log("note", {"text": "cards", "hand": e.ident(e.hcard), "middle": e.ident(e.mid[ms])})
-        e.hcard = e.mslot = -1
-        e.table.sound("wrong")
-        e.say("no_pair", p=p)
-    elif n == 1:
-        a_take(e, 0)
-    else:
-        e.phase = _A_CHOOSE
-        e.table.sound("prompt")
-        e.show_choice()
-
-
-def a_take(e, k):
-    """A: pair k of the offer is played: a chip on the element it used on the middle card."""
-    p = e.turn
-    ms = e.mslot
-    pos = e.opts[2 * k]
-    if pos >> 2 != 1:  # the object is on the hand card: the chip goes on the middle card's letter
-        pos = e.opts[2 * k + 1]
-    el = pos & 3
-    e.used[ms] |= 1 << el
-    letter = e.opt_letter(k)
-    m = e.mid[ms]
-    on = e.cat.element(m, el)
-    on = e.cat.name(on) if el < 2 else LETTERS[on]
-    e.verdict(p, True, "pair", letter)
-    e.table.log("chip", {"player": p, "card": e.ident(m), "on": on, "hand": e.ident(e.hcard)})
-    e.pairs[p] += 1
-    e.table.sound("ok")
-    e.say("chip_on", pair=ascii(e.pair_text(letter)), on=ascii(on))
-    e.phase = _A_TURN
-    e.hcard = e.mslot = -1
-    e.turn = e._next(p)
-    e.table.timer("next", _SHOW_MS)
-
-
-def c_new_round(e, wait):
-    """C: the next round's cards are read (wait: the last verdict stays on the display a moment)."""
-    e.round += 1
-    e.n = 0
-    e.phase = _C_LAY
-    e.table.log("prompt", {"what": "round cards", "round": e.round})
-    if wait:
-        e.table.timer("next", _SHOW_MS)
-    else:
-        e.prompt()
-
-
-def c_round_end(e):
-    """C: no pair is left on the table: the round ends."""
-    t = e.table
-    t.log("note", {"text": "no pair left", "round": e.round})
-    e.drop_queue()
-    e.arb.close()
-    t.race_close()
-    for name in ("quiet", "hint", "claim", "decide"):
-        t.cancel(name)
-    e.say("c_round")
-    c_new_round(e, True)

@@ -17,7 +17,7 @@ _LAY = const(0)  # reading the middle cards
 _TURN = const(1)  # the player on turn taps a hand card and a middle card
 _CHOOSE = const(2)  # the two cards allow several pairs: the player picks one
 _OVER = const(3)
-_END = "maus.games.mim_moments"  # rounds begin and end there (loaded for the moment)
+_ROUNDS = "maus.games.mim_rounds"  # rounds begin and end there (loaded for the moment)
 
 _MIDDLE = const(3)
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
@@ -40,7 +40,7 @@ class Turns(Engine):
     phase: "Any"
 
     def start(self):
-        call_unloaded(_END, "new_round", self)
+        call_unloaded(_ROUNDS, "new_round", self)
 
     # --- rounds ----------------------------------------------------------------------------------
 
@@ -98,7 +98,7 @@ class Turns(Engine):
             else:
                 self.hcard = c
             if self.hcard >= 0 and self.mslot >= 0:
-                call_unloaded(_END, "a_try", self)  # a moment: the verdict on two cards
+                call_unloaded(_ROUNDS, "a_try", self)  # a moment: the verdict on two cards
             else:
                 self.table.sound("tick")
                 self.say("mid_card" if self.hcard >= 0 else "hand_card", p=self.turn)
@@ -114,10 +114,10 @@ class Turns(Engine):
             if kind == "click":
                 self.next_choice()
             elif kind == "long":
-                call_unloaded(_END, "a_take", self, self.opt_i)
+                call_unloaded(_ROUNDS, "a_take", self, self.opt_i)
         elif kind == "long":
             if ph == _TURN and player == self.turn:
-                call_unloaded(_END, "passes", self)  # a moment: the player is out of the round
+                call_unloaded(_ROUNDS, "passes", self)  # a moment: the player is out of the round
             else:
                 self.say("status", text="\n".join(self.g.status()))
         elif ph == _TURN and kind == "click" and player != self.turn:
