@@ -3,7 +3,7 @@
 # window) wins nothing and bars the claimer until the card after next. Most cards at the end wins.
 from micropython import const
 
-from maus.games.mim import ascii
+from maus import call_unloaded
 from maus.games.mim_race import Race
 
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
@@ -14,7 +14,6 @@ _LEADER = const(0)  # phases: as in mim_race
 _TABLE = const(3)
 _CLAIM = const(4)
 _OVER = const(6)
-_SHOW_MS = const(1500)
 
 
 class Leader(Race):
@@ -85,23 +84,7 @@ class Leader(Race):
         self.end("stack used up")
 
     def won(self, p, k, letter):
-        t = self.table
-        got = self.n - 1
-        self.cards[p] += got
-        t.log("score", {"player": p, "delta": got, "why": "cards"})
-        self.say("b_ok", pair=ascii(self.pair_text(letter)), p=p, n=got)
-        self.slots[0] = self.slots[self.n - 1]  # the newest card stays
-        self.used[0] = 0
-        self.n = 1
-        self.drop_queue()
-        self.arb.close()
-        self.claimer = 0
-        self.phase = _TABLE
-        self._leds()
-        if self.laid == self.total:
-            self.last()
-        else:
-            t.timer("next", _SHOW_MS)
+        call_unloaded("maus.games.mim_rounds", "b_won", self, p, letter)  # a moment: a claim is good
 
     def penalty(self, p, slow):
         self.lock[p] = self.laid + 2  # these cards and the next one

@@ -1,6 +1,6 @@
 # M is for Mouse: the variants' rounds, loaded for their moments and let go again (maus.call_unloaded), so
-# none of it stays in RAM while a game is played: A's rounds (begun, a pass, won) and its verdict on two
-# cards, C's rounds (begun, ended). Each moment is an event (a card read, a timer, a gesture), never a
+# none of it stays in RAM while a game is played: A's rounds (begun, its middle cards, a pass, won) and its
+# verdict on two cards, B's good claims, C's rounds (begun, ended). Each moment is an event (a card read, a timer, a gesture), never a
 # main-loop pass. The game's end is mim_moments'.
 from micropython import const
 
@@ -11,6 +11,7 @@ _A_TURN = const(1)
 _A_CHOOSE = const(2)
 _A_OVER = const(3)
 _MIDDLE = const(3)  # A: middle cards (as mim_new)
+_B_TABLE = const(3)  # B: cards face up (as mim_race)
 _C_LAY = const(1)  # C: reading the round's cards (as mim_race)
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
@@ -29,6 +30,23 @@ def new_round(e, wait=False):
         e.table.timer("next", _SHOW_MS)
     else:
         e._prompt()
+
+
+def a_lay(e, c):
+    """A: card c was read while the round's middle cards are laid."""
+    if e._slot(c) >= 0:
+        e.bad("again")
+        return
+    e.mid[e.nmid] = c
+    e.nmid += 1
+    e.table.sound("ok")
+    if e.nmid < _MIDDLE:
+        e._prompt()
+        return
+    e.table.log("note", {"text": "middle cards", "round": e.round, "cards": [e.ident(x) for x in e.mid]})
+    e.phase = _A_TURN
+    e.hcard = e.mslot = -1
+    e._prompt()
 
 
 def passes(e):
@@ -103,6 +121,27 @@ def a_take(e, k):
     e.hcard = e.mslot = -1
     e.turn = e._next(p)
     e.table.timer("next", _SHOW_MS)
+
+
+def b_won(e, p, letter):
+    """B: p's claim is good (letter: its pair's letter index): every face-up card but the newest."""
+    t = e.table
+    got = e.n - 1
+    e.cards[p] += got
+    t.log("score", {"player": p, "delta": got, "why": "cards"})
+    e.say("b_ok", pair=ascii(e.pair_text(letter)), p=p, n=got)
+    e.slots[0] = e.slots[e.n - 1]  # the newest card stays
+    e.used[0] = 0
+    e.n = 1
+    e.drop_queue()
+    e.arb.close()
+    e.claimer = 0
+    e.phase = _B_TABLE
+    e._leds()
+    if e.laid == e.total:
+        e.last()
+    else:
+        t.timer("next", _SHOW_MS)
 
 
 def c_new_round(e, wait):

@@ -19,7 +19,6 @@ _CHOOSE = const(2)  # the two cards allow several pairs: the player picks one
 _OVER = const(3)
 _ROUNDS = "maus.games.mim_rounds"  # rounds begin and end there (loaded for the moment)
 
-_MIDDLE = const(3)
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 
@@ -76,20 +75,7 @@ class Turns(Engine):
             return
         ph = self.phase
         if ph == _LAY:
-            if self._slot(c) >= 0:
-                self.bad("again")
-                return
-            self.mid[self.nmid] = c
-            self.nmid += 1
-            self.table.sound("ok")
-            if self.nmid < _MIDDLE:
-                self._prompt()
-                return
-            self.table.log("note", {"text": "middle cards", "round": self.round,
-                                    "cards": [self.ident(x) for x in self.mid]})
-            self.phase = _TURN
-            self.hcard = self.mslot = -1
-            self._prompt()
+            call_unloaded(_ROUNDS, "a_lay", self, c)  # a moment: a middle card of the round
         elif ph == _TURN:
             self.table.cancel("next")
             slot = self._slot(c)
