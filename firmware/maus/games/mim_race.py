@@ -93,23 +93,8 @@ class Race(Engine):
                     for name in ("quiet", "hint", "last"):
                         t.cancel(name)
                     t.timer("decide", self.arb.decide_ms())
-        elif ph == _CLAIM or ph == _CHOOSE:
-            off = ticks_diff(t_us, self.reveal_t)
-            f = {"player": p, "offset_us": off, "false_start": False, "late": True}  # after the decision
-            if self.laid < self.lock[p]:
-                f["locked"] = True
-            t.log("press", f)
-            if p == self.claimer or self.laid < self.lock[p]:
-                return
-            q = self.queue
-            for _o, x in q:
-                if x == p:
-                    return
-            i = len(q)
-            while i > 0 and q[i - 1][0] > off:
-                i -= 1
-            q.insert(i, (off, p))
-            t.log("claim", {"player": p, "offset_us": off, "queued": True})
+        elif ph == _CLAIM or ph == _CHOOSE:  # after the decision: logged, and queued (a moment of its own)
+            call_unloaded("maus.games.mim_rounds", "late_press", self, p, t_us)
         else:
             self.idle_press(p, t_us)
 

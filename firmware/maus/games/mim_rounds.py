@@ -1,10 +1,11 @@
 # M is for Mouse: the variants' rounds, loaded for their moments and let go again (maus.call_unloaded), so
 # none of it stays in RAM while a game is played: A's rounds (begun, its middle cards, a pass, won) and its
-# verdict on two cards, B's good claims, C's rounds (begun, ended). Each moment is an event (a card read, a timer, a gesture), never a
+# verdict on two cards, B and C's presses during a claim, B's good claims, C's rounds (begun, ended). Each moment is an event (a card read, a timer, a gesture), never a
 # main-loop pass. The game's end is mim_moments'.
 from micropython import const
 
 from maus.games.mim import LETTERS, ascii
+from maus.ticks import ticks_diff
 
 _A_LAY = const(0)  # A: phases (as mim_turns)
 _A_TURN = const(1)
@@ -121,6 +122,28 @@ def a_take(e, k):
     e.hcard = e.mslot = -1
     e.turn = e._next(p)
     e.table.timer("next", _SHOW_MS)
+
+
+def late_press(e, p, t_us):
+    """B and C (maus.games.mim_race): p pressed while a claim is being checked: logged, and queued in
+    press order unless p claims now, is locked out or waits already."""
+    t = e.table
+    off = ticks_diff(t_us, e.reveal_t)
+    f = {"player": p, "offset_us": off, "false_start": False, "late": True}  # after the decision
+    if e.laid < e.lock[p]:
+        f["locked"] = True
+    t.log("press", f)
+    if p == e.claimer or e.laid < e.lock[p]:
+        return
+    q = e.queue
+    for _o, x in q:
+        if x == p:
+            return
+    i = len(q)
+    while i > 0 and q[i - 1][0] > off:
+        i -= 1
+    q.insert(i, (off, p))
+    t.log("claim", {"player": p, "offset_us": off, "queued": True})
 
 
 def b_won(e, p, letter):
