@@ -21,7 +21,7 @@ _CLAIM = const(4)
 _CHOOSE = const(5)
 _OVER = const(6)
 _SHOW_MS = const(1500)
-_ROUNDS = "maus.games.mim_rounds"  # rounds begin and end there (loaded for the moment)
+_CLAIMS = "maus.games.mim_claims"  # rounds begin and end there (loaded for the moment)
 
 
 class Chips(Race):
@@ -33,7 +33,7 @@ class Chips(Race):
 
     def start(self):
         self.table.log("note", {"text": "chips", "each": self.chips[self.ids[0]], "box": self.box})
-        call_unloaded(_ROUNDS, "c_new_round", self, False)
+        call_unloaded(_CLAIMS, "c_new_round", self, False)
 
     def prompt(self):
         ph = self.phase
@@ -64,7 +64,7 @@ class Chips(Race):
             self.table.log("note", {"text": "round cards", "round": self.round,
                                     "cards": [self.ident(x) for x in self.slots[: self.n]]})
             if self.pairs_left() == 0:
-                call_unloaded(_ROUNDS, "c_round_end", self)
+                call_unloaded(_CLAIMS, "c_round_end", self)
                 return
             self.phase = _READY
             self.prompt()
@@ -100,7 +100,7 @@ class Chips(Race):
             self.say("c_won", p=p)
             self.end("no chips left")
         elif self.pairs_left() == 0:
-            call_unloaded(_ROUNDS, "c_round_end", self)
+            call_unloaded(_CLAIMS, "c_round_end", self)
         elif self.queue:
             self.serve()
         else:

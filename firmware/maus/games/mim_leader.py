@@ -49,29 +49,7 @@ class Leader(Race):
             self.prompt()
 
     def card_tap(self, c, t_us):
-        if self.phase == _LEADER:
-            self.bad("leader")
-        elif self.phase != _TABLE or self.deciding:
-            pass  # a race is being decided: a stray read is only logged
-        elif self.seen[c]:
-            self.bad("played")
-        else:
-            self._reveal(c, t_us)
-
-    def _reveal(self, c, t_us):
-        t = self.table
-        for name in ("hint", "last", "quiet", "next"):
-            t.cancel(name)
-        self.seen[c] = 1
-        self.slots[self.n] = c
-        self.used[self.n] = 0
-        self.n += 1
-        self.laid += 1
-        t.log("reveal", {"card": self.ident(c), "by": self.leader, "n": self.laid})
-        if self.laid == self.total and self.pairs_left() == 0:
-            self.last()
-            return
-        self.open(t_us)
+        call_unloaded("maus.games.mim_claims", "b_card", self, c, t_us)  # a moment: a card read
 
     def armed(self):
         super().armed()
@@ -84,7 +62,7 @@ class Leader(Race):
         self.end("stack used up")
 
     def won(self, p, k, letter):
-        call_unloaded("maus.games.mim_rounds", "b_won", self, p, letter)  # a moment: a claim is good
+        call_unloaded("maus.games.mim_claims", "b_won", self, p, letter)  # a moment: a claim is good
 
     def penalty(self, p, slow):
         self.lock[p] = self.laid + 2  # these cards and the next one

@@ -1,6 +1,7 @@
 # M is for Mouse: what the variants do at moments only, loaded for that moment and let go again
 # (maus.call_unloaded), so none of it stays in RAM while a game is played: the game's end and winners, the
-# summary for the log, the status screen of a long press, B and C's hints (the rounds: mim_rounds).
+# summary for the log, the status screen of a long press, B and C's hints (A's rounds:
+# mim_rounds, B and C's claims: mim_claims).
 from micropython import const
 
 from maus.games.mim import LETTERS

@@ -94,7 +94,7 @@ class Race(Engine):
                         t.cancel(name)
                     t.timer("decide", self.arb.decide_ms())
         elif ph == _CLAIM or ph == _CHOOSE:  # after the decision: logged, and queued (a moment of its own)
-            call_unloaded("maus.games.mim_rounds", "late_press", self, p, t_us)
+            call_unloaded("maus.games.mim_claims", "late_press", self, p, t_us)
         else:
             self.idle_press(p, t_us)
 

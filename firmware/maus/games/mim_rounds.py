@@ -1,19 +1,16 @@
-# M is for Mouse: the variants' rounds, loaded for their moments and let go again (maus.call_unloaded), so
-# none of it stays in RAM while a game is played: A's rounds (begun, its middle cards, a pass, won) and its
-# verdict on two cards, B and C's presses during a claim, B's good claims, C's rounds (begun, ended). Each moment is an event (a card read, a timer, a gesture), never a
+# M is for Mouse, variant A (maus.games.mim_turns): its rounds and verdicts, loaded for their moments and
+# let go again (maus.call_unloaded), so none of it stays in RAM while a game is played: a round begun, its
+# middle cards, a pass, a round won, the verdict on two cards. B and C's moments are mim_claims'. Each moment is an event (a card read, a timer, a gesture), never a
 # main-loop pass. The game's end is mim_moments'.
 from micropython import const
 
 from maus.games.mim import LETTERS, ascii
-from maus.ticks import ticks_diff
 
 _A_LAY = const(0)  # A: phases (as mim_turns)
 _A_TURN = const(1)
 _A_CHOOSE = const(2)
 _A_OVER = const(3)
 _MIDDLE = const(3)  # A: middle cards (as mim_new)
-_B_TABLE = const(3)  # B: cards face up (as mim_race)
-_C_LAY = const(1)  # C: reading the round's cards (as mim_race)
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 
@@ -122,71 +119,3 @@ def a_take(e, k):
     e.hcard = e.mslot = -1
     e.turn = e._next(p)
     e.table.timer("next", _SHOW_MS)
-
-
-def late_press(e, p, t_us):
-    """B and C (maus.games.mim_race): p pressed while a claim is being checked: logged, and queued in
-    press order unless p claims now, is locked out or waits already."""
-    t = e.table
-    off = ticks_diff(t_us, e.reveal_t)
-    f = {"player": p, "offset_us": off, "false_start": False, "late": True}  # after the decision
-    if e.laid < e.lock[p]:
-        f["locked"] = True
-    t.log("press", f)
-    if p == e.claimer or e.laid < e.lock[p]:
-        return
-    q = e.queue
-    for _o, x in q:
-        if x == p:
-            return
-    i = len(q)
-    while i > 0 and q[i - 1][0] > off:
-        i -= 1
-    q.insert(i, (off, p))
-    t.log("claim", {"player": p, "offset_us": off, "queued": True})
-
-
-def b_won(e, p, letter):
-    """B: p's claim is good (letter: its pair's letter index): every face-up card but the newest."""
-    t = e.table
-    got = e.n - 1
-    e.cards[p] += got
-    t.log("score", {"player": p, "delta": got, "why": "cards"})
-    e.say("b_ok", pair=ascii(e.pair_text(letter)), p=p, n=got)
-    e.slots[0] = e.slots[e.n - 1]  # the newest card stays
-    e.used[0] = 0
-    e.n = 1
-    e.drop_queue()
-    e.arb.close()
-    e.claimer = 0
-    e.phase = _B_TABLE
-    e._leds()
-    if e.laid == e.total:
-        e.last()
-    else:
-        t.timer("next", _SHOW_MS)
-
-
-def c_new_round(e, wait):
-    """C: the next round's cards are read (wait: the last verdict stays on the display a moment)."""
-    e.round += 1
-    e.n = 0
-    e.phase = _C_LAY
-    e.table.log("prompt", {"what": "round cards", "round": e.round})
-    if wait:
-        e.table.timer("next", _SHOW_MS)
-    else:
-        e.prompt()
-
-
-def c_round_end(e):
-    """C: no pair is left on the table: the round ends."""
-    t = e.table
-    t.log("note", {"text": "no pair left", "round": e.round})
-    e.drop_queue()
-    e.arb.close()
-    t.race_close()
-    for name in ("quiet", "hint", "claim", "decide"):
-        t.cancel(name)
-    e.say("c_round")
-    c_new_round(e, True)
