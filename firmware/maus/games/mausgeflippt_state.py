@@ -1,5 +1,5 @@
 # Mausgeflippt: the table as the unit can know it (what was tapped, never a hand), and the scores. The
-# winners, the summary and the status screen are maus.games.mausgeflippt_end's, loaded for their moment.
+# winners, the summary and the status screen are maus.games.mausgeflippt_moments's, loaded for their moment.
 from micropython import const
 
 from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE
