@@ -2,8 +2,8 @@
 #
 # This file: reveals, races, cheeses, the end. The rules of a claim (items, collections, protected mice,
 # ties) and the prompts table are in mausgeflippt_claims, the table the unit can know in
-# mausgeflippt_state, the end, summary, status and late ties in mausgeflippt_moments. Decisions where the rulebook
-# is silent: docs/games/mausgeflippt.md.
+# mausgeflippt_state, the end, summary, status and late ties in mausgeflippt_moments. Decisions where
+# the rulebook is silent: docs/games/mausgeflippt.md.
 from micropython import const
 
 from maus import call_unloaded

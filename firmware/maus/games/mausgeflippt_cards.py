@@ -28,7 +28,7 @@ class Catalog:
         self.colours = colours  # str: the colour names, one word each, " " between
         self.types = types  # str: the clothing type names, as colours
         self.cheese_types = cheese_types  # str: the cheese names, as colours
-        self.wears = wears  # bytes: MAX_WEARS item codes by mouse id - 1, a shorter outfit padded with its first
+        self.wears = wears  # bytes: MAX_WEARS item codes by mouse id - 1 (a short outfit repeats its first)
         self.mouse_cheese = mouse_cheese  # bytes: cheese type index by mouse id - 1
         self.clothing = clothing  # bytes: item code by clothing id - 1
         self.cheese_cards = cheese_cards  # bytes: cheese type index by cheese id - 1

@@ -58,7 +58,8 @@ def validate_catalog(data):
         v = objects[ch]
         if ch not in LETTERS:
             err("objects: %r is not a game letter (A-Z without Q, X, Y)" % ch)
-        elif not isinstance(v, list) or len(v) != 2 or not all(isinstance(s, str) and s.strip() and "\n" not in s for s in v):
+        elif not isinstance(v, list) or len(v) != 2 or not all(
+                isinstance(s, str) and s.strip() and "\n" not in s for s in v):  # one line: Catalog.names
             err("objects: %s must be [German name, English gloss]" % ch)
         elif _fold(v[0][0]) != ch:
             err("objects: %s: %r does not start with %s" % (ch, v[0], ch))

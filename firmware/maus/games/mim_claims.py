@@ -1,7 +1,8 @@
 # M is for Mouse, variants B and C (maus.games.mim_race): what they do at moments only, loaded for that
 # moment and let go again (maus.call_unloaded), so none of it stays in RAM while a game is played: a press
-# while a claim is checked, B's cards (the leader's reveals) and good claims, C's rounds (begun, ended). Each moment is an event (a card
-# read, a press, a timer), never a main-loop pass. A's moments are mim_rounds', the end's mim_moments'.
+# while a claim is checked, B's cards (the leader's reveals) and good claims, C's rounds (begun, ended).
+# Each moment is an event (a card read, a press, a timer), never a main-loop pass. A's moments are
+# mim_rounds', the end's mim_moments'.
 from micropython import const
 
 from maus.games.mim import ascii

@@ -59,10 +59,12 @@ def summary(e):
         k = str(p)
         if v == "A":
             scores[k] = _HAND - e.hand[p]
-            br[k] = {"cards_left": e.hand[p], "rounds_won": e.won[p], "pairs": e.pairs[p], "passes": e.passes[p]}
+            br[k] = {"cards_left": e.hand[p], "rounds_won": e.won[p], "pairs": e.pairs[p],
+                     "passes": e.passes[p]}
         elif v == "B":
             scores[k] = e.cards[p]
-            br[k] = {"cards": e.cards[p], "claims_ok": e.ok[p], "claims_wrong": e.wrong[p], "leader": p == e.leader}
+            br[k] = {"cards": e.cards[p], "claims_ok": e.ok[p], "claims_wrong": e.wrong[p],
+                     "leader": p == e.leader}
         else:
             scores[k] = e.placed[p]
             br[k] = {"chips_left": e.chips[p], "chips_placed": e.placed[p], "claims_ok": e.ok[p],

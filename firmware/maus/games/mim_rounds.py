@@ -1,7 +1,7 @@
 # M is for Mouse, variant A (maus.games.mim_turns): its rounds and verdicts, loaded for their moments and
 # let go again (maus.call_unloaded), so none of it stays in RAM while a game is played: a round begun, its
-# middle cards, a pass, a round won, the verdict on two cards. B and C's moments are mim_claims'. Each moment is an event (a card read, a timer, a gesture), never a
-# main-loop pass. The game's end is mim_moments'.
+# middle cards, a pass, a round won, the verdict on two cards. Each moment is an event (a card read, a
+# gesture, a timer), never a main-loop pass. B and C's moments are mim_claims', the end's mim_moments'.
 from micropython import const
 
 from maus.games.mim import LETTERS, ascii

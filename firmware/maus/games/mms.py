@@ -49,8 +49,8 @@ def validate_catalog(data):
 
 
 def load_catalog(data):
-    """The compact Catalog, or None when the data is not a valid catalog (the game then uses mms_catalog.default()). The
-    checker and builder module is unloaded again after use."""
+    """The compact Catalog, or None when the data is not a valid catalog (the game then uses
+    mms_catalog.default()). The checker and builder module is unloaded again after use."""
     return call_unloaded(_CHECK, "build", data)
 
 

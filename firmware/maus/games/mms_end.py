@@ -9,7 +9,8 @@ def summary(g):
     for p in g.ids:
         k = str(p)
         scores[k] = g.sticks[p]
-        breakdown[k] = {"sticks": g.sticks[p], "placed": g.placed[p], "alarms": g.alarms[p], "passes": g.passes[p]}
+        breakdown[k] = {"sticks": g.sticks[p], "placed": g.placed[p], "alarms": g.alarms[p],
+                        "passes": g.passes[p]}
     return {"scores": scores, "winners": list(g.winners), "breakdown": breakdown, "reason": g.reason}
 
 
