@@ -17,9 +17,9 @@ def test_default_catalog_is_valid_and_follows_the_rulebook_counts():
     assert mgcat.validate_catalog(d) == []
     assert (len(d["mice"]), len(d["clothing"]), len(d["cheese_cards"])) == (32, 58, 9)
     c = mgcards.load(d)
-    assert len(c.wears) == 32 and len(c.clothing) == 58 and len(c.cheese_cards) == 9
+    assert len(c.wears) == 4 * 32 and len(c.clothing) == 58 and len(c.cheese_cards) == 9
     on_cards = set(c.clothing)
-    for w in c.wears:
+    for w in _outfits(c):
         assert 2 <= len(w) <= 4
         for code in w:
             assert code in on_cards  # every item a mouse wears exists among the clothing cards
@@ -31,14 +31,14 @@ def test_default_deck_is_balanced():
     # every clothing item is on exactly two cards, and worn by three or four mice
     for code in set(c.clothing):
         assert list(c.clothing).count(code) == 2
-        worn_by = sum(1 for w in c.wears if code in w)
+        worn_by = sum(1 for w in _outfits(c) if code in w)
         assert 3 <= worn_by <= 4, c.item_name(code)
     # every cheese type protects 8 mice; about a quarter of reveals are protected
-    for k in range(len(c.cheese_types)):
+    for k in range(len(c.cheese_types.split(" "))):
         assert list(c.mouse_cheese).count(k) == 8
     # outfits differ, and no mouse wears two items of one type
     seen = set()
-    for w in c.wears:
+    for w in _outfits(c):
         assert bytes(sorted(w)) not in seen
         seen.add(bytes(sorted(w)))
         assert len(set(code >> 4 for code in w)) == len(w)
@@ -48,13 +48,22 @@ def test_compact_form_names_items():
     d = _data()
     c = mgcards.load(d)
     m = d["mice"][6]
-    assert [c.item_name(code) for code in c.wears[m["id"] - 1]] == m["wears"]
-    assert c.cheese_types[c.mouse_cheese[m["id"] - 1]] == m["cheese"]
+    assert [c.item_name(code) for code in mgcat.outfit(c, m["id"])] == m["wears"]
+    for mouse in d["mice"]:  # every mouse wears what the catalog says, and nothing else
+        mid = mouse["id"]
+        mine = [mgcat.item_code(w, d["colours"], d["types"]) for w in mouse["wears"]]
+        assert list(mgcat.outfit(c, mid)) == mine
+        assert [code for code in range(256) if c.worn(mid, code)] == sorted(mine)
+    assert c.cheese_name(c.mouse_cheese[m["id"] - 1]) == m["cheese"]
     first = d["clothing"][0]
     assert c.item_name(c.clothing[first["id"] - 1]) == first["item"]
     last = d["cheese_cards"][8]
-    assert c.cheese_types[c.cheese_cards[last["id"] - 1]] == last["cheese"]
+    assert c.cheese_name(c.cheese_cards[last["id"] - 1]) == last["cheese"]
     assert mgcards.load(c) is c
+
+
+def _outfits(c):
+    return [mgcat.outfit(c, m) for m in range(1, 33)]
 
 
 def _errors_after(change):
@@ -143,7 +152,7 @@ def test_the_validator_is_unloaded_once_the_catalog_is_checked():
         data = json.load(f)
     sys.modules.pop("maus.games.mausgeflippt_catalog", None)  # as on the unit: nobody else holds it
     cat = mgcards.load(data)  # as the unit loads it (maus.unit.start.catalog)
-    assert len(cat.wears) == 32
+    assert len(cat.wears) == 4 * 32
     assert "maus.games.mausgeflippt_catalog" not in sys.modules  # ~6 KB back for the game
 
 

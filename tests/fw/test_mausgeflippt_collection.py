@@ -1,5 +1,6 @@
 # Mausgeflippt: "Mausgeflippt!" with a whole collection.
 # One test per rule and per written decision (docs/games/mausgeflippt.md).
+from maus.games.mausgeflippt_catalog import outfit
 from test_mausgeflippt_kit import (
     CAT,
     T0,
@@ -29,7 +30,7 @@ def test_clean_collection_catches_the_mouse():
 
 def test_collection_with_matches_one_face_down_rest_face_up():
     g, t = new_game()
-    m = [x for x in mice_where(False) if len(CAT.wears[x - 1]) >= 2][0]
+    m = [x for x in mice_where(False) if len(outfit(CAT, x)) >= 2][0]
     hand = worn_cards(m)[:2] + unworn_cards(m)[:5]
     reveal(g, t, m)
     race(g, t, (2, 200000))

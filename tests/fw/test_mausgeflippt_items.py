@@ -1,5 +1,6 @@
 # Mausgeflippt: setup, catching with a clothing item, cards the unit can check.
 # One test per rule and per written decision (docs/games/mausgeflippt.md).
+from maus.games.mausgeflippt_catalog import outfit
 from test_mausgeflippt_kit import (
     CAT,
     T0,
@@ -56,7 +57,7 @@ def test_wrong_item_face_up_penalty_and_mouse_under_the_stack():
 def test_item_must_match_colour_too():
     g, t = new_game()
     m = mice_where(False)[0]
-    code = CAT.wears[m - 1][0]
+    code = outfit(CAT, m)[0]
     # same type, another colour, not worn
     other = [c for c in range(1, 59) if CAT.clothing[c - 1] >> 4 == code >> 4
              and CAT.clothing[c - 1] != code and not CAT.worn(m, CAT.clothing[c - 1])]

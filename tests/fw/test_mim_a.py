@@ -41,7 +41,7 @@ def test_a_pair_puts_a_chip_on_the_middle_card_and_the_turn_passes():
     assert v["player"] == 1 and v["ok"] and v["pair"] == CAT.pair_text(letter, "en")
     chip = t.last("chip")
     assert chip["card"] == ident(b) and chip["hand"] == ident(a)
-    assert chip["on"] == (L[letter] if obj_on_hand else CAT.de[letter])
+    assert chip["on"] == (L[letter] if obj_on_hand else CAT.name(letter))
     assert t.said[-1][0] == "chip_on"
     t.advance(2000)
     assert t.said[-1] == ("turn", {"p": 2})

@@ -11,12 +11,12 @@ with open(mim_catalog.default_path()) as _f:
 del sys.modules["maus.games.mim_catalog"]
 
 from maus.game import Player  # noqa: E402
-from maus.games import mim_pairs  # noqa: E402
+from maus.games import mim  # noqa: E402
 from maus.games.mim import MIsForMouse  # noqa: E402
 from maus.ticks import ticks_add  # noqa: E402
 from tablefake import FakeTable  # noqa: E402
 
-L = mim_pairs.LETTERS
+L = mim.LETTERS
 T0 = 1000000  # reveal time (us) used by most tests
 
 

@@ -4,11 +4,11 @@ import json
 import sys
 
 from fwtest import Rand, raises
-from maus.games import mim_catalog, mim_pairs
+from maus.games import mim, mim_catalog
 from maus.games.mim import ascii, load_catalog, parse
 from test_mim_kit import CAT, found, oracle
 
-LETTERS = mim_pairs.LETTERS
+LETTERS = mim.LETTERS
 
 
 def _data():
@@ -33,8 +33,8 @@ def test_default_catalog_follows_the_rulebook():
             n_let[x] += 1
     assert n_obj == [2] * 23 and n_let == [2] * 23
     for i in range(23):
-        assert ascii(CAT.de[i])[0] == LETTERS[i]  # German initial = the letter
-        assert CAT.en[i]
+        assert ascii(CAT.name(i))[0] == LETTERS[i]  # German initial = the letter
+        assert CAT.name(i, 1) and "\n" not in CAT.name(i) + CAT.name(i, 1)
 
 
 def test_pair_text_in_both_languages():
@@ -71,6 +71,7 @@ def test_validator_catches_every_broken_rule():
     assert any("not a game letter" in e for e in _bad(lambda d: d["objects"].update(Q=["Qualle", "jellyfish"])))
     assert any("does not start with" in e for e in _bad(lambda d: d["objects"].update(S=["Koffer", "x"])))
     assert any("German name" in e for e in _bad(lambda d: d["objects"].update(S="Saege")))
+    assert any("German name" in e for e in _bad(lambda d: d["objects"].update(S=["S\u00e4ge", "a\nsaw"])))
     assert any("cards, the game has 23" in e for e in _bad(lambda d: d["cards"].pop()))
     assert any("id 1 twice" in e for e in _bad(lambda d: _card(d, 2).update(id=1)))
     assert any("id must be" in e for e in _bad(lambda d: _card(d, 2).update(id=True)))
@@ -122,7 +123,7 @@ def test_validator_never_crashes_on_garbage():
 
 def test_finder_agrees_with_the_oracle_on_random_tables():
     r = Rand(23)
-    f = mim_pairs.Pairs(CAT.cards)
+    f = mim.Pairs(CAT.cards)
     slots = bytearray(23)
     used = bytearray(23)
     total = 0
@@ -139,8 +140,26 @@ def test_finder_agrees_with_the_oracle_on_random_tables():
     assert total > 400  # the tables were not all empty
 
 
+def test_a_finder_sized_for_n_cards_holds_every_pair_of_n_cards():
+    # the game sizes its finder for the most cards it searches at once (A: 2, C: 8, B: 23)
+    r = Rand(5)
+    for size in (2, 8):
+        f = mim.Pairs(CAT.cards, size)
+        assert len(f.out) == 8 * size
+        most = 0
+        for _ in range(300):
+            deck = list(range(23))
+            r.shuffle(deck)
+            slots = bytes(deck[:size])
+            used = bytes(size)
+            k = f.find(slots, size, used)  # an IndexError if the buffer were too small
+            assert found(f, k) == oracle(slots, used)
+            most = max(most, k)
+        assert most >= size  # tables with many pairs were among them
+
+
 def test_between_two_cards():
-    f = mim_pairs.Pairs(CAT.cards)
+    f = mim.Pairs(CAT.cards, 2)  # as variant A makes it
     for a in range(23):
         for b in range(23):
             if a == b:
@@ -158,7 +177,7 @@ def test_finder_allocates_nothing():
         return
     import micropython
 
-    f = mim_pairs.Pairs(CAT.cards)
+    f = mim.Pairs(CAT.cards)
     slots = bytearray(range(8))
     used = bytearray(8)
     micropython.heap_lock()

@@ -3,9 +3,12 @@ import json
 import sys
 
 import maus
+from maus import call_unloaded
 from maus.game import Player
-from maus.games.mms import DEFAULT, Mms, load_catalog, validate_catalog
+from maus.games.mms import Mms, load_catalog, validate_catalog
 from tablefake import FakeTable
+
+DEFAULT = call_unloaded("maus.games.mms_catalog", "default")  # the castle and dice without a catalog
 
 
 def _catalog_data():
@@ -41,7 +44,8 @@ def test_catalog_validation():
     g = Mms(t, [Player(1), Player(2)], {}, {"game": "mms"}, None, 1)
     t.game = g
     g.start()
-    assert g.cat is DEFAULT and "invalid" in t.records[0][1]["text"]
+    assert (g.cat.holes, g.cat.names, g.cat.dice) == (DEFAULT.holes, DEFAULT.names, DEFAULT.dice)
+    assert "invalid" in t.records[0][1]["text"]
 
 
 def test_validator_is_unloaded_after_use():
@@ -51,7 +55,7 @@ def test_validator_is_unloaded_after_use():
 
 
 def test_every_prompt_fits_the_display():
-    from maus.games.mms_text import TEXT
+    from maus.games.mms import TEXT
 
     worst = {"p": 4, "q": 3, "n": 16, "box": 1, "a": "orange", "b": "purple", "left": 16, "castle": 12, "out": 16,
              "who": "P1 P2 P3 P4", "c": 12, "o": 16, "text": "x"}

@@ -1,14 +1,15 @@
 # Mausgeflippt: the rules as a state machine (rulebook: shared/rules/mausgeflippt.txt).
 #
 # This file: reveals, races, cheeses, the end. The rules of a claim (items, collections, protected mice,
-# ties) are in mausgeflippt_claims, the table the unit can know in mausgeflippt_state, the prompts in
-# mausgeflippt_text. Decisions where the rulebook is silent: docs/games/mausgeflippt.md.
+# ties) and the prompts table are in mausgeflippt_claims, the table the unit can know in
+# mausgeflippt_state, the end, summary, status and late ties in mausgeflippt_moments. Decisions where
+# the rulebook is silent: docs/games/mausgeflippt.md.
 from micropython import const
 
+from maus import call_unloaded
 from maus.arbiter import VALID
 from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, load, load_catalog  # noqa: F401
-from maus.games.mausgeflippt_claims import Claims
-from maus.games.mausgeflippt_text import TEXT
+from maus.games.mausgeflippt_claims import TEXT, Claims
 from maus.ticks import ticks_diff
 
 _SETUP = const(0)  # waiting for the first cheese
@@ -19,6 +20,7 @@ _COLLECT = const(4)  # a claimant taps every hand card, then presses
 _CHEESE = const(5)  # waiting for the next cheese
 _OVER = const(6)
 
+_END = "maus.games.mausgeflippt_moments"
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 _KINDS = ("mouse", "clothing", "cheese")
@@ -57,23 +59,13 @@ class Mausgeflippt(Claims):
         self._prompt()
 
     def summary(self):
-        return self.s.summary(self.reason)
+        return call_unloaded(_END, "summary", self.s, self.reason)
 
     def status(self):
-        return self.s.status(TEXT[self.lang])
+        return call_unloaded(_END, "status", self.s, TEXT[self.lang])
 
     def _finish(self, reason):
-        self.phase = _OVER
-        self.reason = reason
-        for name in ("show", "prompt", "claim", "decide", "unclaimed"):
-            self.table.cancel(name)
-        self.done = True
-        self._say("end_mouse" if reason == "last_mouse" else "end_cheese")
-        self.table.sound("win")
-        self.table.led(0, None)
-        for p in self.s.winners():
-            self.table.led(p, self.colour[p], "blink")
-        self.table.finish()
+        call_unloaded(_END, "finish", self, reason)  # a moment: the game ends
 
     # --- events ----------------------------------------------------------------------------------
     def on_tap(self, ident, uid, t_us):
@@ -115,7 +107,7 @@ class Mausgeflippt(Claims):
                 self.table.cancel("unclaimed")
                 self.table.timer("decide", arb.decide_ms())
             elif ph != _RACE and kind == VALID:
-                self._late_tie(player)
+                call_unloaded(_END, "late_tie", self, player)  # a moment: a long-bouncing contact
             elif ph == _COLLECT and player == self.claimant:
                 self._end_collection(False)
         elif ph == _REVEAL:
@@ -160,7 +152,7 @@ class Mausgeflippt(Claims):
             return
         self.s.show_cheese(n)
         self.table.log("note", {"text": "open cheese", "cheese": n,
-                                "kind": self.cat.cheese_types[self.cat.cheese_cards[n - 1]]})
+                                "kind": self.cat.cheese_name(self.cat.cheese_cards[n - 1])})
         self.table.sound("ok")
         self.phase = _REVEAL
         self._prompt()
@@ -205,18 +197,6 @@ class Mausgeflippt(Claims):
         for p, off in won:
             self.table.log("claim", {"player": p, "offset_us": off, "tied": len(won) > 1})
         self._next_claim()
-
-    def _late_tie(self, p):
-        # A press confirmed after the decision whose first edge ties with the winner (a long-bouncing
-        # contact): a tied claim, in press order among the claims still waiting.
-        arb = self.arb
-        off = arb.offset(p)
-        q = self.queue
-        i = len(q)
-        while i > self.qi and arb.offset(q[i - 1]) > off:
-            i -= 1
-        q.insert(i, p)
-        self.table.log("claim", {"player": p, "offset_us": off, "tied": True})
 
     # --- end of a reveal -------------------------------------------------------------------------
     def _round_end(self):

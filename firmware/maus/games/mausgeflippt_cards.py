@@ -1,4 +1,5 @@
-# Mausgeflippt card data in the compact form the unit plays with: an item is one byte, an outfit bytes.
+# Mausgeflippt card data in the compact form the unit plays with: an item is one byte, the outfits one bytes,
+# the names one string a kind (a few objects, not a hundred: the catalog stays in RAM while a game is played).
 # Building it from catalogs/mg.json (checked first) is maus.games.mausgeflippt_catalog's, loaded for that
 # and let go again; item_code, default_path and load_file are reachable here too.
 from micropython import const
@@ -21,25 +22,30 @@ def __getattr__(name):  # item_code, default_path, load_file
 
 
 class Catalog:
-    """Compact card data: an item is one byte (type * 16 + colour), a mouse's outfit is bytes."""
-
-    __slots__ = ("colours", "types", "cheese_types", "wears", "mouse_cheese", "clothing", "cheese_cards")
+    """Compact card data: an item is one byte (type * 16 + colour), the outfits one bytes."""
 
     def __init__(self, colours, types, cheese_types, wears, mouse_cheese, clothing, cheese_cards):
-        self.colours = colours  # tuple of names
-        self.types = types  # tuple of names
-        self.cheese_types = cheese_types  # tuple of names
-        self.wears = wears  # tuple (by mouse id - 1) of bytes of item codes
+        self.colours = colours  # str: the colour names, one word each, " " between
+        self.types = types  # str: the clothing type names, as colours
+        self.cheese_types = cheese_types  # str: the cheese names, as colours
+        self.wears = wears  # bytes: MAX_WEARS item codes by mouse id - 1 (a short outfit repeats its first)
         self.mouse_cheese = mouse_cheese  # bytes: cheese type index by mouse id - 1
         self.clothing = clothing  # bytes: item code by clothing id - 1
         self.cheese_cards = cheese_cards  # bytes: cheese type index by cheese id - 1
 
     def item_name(self, code):
-        return self.colours[code & 15] + " " + self.types[code >> 4]
+        return self.colours.split(" ")[code & 15] + " " + self.types.split(" ")[code >> 4]
+
+    def cheese_name(self, k):
+        return self.cheese_types.split(" ")[k]
 
     def worn(self, mouse, code):
         """Does mouse (id) wear item `code` (type AND colour)?"""
-        return code in self.wears[mouse - 1]
+        w = self.wears
+        for i in range(MAX_WEARS * (mouse - 1), MAX_WEARS * mouse):
+            if w[i] == code:
+                return True
+        return False
 
 
 def load(data):

@@ -128,11 +128,26 @@ def load(data):
     types = data["types"]
     cheeses = data["cheeses"]
     mice = sorted(data["mice"], key=lambda m: m["id"])
-    wears = tuple(bytes(item_code(w, colours, types) for w in m["wears"]) for m in mice)
+    wears = bytearray(MAX_WEARS * MICE)
+    for m in mice:
+        codes = [item_code(w, colours, types) for w in m["wears"]]
+        for i in range(MAX_WEARS):  # a shorter outfit padded with its first item: worn() needs no lengths
+            wears[MAX_WEARS * (m["id"] - 1) + i] = codes[i] if i < len(codes) else codes[0]
     mouse_cheese = bytes(cheeses.index(m["cheese"]) for m in mice)
     clothing = bytes(item_code(c["item"], colours, types) for c in sorted(data["clothing"], key=lambda c: c["id"]))
     cheese_cards = bytes(cheeses.index(c["cheese"]) for c in sorted(data["cheese_cards"], key=lambda c: c["id"]))
-    return Catalog(tuple(colours), tuple(types), tuple(cheeses), wears, mouse_cheese, clothing, cheese_cards)
+    return Catalog(" ".join(colours), " ".join(types), " ".join(cheeses), bytes(wears), mouse_cheese, clothing,
+                   cheese_cards)
+
+
+def outfit(cat, mouse):
+    """The item codes mouse (id) wears, as bytes (Catalog.wears pads a shorter outfit with its first item;
+    an outfit never lists an item twice)."""
+    w = cat.wears[MAX_WEARS * (mouse - 1): MAX_WEARS * mouse]
+    n = 1
+    while n < MAX_WEARS and w[n] != w[0]:
+        n += 1
+    return w[:n]
 
 
 def default_path():

@@ -7,7 +7,11 @@ from maus.arbiter import Arbiter
 from maus.game import Game
 from maus.games.mausgeflippt_cards import load
 from maus.games.mausgeflippt_state import TableState
-from maus.games.mausgeflippt_text import TEXT
+from maus.text import Texts
+
+# The prompts: 16 characters x 6 lines, ASCII only (the OLED font has no umlauts), in
+# maus/texts/mg.<lang>.json, read from flash when shown (maus.text).
+TEXT = Texts("mg")
 
 _SETUP = const(0)  # phases, as in mausgeflippt.py
 _CLAIM = const(3)

@@ -1,4 +1,5 @@
-# Mausgeflippt: the table as the unit can know it (what was tapped, never a hand), and the scores.
+# Mausgeflippt: the table as the unit can know it (what was tapped, never a hand), and the scores. The
+# winners, the summary and the status screen are maus.games.mausgeflippt_moments's, loaded for their moment.
 from micropython import const
 
 from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE
@@ -62,35 +63,3 @@ class TableState:
             self.cheese_stack -= 1
         self.cheeses[p] += 1
         return True
-
-    def winners(self):
-        # most points; a tie goes to fewest penalty points; still tied: a shared win
-        best = None
-        for p in self.ids:
-            key = (self.score(p), -self.penalty_points(p))
-            if best is None or key > best:
-                best = key
-        return [p for p in self.ids if (self.score(p), -self.penalty_points(p)) == best]
-
-    def summary(self, reason):
-        scores = {}
-        breakdown = {}
-        for p in self.ids:
-            scores[str(p)] = self.score(p)
-            breakdown[str(p)] = {"mice": self.mice[p], "clothing_up": self.up[p], "clothing_down": self.down[p],
-                                 "cheeses": self.cheeses[p], "penalty_points": self.penalty_points(p),
-                                 "young": self.young[p]}
-        return {"scores": scores, "winners": self.winners(), "breakdown": breakdown, "reason": reason}
-
-    def status(self, t):
-        """The between-rounds screen from the TEXT table t: counts nobody can see at a glance."""
-        lines = [t["st_head"].format(m=self.mice_left, c=self.cheeses_left())]
-        ids = self.ids
-        if len(ids) <= 5:
-            for p in ids:
-                lines.append(t["st_player"].format(p=p, pts=self.score(p), d=self.down[p]))
-        else:  # two players a line: 6 lines in all
-            for i in range(0, len(ids), 2):
-                lines.append(" ".join(t["st_pair"].format(p=p, pts=self.score(p), d=self.down[p])
-                                      for p in ids[i:i + 2]))
-        return lines

@@ -2,21 +2,121 @@
 #
 # The Game the shell runs is MIsForMouse; it hands every event to the engine of its variant:
 # mim_turns (A: turns round the table), mim_leader (B: a game leader reveals) and mim_chips (C: all at
-# once), the last two built on the claims of mim_race. Cards and the pair finder are in mim_pairs, the
-# validator in mim_catalog, prompts in mim_text. Decisions where the rulebook is silent: docs/games/mim.md.
-import gc
-
+# once), the last two built on the claims of mim_race. Cards and the pair finder are here too, the
+# validator in mim_catalog, winners, summary and status in mim_moments (loaded for their moments).
+# Decisions where the rulebook is silent: docs/games/mim.md.
 from micropython import const
 
 from maus import call_unloaded
 from maus.game import Game
-from maus.games.mim_pairs import Catalog, Pairs
-from maus.games.mim_text import TEXT
+from maus.text import Texts
 
+# --- cards and pairs ------------------------------------------------------------------------------
+# A card is 4 bytes of letter indexes: two objects (by the index of their German initial) and two
+# letters. An element is (slot, e): e 0/1 = object 0/1, e 2/3 = letter 0/1. `used` holds one byte
+# per slot: bit e set = a chip lies on element e. A pair is a free object on one card and its free
+# initial letter on another; Pairs.out lists each as two bytes slot << 2 | e (object, then letter).
+CARDS = const(23)  # rulebook component counts
+LETTERS = "ABCDEFGHIJKLMNOPRSTUVWZ"  # no objects for Q, X, Y
+_NL = const(23)
+_FREE = const(255)
+
+
+class Catalog:
+    """Compact card data: `cards` bytes (4 per card), the names of the objects in one string."""
+
+    def __init__(self, cards, names):
+        self.cards = cards  # bytes: card i at 4*i: object, object, letter, letter (letter indexes)
+        self.names = names  # str: by letter index, German name and English gloss, each ending in "\n"
+        self.n = len(cards) // 4
+
+    def element(self, card, e):
+        """Letter index shown by element e of card (0-based card index)."""
+        return self.cards[4 * card + e]
+
+    def name(self, letter, en=0):
+        """The German object name of a letter index (en 1: its English gloss)."""
+        s = self.names
+        i = 0
+        for _ in range(2 * letter + en):
+            i = s.find("\n", i) + 1
+        return s[i: s.find("\n", i)]
+
+    def pair_text(self, letter, lang):
+        """ "K für Koffer" / "K for Koffer (suitcase)"."""
+        if lang == "de":
+            return "%s f\u00fcr %s" % (LETTERS[letter], self.name(letter))
+        return "%s for %s (%s)" % (LETTERS[letter], self.name(letter), self.name(letter, 1))
+
+
+class Pairs:
+    """Finds every legal pair of a table without allocating (buffers are made here, once)."""
+
+    def __init__(self, cards, slots=_NL):
+        self.cards = cards
+        self._lp = bytearray(2 * _NL)  # per letter: up to two free letter elements (slot << 2 | e)
+        # at most `slots` cards are searched at once: each card's 2 objects pair with at most the 2 letter
+        # elements _lp keeps for their letter, so 4 pairs a card, 2 bytes each
+        self.out = bytearray(8 * slots)
+        self.n = 0
+        self._s2 = bytearray(2)
+        self._u2 = bytearray(2)
+
+    def find(self, slots, n, used):
+        """Pairs among slots[0:n] (card indexes) with chips `used`; returns their number."""
+        c = self.cards
+        lp = self._lp
+        out = self.out
+        for i in range(2 * _NL):
+            lp[i] = _FREE
+        for s in range(n):
+            b = 4 * slots[s]
+            u = used[s]
+            for e in range(2, 4):
+                if not u & (1 << e):
+                    i = 2 * c[b + e]
+                    if lp[i] == _FREE:
+                        lp[i] = s << 2 | e
+                    elif lp[i + 1] == _FREE:
+                        lp[i + 1] = s << 2 | e
+        k = 0
+        for s in range(n):
+            b = 4 * slots[s]
+            u = used[s]
+            for e in range(2):
+                if not u & (1 << e):
+                    i = 2 * c[b + e]
+                    for j in range(i, i + 2):
+                        pos = lp[j]
+                        if pos != _FREE and pos >> 2 != s:
+                            out[2 * k] = s << 2 | e
+                            out[2 * k + 1] = pos
+                            k += 1
+        self.n = k
+        return k
+
+    def between(self, a, ua, b, ub):
+        """Pairs formed by card a (slot 0, chips ua) and card b (slot 1, chips ub)."""
+        s = self._s2
+        u = self._u2
+        s[0] = a
+        s[1] = b
+        u[0] = ua
+        u[1] = ub
+        return self.find(s, 2, u)
+
+
+
+# --- the game ------------------------------------------------------------------------------------
 _OTHER = const(-1)  # parse(): a card of another game
 _UNKNOWN = const(-2)  # parse(): no identity or a bad one
 
 _CHECK = "maus.games.mim_catalog"
+_END = "maus.games.mim_moments"
+_NEW = "maus.games.mim_new"
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
 
 
 def load_catalog(data):
@@ -27,16 +127,9 @@ def load_catalog(data):
     return call_unloaded(_CHECK, "build", data)
 
 
-def load_file(path=None):
-    """The catalog at path (default: catalogs/mim.json next to the games package)."""
-    import json
-
-    if not path:
-        here = __file__.replace("\\", "/")
-        path = here[: here.rfind("/games/")] + "/catalogs/mim.json"
-    with open(path) as f:
-        return load_catalog(json.load(f))
-
+# The prompts: 16 characters x 6 lines, ASCII only (the OLED font has no umlauts; pair names are folded by
+# ascii() before they are shown), in maus/texts/mim.<lang>.json, read from flash when shown (maus.text).
+TEXT = Texts("mim")
 
 _FOLD = "\u00e4ae\u00f6oe\u00fcue\u00c4Ae\u00d6Oe\u00dcUe\u00dfss"  # one string: 3 characters a rule
 
@@ -68,22 +161,28 @@ def parse(ident, ncards=23):
 class Engine:
     """What every variant shares: the table's voice, card checks, and the choice between pairs."""
 
-    def __init__(self, g):
-        self.g = g
-        self.table = g.table
-        self.cat = g.catalog
-        self.settings = g.settings
-        self.lang = g.settings.get("lang", "de")
-        self.ids = [p.id for p in g.players]
-        self.colour = ["off"] * 7
-        for p in g.players:
-            self.colour[p.id] = p.colour
-        self.finder = Pairs(self.cat.cards)
-        self.opts = bytearray(8)  # the pairs two tapped cards allow (4 at most), as Pairs.out
-        self.opt_cards = bytearray(2)  # the two cards of those pairs (slot 0, slot 1)
-        self.n_opts = 0
-        self.opt_i = 0
-        self.reason = ""
+    # What each variant provides (the Game hands its events on), as bare annotations: the compiler keeps
+    # nothing of them, where empty methods here would each cost RAM while a game is played.
+    # (Their winners, summary and status are maus.games.mim_moments's, loaded for the moment.)
+    start: "Any"  # ()
+    # The state every variant has, made by maus.games.mim_new (as each variant's own)
+    g: "Any"  # the MIsForMouse
+    table: "Any"
+    cat: "Any"  # Catalog
+    settings: "Any"
+    lang: "Any"
+    ids: "Any"  # player ids in seating order
+    colour: "Any"  # by player id
+    finder: "Any"  # Pairs
+    opts: "Any"  # bytearray: the pairs two tapped cards allow (4 at most), as Pairs.out
+    opt_cards: "Any"  # bytearray: the two cards of those pairs (slot 0, slot 1)
+    n_opts: "Any"
+    opt_i: "Any"
+    reason: "Any"
+    on_tap: "Any"  # (ident, t_us)
+    on_press: "Any"  # (player, t_us)
+    on_gesture: "Any"  # (player, kind)
+    on_timer: "Any"  # (name)
 
     def say(self, key, **kw):
         self.table.say(key, **kw)
@@ -140,41 +239,7 @@ class Engine:
         self.table.log("verdict", f)
 
     def end(self, reason):
-        self.reason = reason
-        self.g.done = True
-        for name in ("claim", "decide", "quiet", "hint", "last", "next"):
-            self.table.cancel(name)
-        self.table.sound("win")
-        self.table.led(0, None)
-        for p in self.winners():
-            self.table.led(p, self.colour[p], "blink")
-        self.table.finish()
-
-    def winners(self):
-        return []
-
-    # what a variant provides (the Game hands its events on)
-    def start(self):
-        pass
-
-    def summary(self):
-        return {}
-
-    def status(self):
-        return []
-
-    def on_tap(self, ident, t_us):
-        pass
-
-    def on_press(self, player, t_us):
-        pass
-
-    def on_gesture(self, player, kind):
-        pass
-
-    def on_timer(self, name):
-        pass
-
+        call_unloaded(_END, "end", self, reason)
 
 class MIsForMouse(Game):
     GAME = "mim"
@@ -184,34 +249,17 @@ class MIsForMouse(Game):
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         super().__init__(table, players, settings, catalog, variant, seed)
-        if catalog is None:
-            self.catalog = catalog = load_file()
-        elif not isinstance(catalog, Catalog):
-            self.catalog = catalog = load_catalog(catalog)
-        gc.collect()  # the catalog's JSON is garbage now: free it before the variant's code is loaded
-        if variant == "A":
-            from maus.games.mim_turns import Turns
-
-            self.e = Turns(self)  # type: Engine
-        elif variant == "B":
-            from maus.games.mim_leader import Leader
-
-            self.e = Leader(self)
-        elif variant == "C":
-            from maus.games.mim_chips import Chips
-
-            self.e = Chips(self)
-        else:
-            raise ValueError("M is for Mouse has variants A, B and C, not %r" % (variant,))
+        # the catalog and the variant's engine, by code loaded for this moment (ValueError: a bad one)
+        self.e = call_unloaded(_NEW, "engine", self)  # type: Engine
 
     def start(self):
         self.e.start()
 
     def summary(self):
-        return self.e.summary()
+        return call_unloaded(_END, "summary", self.e)
 
     def status(self):
-        return self.e.status()
+        return call_unloaded(_END, "status", self.e)
 
     def on_tap(self, ident, uid, t_us):
         self.table.log("tap", {"identity": ident, "uid": _uid(uid)})
@@ -236,5 +284,5 @@ def _uid(uid):
     if uid is None:
         return ""
     if isinstance(uid, (bytes, bytearray)):
-        return "".join("%02x" % b for b in uid)
+        return uid.hex()
     return str(uid).lower()

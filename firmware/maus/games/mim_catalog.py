@@ -6,7 +6,7 @@
 # {"id", "objects": [name, name], "letters": [L, L]}, ids 1..23 as on the tags ("mim/card/05").
 from micropython import const
 
-from maus.games.mim_pairs import CARDS, LETTERS, Catalog
+from maus.games.mim import CARDS, LETTERS, Catalog
 
 GAME = "mim"
 _LETTERS = tuple(LETTERS)
@@ -58,7 +58,8 @@ def validate_catalog(data):
         v = objects[ch]
         if ch not in LETTERS:
             err("objects: %r is not a game letter (A-Z without Q, X, Y)" % ch)
-        elif not isinstance(v, list) or len(v) != 2 or not all(isinstance(s, str) and s.strip() for s in v):
+        elif not isinstance(v, list) or len(v) != 2 or not all(
+                isinstance(s, str) and s.strip() and "\n" not in s for s in v):  # one line: Catalog.names
             err("objects: %s must be [German name, English gloss]" % ch)
         elif _fold(v[0][0]) != ch:
             err("objects: %s: %r does not start with %s" % (ch, v[0], ch))
@@ -109,18 +110,26 @@ def build(data):
     if errors:
         raise ValueError("mim catalog: " + errors[0])
     objects = data["objects"]
-    de = tuple(objects[ch][0] for ch in LETTERS)
-    en = tuple(objects[ch][1] for ch in LETTERS)
+    de = [objects[ch][0] for ch in LETTERS]
     cards = bytearray(4 * CARDS)
     for c in data["cards"]:
         b = 4 * (c["id"] - 1)
         for e in range(2):
             cards[b + e] = de.index(c["objects"][e])
             cards[b + 2 + e] = LETTERS.index(c["letters"][e])
-    return Catalog(bytes(cards), de, en)
+    # one string, not 46: the names are what the game holds longest
+    return Catalog(bytes(cards), "".join("%s\n%s\n" % (objects[ch][0], objects[ch][1]) for ch in LETTERS))
 
 
 def default_path():
     """Where catalogs/mim.json sits in the package (flash: /maus/catalogs/mim.json)."""
     here = __file__.replace("\\", "/")
     return here[: here.rfind("/games/")] + "/catalogs/mim.json"
+
+
+def load_file(path=None):
+    """The Catalog from path (default: catalogs/mim.json next to the games package)."""
+    import json
+
+    with open(path or default_path()) as f:
+        return build(json.load(f))

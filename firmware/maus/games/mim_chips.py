@@ -4,12 +4,15 @@
 # first player without chips wins.
 from micropython import const
 
-from maus.games.mim import ascii
-from maus.games.mim_pairs import LETTERS
+from maus import call_unloaded
+from maus.games.mim import LETTERS, ascii
 from maus.games.mim_race import Race
 
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
+
 _ROUND = const(8)  # cards a round
-_CHIPS = const(30)
 
 _LAY = const(1)  # phases: as in mim_race
 _READY = const(2)
@@ -18,22 +21,19 @@ _CLAIM = const(4)
 _CHOOSE = const(5)
 _OVER = const(6)
 _SHOW_MS = const(1500)
+_CLAIMS = "maus.games.mim_claims"  # rounds begin and end there (loaded for the moment)
 
 
 class Chips(Race):
-    def __init__(self, g):
-        super().__init__(g)
-        self.chips = [0] * 7  # in hand
-        self.placed = [0] * 7
-        self.round = 0
-        each = _CHIPS // len(self.ids)
-        for p in self.ids:
-            self.chips[p] = each
-        self.box = _CHIPS - each * len(self.ids)
+    # State made by maus.games.mim_new (bare annotations: the compiler keeps nothing of them)
+    chips: "Any"
+    placed: "Any"
+    round: "Any"
+    box: "Any"
 
     def start(self):
         self.table.log("note", {"text": "chips", "each": self.chips[self.ids[0]], "box": self.box})
-        self._new_round(False)
+        call_unloaded(_CLAIMS, "c_new_round", self, False)
 
     def prompt(self):
         ph = self.phase
@@ -47,16 +47,6 @@ class Chips(Race):
             self.say("claimer", p=self.claimer)
         elif ph == _CHOOSE:
             self.show_choice()
-
-    def _new_round(self, wait):
-        self.round += 1
-        self.n = 0
-        self.phase = _LAY
-        self.table.log("prompt", {"what": "round cards", "round": self.round})
-        if wait:
-            self.table.timer("next", _SHOW_MS)
-        else:
-            self.prompt()
 
     def card_tap(self, c, t_us):
         ph = self.phase
@@ -74,7 +64,7 @@ class Chips(Race):
             self.table.log("note", {"text": "round cards", "round": self.round,
                                     "cards": [self.ident(x) for x in self.slots[: self.n]]})
             if self.pairs_left() == 0:
-                self._round_end()
+                call_unloaded(_CLAIMS, "c_round_end", self)
                 return
             self.phase = _READY
             self.prompt()
@@ -92,18 +82,8 @@ class Chips(Race):
 
     def idle_gesture(self, p, kind):
         if self.phase == _LAY and kind == "long":
-            self.say("status", text="\n".join(self.status()))
+            self.say("status", text="\n".join(self.g.status()))
 
-    def _round_end(self):
-        t = self.table
-        t.log("note", {"text": "no pair left", "round": self.round})
-        self.drop_queue()
-        self.arb.close()
-        t.race_close()
-        for name in ("quiet", "hint", "claim", "decide"):
-            t.cancel(name)
-        self.say("c_round")
-        self._new_round(True)
 
     def won(self, p, k, letter):
         t = self.table
@@ -120,7 +100,7 @@ class Chips(Race):
             self.say("c_won", p=p)
             self.end("no chips left")
         elif self.pairs_left() == 0:
-            self._round_end()
+            call_unloaded(_CLAIMS, "c_round_end", self)
         elif self.queue:
             self.serve()
         else:
@@ -131,21 +111,3 @@ class Chips(Race):
 
     def penalty(self, p, slow):
         self.say("c_slow" if slow else "c_wrong", p=p)
-
-    # --- results ---------------------------------------------------------------------------------
-    def winners(self):
-        return [p for p in self.ids if self.chips[p] == 0]
-
-    def status(self):
-        f = "S%d: %d Chips" if self.lang == "de" else "P%d: %d chips"
-        return [f % (p, self.chips[p]) for p in self.ids][:6]
-
-    def summary(self):
-        scores = {}
-        br = {}
-        for p in self.ids:
-            k = str(p)
-            scores[k] = self.placed[p]
-            br[k] = {"chips_left": self.chips[p], "chips_placed": self.placed[p], "claims_ok": self.ok[p],
-                     "claims_wrong": self.wrong[p]}
-        return {"scores": scores, "winners": self.winners(), "breakdown": br, "reason": self.reason}

@@ -3,24 +3,26 @@
 # window) wins nothing and bars the claimer until the card after next. Most cards at the end wins.
 from micropython import const
 
-from maus.games.mim import ascii
+from maus import call_unloaded
 from maus.games.mim_race import Race
+
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
 
 _LEADER = const(0)  # phases: as in mim_race
 _TABLE = const(3)
 _CLAIM = const(4)
 _OVER = const(6)
-_SHOW_MS = const(1500)
 
 
 class Leader(Race):
-    choose = False
+    # State made by maus.games.mim_new (bare annotations: the compiler keeps nothing of them)
+    seen: "Any"
+    leader: "Any"
+    cards: "Any"
 
-    def __init__(self, g):
-        super().__init__(g)
-        self.seen = bytearray(self.total)  # laid this game
-        self.leader = 0
-        self.cards = [0] * 7  # won
+    choose = False
 
     def start(self):
         self.table.log("prompt", {"what": "leader"})
@@ -47,29 +49,7 @@ class Leader(Race):
             self.prompt()
 
     def card_tap(self, c, t_us):
-        if self.phase == _LEADER:
-            self.bad("leader")
-        elif self.phase != _TABLE or self.deciding:
-            pass  # a race is being decided: a stray read is only logged
-        elif self.seen[c]:
-            self.bad("played")
-        else:
-            self._reveal(c, t_us)
-
-    def _reveal(self, c, t_us):
-        t = self.table
-        for name in ("hint", "last", "quiet", "next"):
-            t.cancel(name)
-        self.seen[c] = 1
-        self.slots[self.n] = c
-        self.used[self.n] = 0
-        self.n += 1
-        self.laid += 1
-        t.log("reveal", {"card": self.ident(c), "by": self.leader, "n": self.laid})
-        if self.laid == self.total and self.pairs_left() == 0:
-            self.last()
-            return
-        self.open(t_us)
+        call_unloaded("maus.games.mim_claims", "b_card", self, c, t_us)  # a moment: a card read
 
     def armed(self):
         super().armed()
@@ -82,43 +62,8 @@ class Leader(Race):
         self.end("stack used up")
 
     def won(self, p, k, letter):
-        t = self.table
-        got = self.n - 1
-        self.cards[p] += got
-        t.log("score", {"player": p, "delta": got, "why": "cards"})
-        self.say("b_ok", pair=ascii(self.pair_text(letter)), p=p, n=got)
-        self.slots[0] = self.slots[self.n - 1]  # the newest card stays
-        self.used[0] = 0
-        self.n = 1
-        self.drop_queue()
-        self.arb.close()
-        self.claimer = 0
-        self.phase = _TABLE
-        self._leds()
-        if self.laid == self.total:
-            self.last()
-        else:
-            t.timer("next", _SHOW_MS)
+        call_unloaded("maus.games.mim_claims", "b_won", self, p, letter)  # a moment: a claim is good
 
     def penalty(self, p, slow):
         self.lock[p] = self.laid + 2  # these cards and the next one
         self.say("b_slow" if slow else "b_wrong", p=p)
-
-    # --- results ---------------------------------------------------------------------------------
-    def winners(self):
-        best = max(self.cards[p] for p in self.ids)
-        return [p for p in self.ids if self.cards[p] == best]
-
-    def status(self):
-        f = "S%d: %d Karten" if self.lang == "de" else "P%d: %d cards"
-        return [f % (p, self.cards[p]) for p in self.ids][:6]
-
-    def summary(self):
-        scores = {}
-        br = {}
-        for p in self.ids:
-            k = str(p)
-            scores[k] = self.cards[p]
-            br[k] = {"cards": self.cards[p], "claims_ok": self.ok[p], "claims_wrong": self.wrong[p],
-                     "leader": p == self.leader}
-        return {"scores": scores, "winners": self.winners(), "breakdown": br, "reason": self.reason}

@@ -4,9 +4,9 @@
 # pair wins and when the table changes.
 from micropython import const
 
-from maus.arbiter import VALID, Arbiter
+from maus import call_unloaded
+from maus.arbiter import VALID
 from maus.games.mim import Engine
-from maus.games.mim_pairs import LETTERS
 from maus.ticks import ticks_diff
 
 _LEADER = const(0)  # B: waiting for the game leader to hold a button
@@ -17,34 +17,35 @@ _CLAIM = const(4)  # the claimer taps the two cards of the pair
 _CHOOSE = const(5)  # C: the two cards allow several pairs: the claimer picks one
 _OVER = const(6)
 
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
+
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 # (the variants repeat the phases they use as their own consts: a const costs no RAM, a name would)
 
 
 class Race(Engine):
-    def __init__(self, g):
-        super().__init__(g)
-        s = self.settings
-        self.arb = Arbiter(s.get("tie_window_us", 2000), s.get("lockout", True), s.get("settle_ms", 3))
-        self.claim_ms = s.get("claim_window_ms", 5000)
-        self.hint_ms = s.get("hint_after_s", 20) * 1000 if s.get("hints", False) else 0
-        total = self.cat.n
-        self.total = total
-        self.slots = bytearray(total)  # the face-up cards (card indexes), oldest first
-        self.used = bytearray(total)  # chips on them (Pairs bits; C: letters only)
-        self.n = 0
-        self.laid = 0  # B: cards laid so far
-        self.lock = bytearray(7)  # B: no claims while laid < lock[p]
-        self.queue = []  # waiting claims [(offset_us, player)], earliest first
-        self.claimer = 0
-        self.tap1 = -1  # table slot of the claimer's first card
-        self.cs = bytearray(2)  # table slots of the two cards on offer
-        self.tap_t = 0
-        self.deciding = False
-        self.reveal_t = 0
-        self.ok = [0] * 7
-        self.wrong = [0] * 7
-        self.phase = _LEADER
+    # State made by maus.games.mim_new (bare annotations: the compiler keeps nothing of them)
+    arb: "Any"
+    claim_ms: "Any"
+    hint_ms: "Any"
+    total: "Any"
+    slots: "Any"
+    used: "Any"
+    n: "Any"
+    laid: "Any"
+    lock: "Any"
+    queue: "Any"
+    claimer: "Any"
+    tap1: "Any"
+    cs: "Any"
+    tap_t: "Any"
+    deciding: "Any"
+    reveal_t: "Any"
+    ok: "Any"
+    wrong: "Any"
+    phase: "Any"
 
     def _leds(self):
         t = self.table
@@ -92,23 +93,8 @@ class Race(Engine):
                     for name in ("quiet", "hint", "last"):
                         t.cancel(name)
                     t.timer("decide", self.arb.decide_ms())
-        elif ph == _CLAIM or ph == _CHOOSE:
-            off = ticks_diff(t_us, self.reveal_t)
-            f = {"player": p, "offset_us": off, "false_start": False, "late": True}  # after the decision
-            if self.laid < self.lock[p]:
-                f["locked"] = True
-            t.log("press", f)
-            if p == self.claimer or self.laid < self.lock[p]:
-                return
-            q = self.queue
-            for _o, x in q:
-                if x == p:
-                    return
-            i = len(q)
-            while i > 0 and q[i - 1][0] > off:
-                i -= 1
-            q.insert(i, (off, p))
-            t.log("claim", {"player": p, "offset_us": off, "queued": True})
+        elif ph == _CLAIM or ph == _CHOOSE:  # after the decision: logged, and queued (a moment of its own)
+            call_unloaded("maus.games.mim_claims", "late_press", self, p, t_us)
         else:
             self.idle_press(p, t_us)
 
@@ -136,34 +122,25 @@ class Race(Engine):
                 self._wrong("too slow", True)
         elif name == "hint":
             if ph == _TABLE and not self.deciding:
-                self._hint()
+                call_unloaded("maus.games.mim_moments", "hint", self)  # hints are a setting, off by default
         elif name == "last":
             if ph == _TABLE and not self.deciding:
                 self.last()
         elif name == "next":
             self.prompt()
 
-    # hooks of the variants
-    def card_tap(self, c, t_us):
-        pass
+    # hooks of the variants: what both define are bare annotations (the compiler keeps nothing of them)
+    card_tap: "Any"  # (card, t_us): a card tap outside a claim
+    idle_gesture: "Any"  # (player, kind): a gesture outside a choice
+    prompt: "Any"  # (): the prompt of the phase
+    won: "Any"  # (player, k, letter): claim k of the offered pairs is good (letter: its letter index)
+    penalty: "Any"  # (player, slow): the claim was wrong (slow: the claim window ran out)
 
     def idle_press(self, p, t_us):
         pass
 
-    def idle_gesture(self, p, kind):
-        pass
-
-    def prompt(self):
-        pass
-
     def last(self):
         pass
-
-    def won(self, p, k, letter):
-        """Claim k of the offered pairs is good (letter: its letter index)."""
-
-    def penalty(self, p, slow):
-        """Claim of p was wrong (slow: the claim window ran out)."""
 
     # --- the table -------------------------------------------------------------------------------
     def open(self, t_us):
@@ -184,16 +161,6 @@ class Race(Engine):
         # the table waits for claims: a hint after a while, if there is a pair
         if self.hint_ms and self.pairs_left():
             self.table.timer("hint", self.hint_ms)
-
-    def _hint(self):
-        if self.pairs_left() == 0:
-            return
-        letter = self.finder.letter(self.slots, 0)
-        t = self.table
-        t.log("prompt", {"what": "hint", "letter": LETTERS[letter]})
-        t.led(0, "white", "blink")
-        t.sound("prompt")
-        self.say("hint", l=LETTERS[letter])
 
     # --- claims ----------------------------------------------------------------------------------
     def _decide(self):

@@ -6,54 +6,42 @@
 # up the last card wins. The unit cannot see hands, so it counts them.
 from micropython import const
 
-from maus.games.mim import Engine, ascii
-from maus.games.mim_pairs import LETTERS
+from maus import call_unloaded
+from maus.games.mim import Engine
+
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
 
 _LAY = const(0)  # reading the middle cards
 _TURN = const(1)  # the player on turn taps a hand card and a middle card
 _CHOOSE = const(2)  # the two cards allow several pairs: the player picks one
 _OVER = const(3)
+_ROUNDS = "maus.games.mim_rounds"  # rounds begin and end there (loaded for the moment)
 
-_MIDDLE = const(3)
-_HAND = const(3)  # cards in each hand at the start
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 
 class Turns(Engine):
-    def __init__(self, g):
-        super().__init__(g)
-        self.mid = bytearray(_MIDDLE)  # card indexes
-        self.used = bytearray(_MIDDLE)  # chips on them (Pairs bits)
-        self.nmid = 0
-        self.hand = [_HAND] * 7  # by player id
-        self.out = bytearray(7)  # passed this round
-        self.won = bytearray(7)
-        self.pairs = [0] * 7
-        self.passes = [0] * 7
-        self.turn = self.ids[0]  # the oldest player sits at the lowest button (docs/games/mim.md)
-        self.round = 0
-        self.hcard = -1
-        self.mslot = -1
-        self.phase = _LAY
+    # State made by maus.games.mim_new (bare annotations: the compiler keeps nothing of them)
+    mid: "Any"
+    used: "Any"
+    nmid: "Any"
+    hand: "Any"
+    out: "Any"
+    won: "Any"
+    pairs: "Any"
+    passes: "Any"
+    turn: "Any"
+    round: "Any"
+    hcard: "Any"
+    mslot: "Any"
+    phase: "Any"
 
     def start(self):
-        self._new_round()
+        call_unloaded(_ROUNDS, "new_round", self)
 
     # --- rounds ----------------------------------------------------------------------------------
-    def _new_round(self, wait=False):
-        # wait: the last round's verdict stays on the display a moment first
-        self.phase = _LAY
-        self.round += 1
-        self.nmid = 0
-        for i in range(_MIDDLE):
-            self.used[i] = 0
-        for p in self.ids:
-            self.out[p] = 0
-        self.table.log("prompt", {"what": "middle cards", "round": self.round})
-        if wait:
-            self.table.timer("next", _SHOW_MS)
-        else:
-            self._prompt()
 
     def _prompt(self):
         if self.phase == _LAY:
@@ -80,9 +68,6 @@ class Turns(Engine):
                 return q
         return p
 
-    def _in_round(self):
-        return sum(1 for p in self.ids if not self.out[p])
-
     # --- events ----------------------------------------------------------------------------------
     def on_tap(self, ident, t_us):
         c = self.card(ident)
@@ -90,20 +75,7 @@ class Turns(Engine):
             return
         ph = self.phase
         if ph == _LAY:
-            if self._slot(c) >= 0:
-                self.bad("again")
-                return
-            self.mid[self.nmid] = c
-            self.nmid += 1
-            self.table.sound("ok")
-            if self.nmid < _MIDDLE:
-                self._prompt()
-                return
-            self.table.log("note", {"text": "middle cards", "round": self.round,
-                                    "cards": [self.ident(x) for x in self.mid]})
-            self.phase = _TURN
-            self.hcard = self.mslot = -1
-            self._prompt()
+            call_unloaded(_ROUNDS, "a_lay", self, c)  # a moment: a middle card of the round
         elif ph == _TURN:
             self.table.cancel("next")
             slot = self._slot(c)
@@ -112,7 +84,7 @@ class Turns(Engine):
             else:
                 self.hcard = c
             if self.hcard >= 0 and self.mslot >= 0:
-                self._try()
+                call_unloaded(_ROUNDS, "a_try", self)  # a moment: the verdict on two cards
             else:
                 self.table.sound("tick")
                 self.say("mid_card" if self.hcard >= 0 else "hand_card", p=self.turn)
@@ -128,12 +100,12 @@ class Turns(Engine):
             if kind == "click":
                 self.next_choice()
             elif kind == "long":
-                self._take(self.opt_i)
+                call_unloaded(_ROUNDS, "a_take", self, self.opt_i)
         elif kind == "long":
             if ph == _TURN and player == self.turn:
-                self._pass()
+                call_unloaded(_ROUNDS, "passes", self)  # a moment: the player is out of the round
             else:
-                self.say("status", text="\n".join(self.status()))
+                self.say("status", text="\n".join(self.g.status()))
         elif ph == _TURN and kind == "click" and player != self.turn:
             self.say("not_turn", p=player, q=self.turn)  # ignored, and said why; the turn prompt comes back
             self.table.timer("next", _SHOW_MS)
@@ -148,94 +120,3 @@ class Turns(Engine):
             if self.mid[i] == c:
                 return i
         return -1
-
-    def _try(self):
-        p = self.turn
-        ms = self.mslot
-        n = self.offer(self.hcard, 0, self.mid[ms], self.used[ms])
-        if n == 0:
-            self.verdict(p, False, "no free pair")
-            self.table.log("note", {"text": "cards", "hand": self.ident(self.hcard),
-                                    "middle": self.ident(self.mid[ms])})
-            self.hcard = self.mslot = -1
-            self.table.sound("wrong")
-            self.say("no_pair", p=p)
-        elif n == 1:
-            self._take(0)
-        else:
-            self.phase = _CHOOSE
-            self.table.sound("prompt")
-            self.show_choice()
-
-    def _take(self, k):
-        p = self.turn
-        ms = self.mslot
-        pos = self.opts[2 * k]
-        if pos >> 2 != 1:  # the object is on the hand card: the chip goes on the middle card's letter
-            pos = self.opts[2 * k + 1]
-        e = pos & 3
-        self.used[ms] |= 1 << e
-        letter = self.opt_letter(k)
-        m = self.mid[ms]
-        on = self.cat.element(m, e)
-        on = self.cat.de[on] if e < 2 else LETTERS[on]
-        self.verdict(p, True, "pair", letter)
-        self.table.log("chip", {"player": p, "card": self.ident(m), "on": on, "hand": self.ident(self.hcard)})
-        self.pairs[p] += 1
-        self.table.sound("ok")
-        self.say("chip_on", pair=ascii(self.pair_text(letter)), on=ascii(on))
-        self.phase = _TURN
-        self.hcard = self.mslot = -1
-        self.turn = self._next(p)
-        self.table.timer("next", _SHOW_MS)
-
-    def _pass(self):
-        p = self.turn
-        self.out[p] = 1
-        self.passes[p] += 1
-        self.hcard = self.mslot = -1
-        self.table.log("claim", {"player": p, "pass": True})
-        self.table.sound("tick")
-        if self._in_round() == 1:
-            self._round_won(self._next(p))
-            return
-        self.say("passed", p=p)
-        self.turn = self._next(p)
-        self.table.timer("next", _SHOW_MS)
-
-    def _round_won(self, w):
-        self.hand[w] -= 1
-        self.won[w] += 1
-        self.table.log("score", {"player": w, "delta": 1, "why": "card aside"})
-        if self.hand[w] == 0:
-            self.phase = _OVER
-            self.say("game_won", p=w)
-            self.end("last card")
-            return
-        self.say("round_won", p=w)
-        self.turn = w  # the round's winner begins the next
-        self._new_round(True)
-
-    # --- results ---------------------------------------------------------------------------------
-    def winners(self):
-        return [p for p in self.ids if self.hand[p] == 0]
-
-    def status(self):
-        de = self.lang == "de"
-        out = []
-        for p in self.ids:
-            s = ("S%d: %d Karten" if de else "P%d: %d cards") % (p, self.hand[p])
-            if self.out[p]:
-                s += " -"
-            out.append(s)
-        return out[:6]
-
-    def summary(self):
-        scores = {}
-        br = {}
-        for p in self.ids:
-            k = str(p)
-            scores[k] = _HAND - self.hand[p]
-            br[k] = {"cards_left": self.hand[p], "rounds_won": self.won[p], "pairs": self.pairs[p],
-                     "passes": self.passes[p]}
-        return {"scores": scores, "winners": self.winners(), "breakdown": br, "reason": self.reason}

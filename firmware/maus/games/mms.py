@@ -10,7 +10,7 @@ from micropython import const
 
 from maus import call_unloaded
 from maus.game import Game
-from maus.games.mms_text import TEXT
+from maus.text import Texts
 
 _WHO = const(0)  # who starts? the first click
 _ROLL = const(1)  # the dice are shown; the player clicks to start the attempt
@@ -24,15 +24,16 @@ STICKS = const(16)  # rulebook component counts (mms_catalog checks them)
 CASTLE_END = const(12)
 _CHECK = "maus.games.mms_catalog"
 
-# The castle's holes and the two dice when no catalog is loaded (same as catalogs/mms.json).
-_HOLES = ("red", "yellow", "green", "blue", "orange", "purple")
-_NAMES = {"en": _HOLES, "de": ("rot", "gelb", "gruen", "blau", "orange", "lila")}
+_END = "maus.games.mms_end"
+
+# The prompts: 16 characters x 6 lines, ASCII only (the OLED font has no umlauts), in
+# maus/texts/mms.<lang>.json, read from flash when shown (maus.text).
+TEXT = Texts("mms")
+
 
 
 class Catalog:
     """The compact catalog: hole colours (ids and names per language), two dice as bytes of hole indices."""
-
-    __slots__ = ("holes", "names", "dice", "sticks", "castle_end")
 
     def __init__(self, holes, names, dice, sticks=STICKS, castle_end=CASTLE_END):
         self.holes = holes
@@ -42,22 +43,15 @@ class Catalog:
         self.castle_end = castle_end
 
 
-DEFAULT = Catalog(_HOLES, _NAMES, (bytes(range(6)), bytes(range(6))))
-
-
 def validate_catalog(data):
     """Errors in a catalog dict (empty when it is good). The checker module is unloaded again after use."""
     return call_unloaded(_CHECK, "validate_catalog", data)
 
 
 def load_catalog(data):
-    """The compact Catalog, or None when the data is not a valid catalog (the game then uses DEFAULT)."""
-    if validate_catalog(data):
-        return None
-    ids = tuple(h["id"] for h in data["holes"])
-    names = {lang: tuple(h[lang] for h in data["holes"]) for lang in ("en", "de")}
-    dice = tuple(bytes(ids.index(f) for f in die) for die in data["dice"])
-    return Catalog(ids, names, dice, data["sticks"], data["castle_end"])
+    """The compact Catalog, or None when the data is not a valid catalog (the game then uses
+    mms_catalog.default()). The checker and builder module is unloaded again after use."""
+    return call_unloaded(_CHECK, "build", data)
 
 
 class Mms(Game):
@@ -73,7 +67,8 @@ class Mms(Game):
         if isinstance(catalog, dict):
             catalog = load_catalog(catalog)
         self.bad_catalog = given and not isinstance(catalog, Catalog)
-        self.cat = catalog if isinstance(catalog, Catalog) else DEFAULT
+        # no catalog or a bad one: the default castle and dice, made for this moment
+        self.cat = catalog if isinstance(catalog, Catalog) else call_unloaded(_CHECK, "default")
         lang = settings.get("lang", "de")
         self.lang = lang if lang in TEXT else "en"
         self.electronic = settings.get("dice", "electronic") != "real"
@@ -140,21 +135,10 @@ class Mms(Game):
         self._nudge()
 
     def summary(self):
-        scores = {}
-        breakdown = {}
-        for p in self.ids:
-            k = str(p)
-            scores[k] = self.sticks[p]
-            breakdown[k] = {"sticks": self.sticks[p], "placed": self.placed[p], "alarms": self.alarms[p],
-                            "passes": self.passes[p]}
-        return {"scores": scores, "winners": list(self.winners), "breakdown": breakdown, "reason": self.reason}
+        return call_unloaded(_END, "summary", self)
 
     def status(self):
-        t = TEXT[self.lang]
-        lines = [t["st_castle"].format(c=self.castle, o=self.out)]
-        for p in self.ids:
-            lines.append(t["st_player"].format(p=p, n=self.sticks[p]))
-        return lines
+        return call_unloaded(_END, "status", self, TEXT[self.lang])
 
     def _end(self, reason, winners):
         self.phase = _OVER

@@ -1,5 +1,5 @@
-# Checks a Mucks Mäuschen Still catalog (catalogs/mms.json or a user's own castle and dice).
-# Loaded only to validate, then unloaded (maus.games.mms.validate_catalog).
+# Checks a Mucks Mäuschen Still catalog (catalogs/mms.json or a user's own castle and dice) and builds the
+# compact one. Loaded only for that, then unloaded (maus.games.mms.validate_catalog, load_catalog).
 from micropython import const
 
 STICKS = const(16)  # rulebook: 16 wooden sticks
@@ -59,3 +59,24 @@ def _ascii(s):
         if not " " <= c <= "~":
             return False
     return True
+
+
+def build(data):
+    """The compact maus.games.mms.Catalog, or None when the data is not a valid catalog."""
+    if validate_catalog(data):
+        return None
+    from maus.games.mms import Catalog
+
+    ids = tuple(h["id"] for h in data["holes"])
+    names = {lang: tuple(h[lang] for h in data["holes"]) for lang in ("en", "de")}
+    dice = tuple(bytes(ids.index(f) for f in die) for die in data["dice"])
+    return Catalog(ids, names, dice, data["sticks"], data["castle_end"])
+
+
+def default():
+    """The castle's holes and the two dice when no catalog is loaded (same as catalogs/mms.json)."""
+    from maus.games.mms import Catalog
+
+    holes = ("red", "yellow", "green", "blue", "orange", "purple")
+    return Catalog(holes, {"en": holes, "de": ("rot", "gelb", "gruen", "blau", "orange", "lila")},
+                   (bytes(range(6)), bytes(range(6))))
