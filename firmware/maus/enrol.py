@@ -1,17 +1,23 @@
-# The enrolment map (UID -> identity, for tags that cannot be written) and the UID's hex form: what the
-# unit keeps while it runs, in a module of its own so the card identities' parser (maus.cards) is loaded
-# only when a card is read or written (docs/build.md section 7). maus.cards names both too.
+# The enrolment map (UID -> identity, for tags that cannot be written): what the unit keeps while it runs
+# when it has enrolled a tag, in a module of its own so the card identities' parser (maus.cards) is loaded
+# only when a card is read or written (docs/build.md section 7). maus.cards names it too.
 from maus import call_unloaded
+from maus.rfid import uid_hex  # noqa: F401 - the enrolment key; its home is maus.rfid, which reads cards
 
 ENROL_PATH = "cards/enrol.json"
 _COLD = "maus.cardfile"
 
 
-def uid_hex(uid, n=-1):
-    """Upper-case hex of a UID (the enrolment key)."""
-    if n < 0:
-        n = len(uid)
-    return "".join("%02X" % uid[i] for i in range(n))
+def existing(path=ENROL_PATH):
+    """The unit's Enrolment if it has an enrolment file (a damaged one too: its error is reported), else
+    None: most units enrol no tag, and then neither this module nor a map stays in RAM (maus.unit.build)."""
+    import os
+
+    try:
+        os.stat(path)
+    except OSError:
+        return None
+    return Enrolment(path)
 
 
 class Enrolment:

@@ -117,10 +117,12 @@ def _enrolled(svc, seq, e):
 
 def _enrolment(svc):
     c = svc.ctx
-    if c.enrolment is None:
+    if c.enrolment is None:  # the unit had no enrolment file: the first enrolment makes one
         from maus import cards
 
         c.enrolment = cards.Enrolment()
+        if c.rfid is not None:
+            c.rfid.enrolment = c.enrolment  # the pad knows the tag from now on
     return c.enrolment
 
 

@@ -11,7 +11,6 @@
 from micropython import const
 
 from maus import call_unloaded
-from maus.enrol import uid_hex
 from maus.ticks import ticks_add, ticks_diff
 
 TAP = "tap"
@@ -32,6 +31,13 @@ _T_UNKNOWN = const(0)  # tagtype.T_UNKNOWN
 _T_TYPE2_LAST = const(6)  # tagtype.TYPE2 are the types 1..6
 
 
+def uid_hex(uid, n=-1):
+    """Upper-case hex of a UID (the enrolment key, maus.enrol)."""
+    if n < 0:
+        n = len(uid)
+    return "".join("%02X" % uid[i] for i in range(n))
+
+
 class Presence:
     miss_limit = 3  # consecutive polls without a card before it counts as removed
     read_tries = 3  # polls that may fail to read a new card's identity before it is reported unread
@@ -40,7 +46,7 @@ class Presence:
 
     def __init__(self, reader, enrolment=None):
         self.reader = reader
-        self.enrolment = enrolment
+        self.enrolment = enrolment  # a maus.enrol.Enrolment, or None while the unit has none (no file)
         self._uids = bytearray(_MAX * 10)
         self._st = bytearray(6 * _MAX)  # per card slot: state, UID length, type, misses, tries, seen (_S*)
         self._id = [None] * (2 * _MAX)  # per card slot: identity, then (at _MAX + slot) the UID hex
