@@ -35,7 +35,19 @@ def start_game(u):
     mod, cls = load_game(u.choice)
     if g[6] and u.hw.adc is not None and u.detector is None:
         from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
-    call_unloaded("maus.unit.start", "start", u, mod, cls, TableView, cat)
+    players = call_unloaded("maus.unit.start", "start", u, cls)
+    # made here, with maus.unit.start gone again: the game's first records are written as it starts
+    u.game = cls(TableView(u), players, u.settings.values, cat, u.variant, u.seed)
+    u.players = players
+    u.mode = "play"
+    u.pending_abort = False
+    u.gest.reset()
+    fb = u.fb
+    fb.led(0, "off")
+    for pl in players:
+        fb.led(pl.id, pl.colour)
+    fb.sound("start")
+    u.game.start()
 
 
 class TableView:
