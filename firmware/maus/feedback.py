@@ -58,14 +58,14 @@ class Feedback:
         self._tune = None
         self._tune_i = 0
         self._tune_at = 0
-        self.console = None  # callable(text) for prompt lines on the serial console
+        self.console = False  # True: prompt lines go to the serial console too
 
     # --- what to show ------------------------------------------------------------------------------
     def text(self, text):
         self.lines = wrap(text)[:8]
         self._dirty = True
-        if self.console is not None:
-            self.console(" | ".join(self.lines))
+        if self.console:
+            print("SAY", " | ".join(self.lines))
 
     def led(self, player, colour, mode="on"):
         if colour is None:

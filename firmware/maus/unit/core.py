@@ -13,8 +13,8 @@ import sys
 
 from micropython import const
 
-from maus import capture as cap_mod
-from maus import loaded, text, unload, unload_since
+from maus import call_unloaded, loaded, text, unload, unload_since
+from maus.capture import EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK
 from maus.ticks import ticks_diff
 
 TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
@@ -78,9 +78,6 @@ class Unit:
         finally:
             unload("maus.unit.build")
 
-    def current_log(self):
-        return self.log
-
     @property
     def store(self):
         """The logs on flash (maus.logstore.LogStore), made when asked for: the unit's own steps ask while
@@ -111,24 +108,12 @@ class Unit:
         self.phase.enter(self, nxt[1])
         self._switch()  # entering may ask for another phase (a catalog that does not fit the game)
 
-    def show_menu(self):
-        self.switch("menu")
-        self._switch()
-
     # --- settings ---------------------------------------------------------------------------------------
-    def _apply_timing(self):
-        s = self.settings
-        self.capture.settle_us = s.get("settle_ms") * 1000
-        self.capture.debounce_us = s.get("debounce_ms") * 1000
-        self.capture.stuck_ms = s.get("stuck_ms")
-        self.gest.double_ms = s.get("double_press_ms")
-        self.gest.long_ms = s.get("long_press_ms")
-
     def settings_changed(self):
         # The host changed settings: the shell follows at once; a game in progress keeps its own copy.
         self.lang = self.settings.get("lang")
         if self.mode != "play":
-            self._apply_timing()
+            call_unloaded("maus.unit.build", "apply_timing", self)
 
     def _setting_changed(self, key, old, new):
         if self.log is not None:
@@ -140,11 +125,7 @@ class Unit:
         if log is not None:
             log.record(rtype, fields)
             if log.degraded and not self._warned_full:
-                # A full or failing flash never stops a game: say so once and keep refereeing.
-                self._warned_full = True
-                self._say("log_degraded")
-                self.fb.sound("error")
-                print("LOG degraded:", log.error)
+                call_unloaded("maus.unit.ends", "degraded", self)  # said once, the game goes on
 
     def say(self, _key, **kw):
         table = self.game.TEXT if self.game is not None else text.TEXT
@@ -155,18 +136,6 @@ class Unit:
 
     def cancel(self, name):
         self.timers.pop(name, None)
-
-    def race_open(self, reveal_t_us):
-        self.race = True
-        self.window.open()
-        if self.rfid is not None:
-            self.rfid.pause()
-
-    def race_close(self):
-        self.race = False
-        self.window.close()
-        if self.rfid is not None:
-            self.rfid.resume()
 
     def detector_arm(self, armed):
         d = self.detector
@@ -199,18 +168,9 @@ class Unit:
         self.phase.end_game(self)
 
     def abort(self, reason):
-        if self.log is not None:
-            self.log.abort(reason)
-            self.log.close()
-            self.log = None
-        self.race = False
-        self.window.close()
-        self.game = None
-        self.timers = {}
-        self._say("aborted")
-        self.fb.sound("error")
-        self.mode = "menu"
-        self.show_menu()
+        call_unloaded("maus.unit.ends", "abort", self, reason)
+        self.switch("menu")
+        self._switch()
 
     # --- shell output helpers ---------------------------------------------------------------------------
     def _say(self, _key, **kw):
@@ -219,9 +179,6 @@ class Unit:
     def word(self, key):
         """A shell word (a menu item, a game's name) in the unit's language."""
         return text.fmt(text.TEXT, self.lang, key, {})
-
-    def _console_say(self, line):
-        print("SAY", line)
 
     def _event_line(self, parts):
         # Every log record also goes to the console for `mausbox monitor`, piece by piece (the log's
@@ -237,23 +194,29 @@ class Unit:
     def _cap_event(self, kind, i, t_us):
         p = i + 1
         now = self.hw.ticks_ms()
-        if kind == cap_mod.EV_PRESS:
+        if kind == EV_PRESS:
             d = self.detector
             if d is not None and d.armed:
                 d.blank(t_us)  # the press's own thump is not an alarm
                 if d.pending:
                     self._alarm()
-            self._on_press(p, t_us)
+            if self.mode == "play":
+                self.game.on_press(p, t_us)
+            elif self.mode == "join":
+                self.phase.join_press(self, p)
             self.gest.press(i, now)
-        elif kind == cap_mod.EV_RELEASE:
+        elif kind == EV_RELEASE:
             self.gest.release(i, now)
-            self._on_release(p, t_us)
-        elif kind == cap_mod.EV_STUCK:
+            if self.mode == "play":
+                self.game.on_release(p, t_us)
+            elif self.mode == "join":
+                self.cancel("young%d" % p)
+        elif kind == EV_STUCK:
             self.gest.cancel(i)
             self._say("stuck", p=p)
             self.fb.sound("error")
             self.log_record("note", {"text": "stuck button", "player": p})
-        elif kind == cap_mod.EV_UNSTUCK:
+        elif kind == EV_UNSTUCK:
             self.log_record("note", {"text": "button released", "player": p})
 
     def _gesture(self, i, kind):
@@ -265,53 +228,21 @@ class Unit:
             self.phase.gesture(self, p, kind)
         self._switch()
 
-    def _on_press(self, p, t_us):
-        if self.mode == "play":
-            self.game.on_press(p, t_us)
-        elif self.mode == "join":
-            self.phase.join_press(self, p)
-
-    def _on_release(self, p, t_us):
-        if self.mode == "play":
-            self.game.on_release(p, t_us)
-        elif self.mode == "join":
-            self.cancel("young%d" % p)
-
-    def _on_tap(self, ident, uid, t_us):
+    def _on_tap(self, ident, uid):
         if ident is not None and ident.startswith("game/"):
-            self._game_card(ident)
+            from maus.unit import GAMES
+
+            key = ident[5:]  # a game card's identity is "game/" + its menu key (GAMES)
+            if key not in GAMES:
+                self._say("unknown_card")
+                self.fb.sound("error")
+            elif self.phase is not None:
+                self.phase.game_card(self, key)
         elif self.mode == "play":
-            self.game.on_tap(ident, uid, t_us)
+            self.game.on_tap(ident, uid, self.hw.ticks_us())
         elif ident is None:
             self._say("unknown_card")
             self.fb.sound("error")
-        self._switch()
-
-    def _game_card(self, ident):
-        from maus.unit import GAMES
-
-        key = None
-        for k, g in GAMES.items():
-            if g[0] == ident:
-                key = k
-        if key is None:
-            self._say("unknown_card")
-            self.fb.sound("error")
-        elif self.phase is not None:
-            self.phase.game_card(self, key)
-
-    def _on_remove(self, ident, uid):
-        if self.mode == "play" and not (ident or "").startswith("game/"):
-            self.game.on_remove(ident, uid)
-
-    def _fire_timer(self, name):
-        if name.startswith("young"):
-            if self.mode == "join":
-                self.phase.join_young(self, int(name[5:]))
-        elif self.mode == "play":
-            self.game.on_timer(name)
-        elif name == "abort":
-            self.pending_abort = False
         self._switch()
 
     # --- the main loop --------------------------------------------------------------------------------------------
@@ -329,7 +260,14 @@ class Unit:
                     due = name
             if due is not None:
                 del self.timers[due]
-                self._fire_timer(due)
+                if due.startswith("young"):
+                    if self.mode == "join":
+                        self.phase.join_young(self, int(due[5:]))
+                elif self.mode == "play":
+                    self.game.on_timer(due)
+                elif due == "abort":
+                    self.pending_abort = False
+                self._switch()
         if self.race:
             self.window.step()  # a race window: nothing but the buttons until it closes
             return
@@ -337,9 +275,9 @@ class Unit:
             for ev in self.rfid.poll(now):
                 uid = ev[2].lower() if ev[2] else ev[2]
                 if ev[0] == "tap":
-                    self._on_tap(ev[1] or None, uid, hw.ticks_us())
-                else:
-                    self._on_remove(ev[1], uid)
+                    self._on_tap(ev[1] or None, uid)
+                elif self.mode == "play" and not (ev[1] or "").startswith("game/"):
+                    self.game.on_remove(ev[1], uid)
         soon = -1
         for poll in self.pollers:  # services outside race windows (e.g. the host link)
             w = poll(now)
@@ -380,7 +318,8 @@ class Unit:
 
     def run(self, until=None):
         self.capture.start()  # announces buttons stuck at boot
-        self.show_menu()
+        self.switch("menu")
+        self._switch()
         while not self.stop:
             self.step()
             if until is not None and until():

@@ -1,5 +1,6 @@
-# The end of a game, loaded for its moment and let go again (maus.unit.play): its log closed and the
-# results shown. The start is maus.unit.start's.
+# The end of a game, loaded for its moment and let go again (maus.unit.play, maus.unit.core): its log
+# closed and the results shown, or the game aborted; and the one warning of a log gone degraded. The start
+# is maus.unit.start's.
 
 
 def end(u):
@@ -10,8 +11,7 @@ def end(u):
         u.log.close()
         u.log = None
     u.mode = "end"
-    u.race = False
-    u.window.close()
+    u.window.close(False)
     u.gest.reset()  # the press that ended the game must not start the next one
     scores = s.get("scores", {})
     lines = []
@@ -24,3 +24,26 @@ def end(u):
         u.fb.led(w, "white", "blink")
     u.fb.sound("win")
     u.last_summary = s
+
+
+def abort(u, reason):
+    # The game stops (aborted by the players, Ctrl-C, the host): its log says why; maus.unit.core then
+    # shows the menu.
+    if u.log is not None:
+        u.log.abort(reason)
+        u.log.close()
+        u.log = None
+    u.window.close(False)
+    u.game = None
+    u.timers = {}
+    u._say("aborted")
+    u.fb.sound("error")
+    u.mode = "menu"
+
+
+def degraded(u):
+    # A full or failing flash never stops a game: say so once and keep refereeing.
+    u._warned_full = True
+    u._say("log_degraded")
+    u.fb.sound("error")
+    print("LOG degraded:", u.log.error)
