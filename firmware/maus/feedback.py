@@ -77,9 +77,6 @@ class Feedback:
             self._led[player] = (colour, mode)
         self._led_dirty = True
 
-    def leds_off(self):
-        self.led(0, "off")
-
     def sound(self, name):
         if name not in _TUNES or self.hw.buzzer is None:
             return
@@ -146,8 +143,3 @@ class Feedback:
                 k = 0
             leds[i - 1] = (_RGB[k] * level // 255, _RGB[k + 1] * level // 255, _RGB[k + 2] * level // 255)
         leds.write()
-
-    def quiet(self):
-        if self.hw.buzzer is not None:
-            self.hw.buzzer.duty_u16(0)
-        self._tune = None

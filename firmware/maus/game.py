@@ -4,8 +4,23 @@
 # alarms) and the game acts only through its Table: log records, prompts, LEDs, sounds, timers and
 # race windows. No pin, no clock read, no file: the same class runs on the unit, in the virtual unit
 # and in tests (tests/fw/tablefake.py is a Table that records everything).
+from micropython import const
 
-from maus.player import Player  # noqa: F401 - the contract names it; the menu loads it alone
+# Player colours, by player id 1..6 (index 0 unused). The LEDs show them; the log records them.
+_COLOURS = const(("", "red", "blue", "green", "yellow", "purple", "cyan"))
+
+
+class Player:
+    # A player at the table (the join phase makes them: it loads this module at the first join).
+    __slots__ = ("id", "young", "colour")
+
+    def __init__(self, pid, young=False):
+        self.id = pid
+        self.young = young
+        self.colour = _COLOURS[pid]
+
+    def as_log(self):
+        return {"id": self.id, "colour": self.colour, "young": self.young}
 
 
 class Game:

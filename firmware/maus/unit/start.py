@@ -33,6 +33,11 @@ def start(u, cls):
     short = cls.GAME
     if GAMES[key][6] and u.hw.adc is not None and u.detector is None:
         detector(u)
+    from maus.game import Player
+
+    # Made again from the game's maus.game: the join phase's copy of that module went when it did, and
+    # players of its Player class would keep a second copy in RAM for the whole game.
+    u.joined = [Player(pl.id, pl.young) for pl in u.joined]
     players = sorted(u.joined, key=_pid)
     for pl in players:
         pl.young = pl.young and GAMES[key][5]
