@@ -50,8 +50,7 @@ class Feedback:
         self.settings = settings
         self.lines = []
         self._dirty = False
-        self.n = len(hw.buttons)
-        self._led = [("off", "on")] * (self.n + 1)
+        self._led = [("off", "on")] * (len(hw.buttons) + 1)  # (colour, mode) by player id; 0 unused
         self._led_dirty = True
         self._blink_on = True
         self._blink_at = 0
@@ -71,9 +70,9 @@ class Feedback:
         if colour is None:
             colour = "off"
         if player == 0:
-            for i in range(1, self.n + 1):
+            for i in range(1, len(self._led)):
                 self._led[i] = (colour, mode)
-        elif 1 <= player <= self.n:
+        elif 1 <= player < len(self._led):
             self._led[player] = (colour, mode)
         self._led_dirty = True
 
@@ -136,7 +135,7 @@ class Feedback:
         if leds is None:
             return
         level = self.settings.get("brightness")
-        for i in range(1, self.n + 1):
+        for i in range(1, len(self._led)):
             colour, mode = self._led[i]
             k = 3 * _COLOURS.index(colour) if colour in _COLOURS else 0  # an unknown colour: off
             if mode == "blink" and not self._blink_on:

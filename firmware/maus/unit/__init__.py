@@ -19,11 +19,17 @@ CALIB_FILE = "calib.json"
 
 
 def __getattr__(name):
-    # maus.unit.Unit: the main loop, loaded when first asked for (main() asks after the boot steps)
+    # maus.unit.Unit: the main loop, loaded when first asked for (main() asks after the boot steps);
+    # safe_mode(hw, crashes, boot=None), called by main.py after CRASH_LIMIT crashes in a row (hw None:
+    # it opens the hardware if it can), and clear_safe_mode(): maus.unit.safe's, loaded when asked for.
     if name == "Unit":
         from maus.unit.core import Unit
 
         return Unit
+    if name in ("safe_mode", "clear_safe_mode"):
+        import maus.unit.safe  # not `from maus.unit import safe`: that would ask this function for it
+
+        return getattr(maus.unit.safe, name)
     raise AttributeError(name)
 
 
@@ -73,14 +79,3 @@ def main(hw=None, **kw):
         unit.abort("scenario ended")
     _crash_count(hw, 0)
     return unit
-
-
-def safe_mode(hw, crashes, boot=None):
-    """Called by main.py after CRASH_LIMIT crashes in a row (hw None: maus.unit.safe opens it if it can)."""
-    return call_unloaded("maus.unit.safe", "safe_mode", hw, crashes, boot)
-
-
-def clear_safe_mode():
-    from maus.hw import load_board, open_hardware
-
-    _crash_count(open_hardware(load_board()), 0)
