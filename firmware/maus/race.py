@@ -17,7 +17,7 @@ class RaceWindow:
     def __init__(self, hw, capture, unit=None):
         self.hw = hw
         self.capture = capture
-        self.unit = unit  # the unit (maus.unit.core): its race flag, its running GameLog (.log) and RFID reader
+        self.unit = unit  # the unit (maus.unit.core): its running GameLog (.log) holds records in the window
         scan = getattr(hw, "scan", None)
         self.poll = hw.board.get("capture") == "poll"
         if self.poll and scan is not None:
@@ -26,37 +26,26 @@ class RaceWindow:
         self._collect = getattr(hw, "collect", None) or gc.collect  # the simulator times its pause
         self.is_open = False
 
-    def open(self, reveal_t_us=None):
-        """A race starts (a game's table.race_open): the unit's log holds its records, its RFID reader pauses."""
-        u = self.unit
-        if u is not None:
-            u.race = True
-        if not self.is_open:
-            self._collect()  # now, at the reveal (no reaction is that fast), never inside the window
-            lg = u.log if u is not None else None
-            if lg is not None:
-                lg.hold()
-            self.is_open = True
-            if self._window is not None:
-                self._window(True)
-        if u is not None and u.rfid is not None:
-            u.rfid.pause()
-
-    def close(self, resume=True):
-        """The race is decided (table.race_close): the held records are written; resume: the RFID reader
-        polls again (not when the game ends or is aborted in the window)."""
-        u = self.unit
-        if u is not None:
-            u.race = False
+    def open(self):
         if self.is_open:
-            self.is_open = False
-            if self._window is not None:
-                self._window(False)
-            lg = u.log if u is not None else None
-            if lg is not None:
-                lg.release()
-        if resume and u is not None and u.rfid is not None:
-            u.rfid.resume()
+            return
+        self._collect()  # now, at the reveal (no reaction is that fast), never inside the window
+        lg = self.unit.log if self.unit is not None else None
+        if lg is not None:
+            lg.hold()
+        self.is_open = True
+        if self._window is not None:
+            self._window(True)
+
+    def close(self):
+        if not self.is_open:
+            return
+        self.is_open = False
+        if self._window is not None:
+            self._window(False)
+        lg = self.unit.log if self.unit is not None else None
+        if lg is not None:
+            lg.release()
 
     def step(self):
         """The main loop's pass inside a window, after capture.service() and the timers."""

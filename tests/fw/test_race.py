@@ -51,11 +51,9 @@ class _Hw:
 
 
 class _Unit:
-    # what a RaceWindow reads of the unit (maus.unit.core)
+    # what a RaceWindow reads of the unit (maus.unit.core): its running log
     def __init__(self, log):
         self.log = log
-        self.race = False
-        self.rfid = None
 
 
 def _race(mode, presses, log=None, w=None):

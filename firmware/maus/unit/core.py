@@ -137,6 +137,18 @@ class Unit:
     def cancel(self, name):
         self.timers.pop(name, None)
 
+    def race_open(self, reveal_t_us):
+        self.race = True
+        self.window.open()
+        if self.rfid is not None:
+            self.rfid.pause()
+
+    def race_close(self):
+        self.race = False
+        self.window.close()
+        if self.rfid is not None:
+            self.rfid.resume()
+
     def detector_arm(self, armed):
         d = self.detector
         if d is None:

@@ -11,7 +11,8 @@ def end(u):
         u.log.close()
         u.log = None
     u.mode = "end"
-    u.window.close(False)
+    u.race = False
+    u.window.close()
     u.gest.reset()  # the press that ended the game must not start the next one
     scores = s.get("scores", {})
     lines = []
@@ -33,7 +34,8 @@ def abort(u, reason):
         u.log.abort(reason)
         u.log.close()
         u.log = None
-    u.window.close(False)
+    u.race = False
+    u.window.close()
     u.game = None
     u.timers = {}
     u._say("aborted")

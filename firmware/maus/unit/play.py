@@ -61,8 +61,8 @@ class TableView:
         self.sound = unit.fb.sound
         self.timer = unit.timer
         self.cancel = unit.cancel
-        self.race_open = unit.window.open
-        self.race_close = unit.window.close
+        self.race_open = unit.race_open
+        self.race_close = unit.race_close
         self.detector = unit.detector_arm
         self.finish = unit.finish
 
