@@ -53,7 +53,6 @@ def start_game(u):
 class TableView:
     # The Table a game sees: the unit's methods under the contract's names (maus.game.Table).
     def __init__(self, unit):
-        self.u = unit
         self.now_ms = unit.hw.ticks_ms
         self.log = unit.log_record
         self.say = unit.say
