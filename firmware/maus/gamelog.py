@@ -15,7 +15,7 @@ from maus.ticks import ticks_diff
 
 VERSION = 2  # log format version, "v" in game_start (2: press late/locked, claim passed)
 CRC_KEY = b',"crc":"'
-_SEP = (",", ":")
+_SEP = const((",", ":"))
 RESERVE = 24576  # free bytes wanted before a game starts when its game has no estimate (maus.logstart.WORST)
 HOLD = const(32)  # records a race window can hold (6 players' presses, gestures and prompts fit)
 POWER_LOSS = "power loss"

@@ -44,7 +44,7 @@ def _crash_count(hw, n=None):
 
 def main(hw=None, **kw):
     # main.py (the boot stub) has counted this boot as a crash and started the watchdog: it is cleared when the
-    # unit stops cleanly or has run healthy (maus.unit.core HEALTHY_MS).
+    # unit stops cleanly or has run healthy (maus.unit.core _HEALTHY_MS).
     from maus.hw import load_board, open_hardware
 
     if hw is None:

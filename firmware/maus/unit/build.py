@@ -60,7 +60,7 @@ def build(u, hw, root, seed, recovered):
 
     u.status = {"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": False}
     u._boot_ms = hw.ticks_ms()
-    u._healthy = False  # ran HEALTHY_MS without a crash: the crash counter was cleared
+    u._healthy = False  # ran _HEALTHY_MS (maus.unit.core) without a crash: the crash counter was cleared
     u._gc_at = 0
 
 

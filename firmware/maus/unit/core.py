@@ -21,10 +21,10 @@ TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the 
 if TYPE_CHECKING:  # maus.unit.build sets the unit's attributes
     from typing import Any
 
-HEALTHY_MS = 30000  # running this long clears the crash counter
-RFID_POLL_MS = 50
-WATCH_SLICE_US = 20000  # armed piezo: sample this long between main-loop passes
-LOOP_US = 300  # a main-loop pass on the ESP32 (charged as virtual time on the sim)
+_HEALTHY_MS = const(30000)  # running this long clears the crash counter
+_RFID_POLL_MS = const(50)
+_WATCH_SLICE_US = const(20000)  # armed piezo: sample this long between main-loop passes
+LOOP_US = const(300)  # a main-loop pass on the ESP32 (charged as virtual time on the sim)
 
 
 class Unit:
@@ -163,7 +163,7 @@ class Unit:
         # While armed nothing else runs: sample the piezo as fast as the loop allows, in slices so
         # button events and timers are still served.
         d = self.detector
-        if d.watch(self.hw.adc.read_u16, self.hw.ticks_us, self._stop_watch, WATCH_SLICE_US) == 1:  # piezo.ALARM
+        if d.watch(self.hw.adc.read_u16, self.hw.ticks_us, self._stop_watch, _WATCH_SLICE_US) == 1:  # piezo.ALARM
             self._alarm()
 
     def watch_stop(self):
@@ -300,7 +300,7 @@ class Unit:
         if self.detector is not None and self.detector.armed:
             self._watch()
             return
-        if not self._healthy and ticks_diff(now, self._boot_ms) >= HEALTHY_MS:
+        if not self._healthy and ticks_diff(now, self._boot_ms) >= _HEALTHY_MS:
             self._healthy = True
             from maus.unit import _crash_count
 
@@ -316,7 +316,7 @@ class Unit:
     def _wait_ms(self, now):
         if self.capture.pending or self.capture.busy():
             return 1
-        wait = RFID_POLL_MS if self.rfid is not None else 100
+        wait = _RFID_POLL_MS if self.rfid is not None else 100
         for t in self.timers.values():
             wait = min(wait, ticks_diff(t, now))
         g = self.gest.next_due(now)
