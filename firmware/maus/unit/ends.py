@@ -1,15 +1,10 @@
-# The end of a game, loaded for its moment and let go again (maus.unit.play, maus.unit.core): its log
-# closed and the results shown, or the game aborted; and the one warning of a log gone degraded. The start
-# is maus.unit.start's.
+# The end of a game, loaded for its moment and let go again (maus.unit.play, maus.unit.core): the results
+# shown (its log is closed by maus.unit.play first), or the game aborted; and the one warning of a log
+# gone degraded. The start is maus.unit.start's.
 
 
-def end(u):
-    g = u.game
-    s = g.summary()
-    if u.log is not None:
-        u.log.end(s.get("scores", {}), s.get("winners", []), s.get("breakdown", {}), s.get("reason", ""))
-        u.log.close()
-        u.log = None
+def end(u, s):
+    # s: the game's summary; its log is closed already (maus.unit.play.end_game)
     u.mode = "end"
     u.race = False
     u.window.close()

@@ -67,7 +67,15 @@ class TableView:
 
 
 def end_game(u):
-    call_unloaded("maus.unit.ends", "end", u)
+    # The log's last records are written first, with only their own code loaded (maus.logend): the
+    # game's end is a moment of its own in RAM; then its screen (maus.unit.ends).
+    s = u.game.summary()
+    log = u.log
+    if log is not None:
+        log.end(s.get("scores", {}), s.get("winners", []), s.get("breakdown", {}), s.get("reason", ""))
+        log.close()
+        u.log = None
+    call_unloaded("maus.unit.ends", "end", u, s)
 
 
 def gesture(u, p, kind):
