@@ -3,7 +3,15 @@
 # A press is passed on at once (races need it); the gesture follows: "long" while still held after
 # long_ms, "double" at the second press within double_ms of the first release, "click" once the
 # double window has passed without a second press.
+from micropython import const
+
 from maus.ticks import ticks_diff
+
+# A button's flags (one byte each: no list per flag)
+_DOWN = const(1)  # held
+_LONG = const(2)  # long already sent for this press
+_SECOND = const(4)  # this press is the second of a double
+_WAIT = const(8)  # released once; a second press now makes a double
 
 
 class Gestures:
@@ -12,55 +20,53 @@ class Gestures:
 
     def __init__(self, n, emit):
         self.emit = emit  # emit(player_index, kind)
-        self._down = [False] * n
+        self._f = bytearray(n)
         self._down_at = [0] * n
-        self._long = [False] * n  # long already sent for this press
-        self._second = [False] * n  # this press is the second of a double
-        self._wait = [False] * n  # released once; a second press now makes a double
         self._up_at = [0] * n
         self.n = n
 
     def press(self, i, now_ms):
-        self._down[i] = True
+        f = self._f[i]
         self._down_at[i] = now_ms
-        self._long[i] = False
-        if self._wait[i] and ticks_diff(now_ms, self._up_at[i]) <= self.double_ms:
-            self._wait[i] = False
-            self._second[i] = True
+        if f & _WAIT and ticks_diff(now_ms, self._up_at[i]) <= self.double_ms:
+            self._f[i] = _DOWN | _SECOND
             self.emit(i, "double")
         else:
-            self._second[i] = False
+            self._f[i] = _DOWN | (f & _WAIT)
 
     def release(self, i, now_ms):
-        if not self._down[i]:
+        f = self._f[i]
+        if not f & _DOWN:
             return
-        self._down[i] = False
-        if not self._long[i] and not self._second[i]:
-            self._wait[i] = True
+        f &= ~_DOWN
+        if not f & (_LONG | _SECOND):
+            f |= _WAIT
             self._up_at[i] = now_ms
+        self._f[i] = f
 
     def cancel(self, i):
         """Forget a press (stuck button)."""
-        self._down[i] = False
-        self._wait[i] = False
+        self._f[i] &= ~(_DOWN | _WAIT)
 
     def poll(self, now_ms):
         for i in range(self.n):
-            if self._down[i] and not self._long[i] and not self._second[i]:
+            f = self._f[i]
+            if f & _DOWN and not f & (_LONG | _SECOND):
                 if ticks_diff(now_ms, self._down_at[i]) >= self.long_ms:
-                    self._long[i] = True
+                    self._f[i] = f | _LONG
                     self.emit(i, "long")
-            elif self._wait[i] and ticks_diff(now_ms, self._up_at[i]) > self.double_ms:
-                self._wait[i] = False
+            elif f & _WAIT and ticks_diff(now_ms, self._up_at[i]) > self.double_ms:
+                self._f[i] = f & ~_WAIT
                 self.emit(i, "click")
 
     def next_due(self, now_ms):
         """ms until poll() may have something to emit, or -1 when nothing is pending."""
         best = -1
         for i in range(self.n):
-            if self._down[i] and not self._long[i] and not self._second[i]:
+            f = self._f[i]
+            if f & _DOWN and not f & (_LONG | _SECOND):
                 d = self.long_ms - ticks_diff(now_ms, self._down_at[i])
-            elif self._wait[i]:
+            elif f & _WAIT:
                 d = self.double_ms + 1 - ticks_diff(now_ms, self._up_at[i])
             else:
                 continue  # idle, or held after its gesture was sent: nothing to time
@@ -73,6 +79,4 @@ class Gestures:
     def reset(self):
         """Forget every press in progress (a new screen: gestures begun before it do not count)."""
         for i in range(self.n):
-            self._wait[i] = False
-            self._long[i] = True  # a button still held sends no long press now
-            self._second[i] = False
+            self._f[i] = (self._f[i] & _DOWN) | _LONG  # a button still held sends no long press now

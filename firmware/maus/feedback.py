@@ -11,21 +11,23 @@ _COLOURS = const(("off", "red", "blue", "green", "yellow", "purple", "cyan", "wh
 _RGB = const(b"\x00\x00\x00\xff\x00\x00\x00\x3c\xff\x00\xff\x00\xff\xb4\x00\xa0\x00\xff\x00\xff\xc8"
              b"\xff\xff\xff\xff\x50\x00")
 
-# Tunes: the names, and each one's notes as frequency (Hz, 0 = rest), ms, frequency, ms, ...
+# Tunes: the names, and their notes in one byte string: frequency (Hz, 0 = rest), ms, frequency, ms, ...,
+# each a 16-bit big-endian number; tune k is _NOTES[_AT[k]:_AT[k + 1]].
 _TUNES = const(("start", "reveal", "ok", "wrong", "cheese", "alarm", "tick", "win", "error", "prompt", "join"))
-_NOTES = const((
-    (523, 90, 659, 90, 784, 140),
-    (880, 40),
-    (784, 80, 1047, 140),
-    (220, 200, 0, 40, 196, 260),
-    (330, 120, 262, 120, 196, 260),
-    (1400, 80, 0, 40, 1400, 80, 0, 40, 1400, 160),
-    (1200, 15),
-    (523, 100, 659, 100, 784, 100, 1047, 300),
-    (150, 300),
-    (660, 60),
-    (700, 60, 900, 60),
-))
+_NOTES = const(
+    b"\x02\x0b\x00\x5a\x02\x93\x00\x5a\x03\x10\x00\x8c"  # start 523, 90, 659, 90, 784, 140
+    b"\x03\x70\x00\x28"  # reveal 880, 40
+    b"\x03\x10\x00\x50\x04\x17\x00\x8c"  # ok 784, 80, 1047, 140
+    b"\x00\xdc\x00\xc8\x00\x00\x00\x28\x00\xc4\x01\x04"  # wrong 220, 200, 0, 40, 196, 260
+    b"\x01\x4a\x00\x78\x01\x06\x00\x78\x00\xc4\x01\x04"  # cheese 330, 120, 262, 120, 196, 260
+    b"\x05\x78\x00\x50\x00\x00\x00\x28\x05\x78\x00\x50\x00\x00\x00\x28\x05\x78\x00\xa0"  # alarm 1400, 80, 0, 40, 1400, 80, 0, 40, 1400, 160
+    b"\x04\xb0\x00\x0f"  # tick 1200, 15
+    b"\x02\x0b\x00\x64\x02\x93\x00\x64\x03\x10\x00\x64\x04\x17\x01\x2c"  # win 523, 100, 659, 100, 784, 100, 1047, 300
+    b"\x00\x96\x01\x2c"  # error 150, 300
+    b"\x02\x94\x00\x3c"  # prompt 660, 60
+    b"\x02\xbc\x00\x3c\x03\x84\x00\x3c"  # join 700, 60, 900, 60
+)
+_AT = const(b"\x00\x0c\x10\x18\x24\x30\x44\x48\x58\x5c\x60\x68")
 
 _VOLUME = const((0, 1500, 6000, 20000))  # duty_u16 by volume setting 0..3
 
@@ -50,41 +52,38 @@ class Feedback:
         self.settings = settings
         self.lines = []
         self._dirty = False
-        self.n = len(hw.buttons)
-        self._led = [("off", "on")] * (self.n + 1)
+        self._led = [("off", "on")] * (len(hw.buttons) + 1)  # (colour, mode) by player id; 0 unused
         self._led_dirty = True
         self._blink_on = True
         self._blink_at = 0
         self._tune = None
         self._tune_i = 0
         self._tune_at = 0
-        self.console = None  # callable(text) for prompt lines on the serial console
+        self.console = False  # True: prompt lines go to the serial console too
 
     # --- what to show ------------------------------------------------------------------------------
     def text(self, text):
         self.lines = wrap(text)[:8]
         self._dirty = True
-        if self.console is not None:
-            self.console(" | ".join(self.lines))
+        if self.console:
+            print("SAY", " | ".join(self.lines))
 
     def led(self, player, colour, mode="on"):
         if colour is None:
             colour = "off"
         if player == 0:
-            for i in range(1, self.n + 1):
+            for i in range(1, len(self._led)):
                 self._led[i] = (colour, mode)
-        elif 1 <= player <= self.n:
+        elif 1 <= player < len(self._led):
             self._led[player] = (colour, mode)
         self._led_dirty = True
-
-    def leds_off(self):
-        self.led(0, "off")
 
     def sound(self, name):
         if name not in _TUNES or self.hw.buzzer is None:
             return
-        self._tune = _NOTES[_TUNES.index(name)]
-        self._tune_i = -2
+        k = _TUNES.index(name)
+        self._tune = _AT[k + 1]  # where its notes end in _NOTES
+        self._tune_i = _AT[k] - 4
         self._tune_at = 0
 
     # --- driving the parts (main loop, outside races) -------------------------------------------------
@@ -119,13 +118,14 @@ class Feedback:
 
     def _step_tune(self, now):
         buz = self.hw.buzzer
-        self._tune_i += 2
-        if self._tune_i >= len(self._tune):
+        i = self._tune_i + 4
+        self._tune_i = i
+        if i >= self._tune:
             buz.duty_u16(0)
             self._tune = None
             return
-        f = self._tune[self._tune_i]
-        ms = self._tune[self._tune_i + 1]
+        f = _NOTES[i] << 8 | _NOTES[i + 1]
+        ms = _NOTES[i + 2] << 8 | _NOTES[i + 3]
         if f:
             buz.freq(f)
             buz.duty_u16(_VOLUME[self.settings.get("volume")])
@@ -139,15 +139,10 @@ class Feedback:
         if leds is None:
             return
         level = self.settings.get("brightness")
-        for i in range(1, self.n + 1):
+        for i in range(1, len(self._led)):
             colour, mode = self._led[i]
             k = 3 * _COLOURS.index(colour) if colour in _COLOURS else 0  # an unknown colour: off
             if mode == "blink" and not self._blink_on:
                 k = 0
             leds[i - 1] = (_RGB[k] * level // 255, _RGB[k + 1] * level // 255, _RGB[k + 2] * level // 255)
         leds.write()
-
-    def quiet(self):
-        if self.hw.buzzer is not None:
-            self.hw.buzzer.duty_u16(0)
-        self._tune = None

@@ -4,8 +4,27 @@
 # alarms) and the game acts only through its Table: log records, prompts, LEDs, sounds, timers and
 # race windows. No pin, no clock read, no file: the same class runs on the unit, in the virtual unit
 # and in tests (tests/fw/tablefake.py is a Table that records everything).
+from micropython import const
 
-from maus.player import Player  # noqa: F401 - the contract names it; the menu loads it alone
+TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if TYPE_CHECKING:
+    from typing import Any  # noqa: F401 - the type comments below
+
+# Player colours, by player id 1..6 (index 0 unused). The LEDs show them; the log records them.
+_COLOURS = const(("", "red", "blue", "green", "yellow", "purple", "cyan"))
+
+
+class Player:
+    # A player at the table (the join phase makes them: it loads this module at the first join).
+    __slots__ = ("id", "young", "colour")
+
+    def __init__(self, pid, young=False):
+        self.id = pid
+        self.young = young
+        self.colour = _COLOURS[pid]
+
+    def as_log(self):
+        return {"id": self.id, "colour": self.colour, "young": self.young}
 
 
 class Game:
@@ -27,9 +46,6 @@ class Game:
         self.done = False
 
     # --- lifecycle -------------------------------------------------------------------------------
-    def start(self):
-        """Called once after game_start has been logged; prompt for the first action."""
-
     def summary(self):
         """When done: {"scores": {"1": pts, ...}, "winners": [ids], "breakdown": {"1": {...}}, "reason": str}."""
         raise NotImplementedError
@@ -38,30 +54,27 @@ class Game:
         """Lines (<= 16 chars each, up to 6) for the between-rounds status screen (a long press)."""
         return []
 
+    def _ignored(self, _a=None, _b=None, _c=None):
+        # What a game does not override: one no-op for all of them (each function costs RAM on the unit).
+        # The runtime passes the arguments by position and allocates nothing to call it.
+        pass
+
+    # start(): called once after game_start has been logged; prompt for the first action.
+    start = _ignored  # type: Any
     # --- events (all times are ticks_us / ms from the unit's clock; use maus.ticks for arithmetic) --
-    def on_tap(self, ident, uid, t_us):
-        """A card arrived on the pad. ident: canonical identity string ("mg/mouse/07", "game/mim"),
-        or None when the card could not be identified (unknown UID, garbled NDEF)."""
-
-    def on_remove(self, ident, uid):
-        """The card left the pad."""
-
-    def on_press(self, player, t_us):
-        """A confirmed press, with the time of its FIRST edge (ticks_us). Delivered a few ms after the
-        edge (settle time), possibly out of edge order between players: arbitrate by t_us, not arrival."""
-
-    def on_release(self, player, t_us):
-        """The button went up."""
-
-    def on_gesture(self, player, kind):
-        """kind: "click" (single press, after the double-press window passed), "double" or "long"
-        (held >= long_press_ms; sent while still held). Always follows the on_press of the same press."""
-
-    def on_timer(self, name):
-        """A timer set with table.timer(name, ms) expired."""
-
-    def on_alarm(self, level):
-        """The vibration detector fired while armed (Mucks Mäuschen Still)."""
+    # on_tap(ident, uid, t_us): a card arrived on the pad. ident: canonical identity string ("mg/mouse/07",
+    #     "game/mim"), or None when the card could not be identified (unknown UID, garbled NDEF).
+    # on_remove(ident, uid): the card left the pad.
+    # on_press(player, t_us): a confirmed press, with the time of its FIRST edge (ticks_us). Delivered a few
+    #     ms after the edge (settle time), possibly out of edge order between players: arbitrate by t_us,
+    #     not arrival.
+    # on_release(player, t_us): the button went up.
+    # on_gesture(player, kind): kind "click" (single press, after the double-press window passed), "double"
+    #     or "long" (held >= long_press_ms; sent while still held). Always follows the on_press of the same
+    #     press.
+    # on_timer(name): a timer set with table.timer(name, ms) expired.
+    # on_alarm(level): the vibration detector fired while armed (Mucks Mäuschen Still).
+    on_tap = on_remove = on_press = on_release = on_gesture = on_timer = on_alarm = _ignored  # type: Any
 
 
 # The Table: what a game may do. The runtime implements it (maus.unit.play.TableView); tests use

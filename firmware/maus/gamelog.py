@@ -1,8 +1,8 @@
 # Game log writer: one JSON line per record, CRC32 on each, flushed (littlefs: committed) every time.
 # A failing write never reaches game code: the log goes "degraded" and the game goes on.
 # Only what a game in progress needs stays loaded: opening a game's log (start_game) and the boot's repair
-# of logs cut short (recover, recover_one) are maus.logstart, loaded for that and let go again; they are
-# reachable here too for the host and the tests.
+# of logs cut short (recover, recover_one) are maus.logstart, its end and abort maus.logend, each loaded
+# for that and let go again; maus.logstart's are reachable here too for the host and the tests.
 # Line layout (docs/log-format.md): {"seq":N,"t":MS,"type":"NAME",...fields...,"crc":"hhhhhhhh"}\n, the
 # CRC32 (zlib/binascii) over the exact bytes before ,"crc":" as 8 lowercase hex digits.
 import binascii
@@ -10,11 +10,12 @@ import json
 
 from micropython import const
 
+from maus import call_unloaded
 from maus.ticks import ticks_diff
 
 VERSION = 2  # log format version, "v" in game_start (2: press late/locked, claim passed)
 CRC_KEY = b',"crc":"'
-_SEP = (",", ":")
+_SEP = const((",", ":"))
 RESERVE = 24576  # free bytes wanted before a game starts when its game has no estimate (maus.logstart.WORST)
 HOLD = const(32)  # records a race window can hold (6 players' presses, gestures and prompts fit)
 POWER_LOSS = "power loss"
@@ -56,22 +57,24 @@ def pieces(seq, t, typ, fields):
 
 class GameLog:
     # Created by start_game(); games call record(type, fields).
+    # Set on the log only when they change (a smaller attribute table for each log):
+    degraded = False  # a write failed: the runtime shows a warning
+    error = None  # the OSError that degraded the log
+    lost = 0  # records not written since then
+    closed = False
+    short = False  # the flash had less room than this game's log may need (maus.logstart)
+    end_at = None  # type: tuple | None  # (the log path, logs/reserve, the sim wrap or None): set by start_game
+
     def __init__(self, name, clock, f, listener=None):
         self.name = name
         self.seq = 0
         self.t = 0
-        self.degraded = False  # a write failed: the runtime shows a warning
-        self.error = None  # the OSError that degraded the log
-        self.lost = 0  # records not written since then
-        self.closed = False
         self.dropped = []  # type: list[str]  # unpulled logs deleted to make room: show them
         self.listener = listener  # called with every line as its pieces (monitor), may be None
         self._clock = clock
         self._last = clock()
         self._f = f
         self._ok = 0  # seq after the last record committed to flash: numbering goes on from it after a failure
-        self.short = False  # the flash had less room than this game's log may need (maus.logstart)
-        self.end_at = None  # (the log's path, logs/reserve's, the sim's wrap or None): set by start_game
         # A race window (maus.race) holds records here until the race is decided: a flash write holds
         # the ESP32's GPIO interrupts off for milliseconds. Preallocated, so holding allocates nothing.
         self.holding = False
@@ -170,38 +173,12 @@ class GameLog:
             pass
         self._f = None
 
-    def _reopen(self):
-        # The flash filled during the game: the room kept for its end (logs/reserve) goes now, so the end
-        # record still lands, after a note of how many records were lost (docs/log-format.md).
-        at = self.end_at
-        if self._f is not None or at is None:
-            return
-        import os
-
-        try:
-            os.remove(at[1])
-        except OSError:
-            pass
-        try:
-            f = open(at[0], "ab")
-        except OSError:
-            return
-        self._f = at[2](f) if at[2] is not None else f
-        self.record("note", {"text": "flash full: records lost", "lost": self.lost})
-
     def end(self, scores, winners, breakdown, why):
-        # scores/breakdown keyed by player id (int or str), winners a list of player ids.
-        self.release()
-        self._reopen()
-        self.record("game_end", {"scores": _skeys(scores), "winners": list(winners),
-                                 "breakdown": _skeys(breakdown), "why": why})
-        self.close()
+        # scores/breakdown keyed by player id (int or str), winners a list of player ids (maus.logend).
+        call_unloaded("maus.logend", "end", self, scores, winners, breakdown, why)
 
     def abort(self, reason):
-        self.release()
-        self._reopen()
-        self.record("game_abort", {"reason": reason})
-        self.close()
+        call_unloaded("maus.logend", "abort", self, reason)
 
     def close(self):
         if self.held:
@@ -215,9 +192,3 @@ class GameLog:
                 self.degraded = True
                 self.error = e
             self._f = None
-
-
-def _skeys(d):
-    return {str(k): v for k, v in d.items()}
-
-

@@ -23,7 +23,7 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     # Make room, open logs/<NNNNN>-<game>.jsonl and write game_start. Never raises OSError:
     # on a full or broken flash the returned log is degraded and the game goes on.
     # reserve: the bytes this game's log may take (default WORST[game]); log.short says the flash has less.
-    # logs/reserve keeps room for the end records whatever fills the flash meanwhile (GameLog._reopen).
+    # logs/reserve keeps room for the end records whatever fills the flash meanwhile (maus.logend._reopen).
     # players: [(id, colour, young)] or [{"id":..,"colour":..,"young":..}]
     # wrap(f): the simulator's flash layer around the file (maus.hw.sim flash_file), None on a board.
     dropped = []
@@ -91,7 +91,7 @@ def end_room(store, blocks):
 
 def keep_room(store, blocks):
     # logs/reserve: `blocks` filesystem blocks held for a running game's last records, so they land whatever
-    # fills the flash meanwhile (maus.gamelog GameLog._reopen frees them). Made once, kept.
+    # fills the flash meanwhile (maus.logend._reopen frees them). Made once, kept.
     n = _reserve_bytes(store, blocks)
     p = store.reserve_path()
     try:

@@ -14,10 +14,10 @@ POLL_US = const(2000)  # one register loop at most this long: service(), timers 
 
 
 class RaceWindow:
-    def __init__(self, hw, capture, log=None):
+    def __init__(self, hw, capture, unit=None):
         self.hw = hw
         self.capture = capture
-        self.log = log  # callable -> the running GameLog or None
+        self.unit = unit  # the unit (maus.unit.core): its running GameLog (.log) holds records in the window
         scan = getattr(hw, "scan", None)
         self.poll = hw.board.get("capture") == "poll"
         if self.poll and scan is not None:
@@ -30,7 +30,7 @@ class RaceWindow:
         if self.is_open:
             return
         self._collect()  # now, at the reveal (no reaction is that fast), never inside the window
-        lg = self.log() if self.log is not None else None
+        lg = self.unit.log if self.unit is not None else None
         if lg is not None:
             lg.hold()
         self.is_open = True
@@ -43,7 +43,7 @@ class RaceWindow:
         self.is_open = False
         if self._window is not None:
             self._window(False)
-        lg = self.log() if self.log is not None else None
+        lg = self.unit.log if self.unit is not None else None
         if lg is not None:
             lg.release()
 

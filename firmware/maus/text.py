@@ -10,38 +10,21 @@ _HERE = __file__.replace("\\", "/").rsplit("/", 1)[0] if "/" in __file__.replace
 
 
 class Texts:
-    """A prompt table by language: TEXT[lang][key] -> format string, read from flash when asked for."""
+    """A prompt table by language: TEXT[lang][key] -> format string, read from flash when asked for.
+    Texts(name) is the table; its TEXT[lang] is a Texts too, for one language (lang set), whose lookups
+    read the file up to their key's line."""
 
-    def __init__(self, name):
+    def __init__(self, name, lang=None):
         self.name = name
+        self.lang = lang
 
-    def __contains__(self, lang):
-        return lang in LANGS
-
-    def __iter__(self):
-        return iter(LANGS)
-
-    def __getitem__(self, lang):
-        if lang not in LANGS:
-            raise KeyError(lang)
-        return Lang(self.name, lang)
-
-    def get(self, lang, default=None):
-        return Lang(self.name, lang) if lang in LANGS else default
-
-
-class Lang:
-    """One language of a table: each lookup reads the file up to its key's line."""
-
-    __slots__ = ("path",)
-
-    def __init__(self, name, lang):
-        self.path = "%s/texts/%s.%s.json" % (_HERE, name, lang)
-
-    def get(self, key, default=None):
-        want = '"%s": ' % key
+    def get(self, k, default=None):
+        lang = self.lang
+        if lang is None:  # the table: k is a language
+            return Texts(self.name, k) if k in LANGS else default
+        want = '"%s": ' % k
         try:
-            with open(self.path) as f:
+            with open("%s/texts/%s.%s.json" % (_HERE, self.name, lang)) as f:
                 for line in f:
                     if line.startswith(want):
                         return json.loads(line[len(want):].rstrip().rstrip(","))
@@ -49,18 +32,21 @@ class Lang:
             pass
         return default
 
-    def __getitem__(self, key):
-        s = self.get(key)
+    def __getitem__(self, k):
+        s = self.get(k)
         if s is None:
-            raise KeyError(key)
+            raise KeyError(k)
         return s
 
-    def __contains__(self, key):
-        return self.get(key) is not None
+    def __contains__(self, k):
+        return self.get(k) is not None
+
+    def __iter__(self):
+        return iter(LANGS if self.lang is None else self.table())
 
     def table(self):
-        """The whole table as a dict (tools and tests; the unit reads key by key)."""
-        with open(self.path) as f:
+        """One language's whole table as a dict (tools and tests; the unit reads key by key)."""
+        with open("%s/texts/%s.%s.json" % (_HERE, self.name, self.lang)) as f:
             return json.load(f)
 
     def keys(self):
@@ -68,9 +54,6 @@ class Lang:
 
     def items(self):
         return self.table().items()
-
-    def __iter__(self):
-        return iter(self.table())
 
 
 TEXT = Texts("unit")

@@ -50,6 +50,12 @@ class _Hw:
         return self.world.scan(self.buttons, armed, max_us, out)
 
 
+class _Unit:
+    # what a RaceWindow reads of the unit (maus.unit.core): its running log
+    def __init__(self, log):
+        self.log = log
+
+
 def _race(mode, presses, log=None, w=None):
     """One race through the unit's race loop. presses: [(player index, µs after the reveal)]. ->
     (world, arbiter, {index: captured first-edge tick}, {index: true tick})."""
@@ -70,7 +76,7 @@ def _race(mode, presses, log=None, w=None):
             due[0] = w.ticks_ms() + arb.decide_ms()
 
     cap = Capture(hw.buttons, w.ticks_us, hw.levels, emit=emit)
-    win = RaceWindow(hw, cap, (lambda: log) if log is not None else None)
+    win = RaceWindow(hw, cap, _Unit(log) if log is not None else None)
     cap.start()
     w.sleep_until(50000)
     arb.reveal(w.ticks_us())

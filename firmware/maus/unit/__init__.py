@@ -19,11 +19,17 @@ CALIB_FILE = "calib.json"
 
 
 def __getattr__(name):
-    # maus.unit.Unit: the main loop, loaded when first asked for (main() asks after the boot steps)
+    # maus.unit.Unit: the main loop, loaded when first asked for (main() asks after the boot steps);
+    # safe_mode(hw, crashes, boot=None), called by main.py after CRASH_LIMIT crashes in a row (hw None:
+    # it opens the hardware if it can), and clear_safe_mode(): maus.unit.safe's, loaded when asked for.
     if name == "Unit":
         from maus.unit.core import Unit
 
         return Unit
+    if name in ("safe_mode", "clear_safe_mode"):
+        import maus.unit.safe  # not `from maus.unit import safe`: that would ask this function for it
+
+        return getattr(maus.unit.safe, name)
     raise AttributeError(name)
 
 
@@ -38,7 +44,7 @@ def _crash_count(hw, n=None):
 
 def main(hw=None, **kw):
     # main.py (the boot stub) has counted this boot as a crash and started the watchdog: it is cleared when the
-    # unit stops cleanly or has run healthy (maus.unit.core HEALTHY_MS).
+    # unit stops cleanly or has run healthy (maus.unit.core _HEALTHY_MS).
     from maus.hw import load_board, open_hardware
 
     if hw is None:
@@ -73,14 +79,3 @@ def main(hw=None, **kw):
         unit.abort("scenario ended")
     _crash_count(hw, 0)
     return unit
-
-
-def safe_mode(hw, crashes, boot=None):
-    """Called by main.py after CRASH_LIMIT crashes in a row (hw None: maus.unit.safe opens it if it can)."""
-    return call_unloaded("maus.unit.safe", "safe_mode", hw, crashes, boot)
-
-
-def clear_safe_mode():
-    from maus.hw import load_board, open_hardware
-
-    _crash_count(open_hardware(load_board()), 0)

@@ -22,14 +22,14 @@ def build(u, hw, root, seed, recovered):
     # logs boot recovery could not repair (flash full): retried when the next game's log is opened
     u.unrecovered = [r["name"] for r in recovered if "error" in r]
     u.fb = Feedback(hw, u.settings)
-    u.fb.console = u._console_say
+    u.fb.console = True  # prompts go to the serial console too
     n = len(hw.buttons)
     u.n = n
     u.capture = Capture(hw.buttons, hw.ticks_us, hw.levels, emit=u._cap_event)
     u.log = None
-    u.window = RaceWindow(hw, u.capture, u.current_log)  # no closure here: it would keep this module
+    u.window = RaceWindow(hw, u.capture, u)
     u.gest = Gestures(n, u._gesture)
-    u._apply_timing()
+    apply_timing(u)
     u.timers = {}
     u.race = False
     u.game = None
@@ -60,8 +60,19 @@ def build(u, hw, root, seed, recovered):
 
     u.status = {"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": False}
     u._boot_ms = hw.ticks_ms()
-    u._healthy = False  # ran HEALTHY_MS without a crash: the crash counter was cleared
+    u._healthy = False  # ran _HEALTHY_MS (maus.unit.core) without a crash: the crash counter was cleared
     u._gc_at = 0
+
+
+def apply_timing(u):
+    # the shell's button timing from the settings (at the set-up; maus.unit.core and .setup load this for it)
+    s = u.settings
+    c = u.capture
+    c.settle_us = s.get("settle_ms") * 1000
+    c.debounce_us = s.get("debounce_ms") * 1000
+    c.stuck_ms = s.get("stuck_ms")
+    u.gest.double_ms = s.get("double_press_ms")
+    u.gest.long_ms = s.get("long_press_ms")
 
 
 def _start_rfid(u):

@@ -13,18 +13,18 @@ import sys
 
 from micropython import const
 
-from maus import capture as cap_mod
-from maus import loaded, text, unload, unload_since
+from maus import call_unloaded, loaded, text, unload, unload_since
+from maus.capture import EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK
 from maus.ticks import ticks_diff
 
 TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if TYPE_CHECKING:  # maus.unit.build sets the unit's attributes
     from typing import Any
 
-HEALTHY_MS = 30000  # running this long clears the crash counter
-RFID_POLL_MS = 50
-WATCH_SLICE_US = 20000  # armed piezo: sample this long between main-loop passes
-LOOP_US = 300  # a main-loop pass on the ESP32 (charged as virtual time on the sim)
+_HEALTHY_MS = const(30000)  # running this long clears the crash counter
+_RFID_POLL_MS = const(50)
+_WATCH_SLICE_US = const(20000)  # armed piezo: sample this long between main-loop passes
+LOOP_US = const(300)  # a main-loop pass on the ESP32 (charged as virtual time on the sim)
 
 
 class Unit:
@@ -78,9 +78,6 @@ class Unit:
         finally:
             unload("maus.unit.build")
 
-    def current_log(self):
-        return self.log
-
     @property
     def store(self):
         """The logs on flash (maus.logstore.LogStore), made when asked for: the unit's own steps ask while
@@ -111,24 +108,12 @@ class Unit:
         self.phase.enter(self, nxt[1])
         self._switch()  # entering may ask for another phase (a catalog that does not fit the game)
 
-    def show_menu(self):
-        self.switch("menu")
-        self._switch()
-
     # --- settings ---------------------------------------------------------------------------------------
-    def _apply_timing(self):
-        s = self.settings
-        self.capture.settle_us = s.get("settle_ms") * 1000
-        self.capture.debounce_us = s.get("debounce_ms") * 1000
-        self.capture.stuck_ms = s.get("stuck_ms")
-        self.gest.double_ms = s.get("double_press_ms")
-        self.gest.long_ms = s.get("long_press_ms")
-
     def settings_changed(self):
         # The host changed settings: the shell follows at once; a game in progress keeps its own copy.
         self.lang = self.settings.get("lang")
         if self.mode != "play":
-            self._apply_timing()
+            call_unloaded("maus.unit.build", "apply_timing", self)
 
     def _setting_changed(self, key, old, new):
         if self.log is not None:
@@ -140,11 +125,7 @@ class Unit:
         if log is not None:
             log.record(rtype, fields)
             if log.degraded and not self._warned_full:
-                # A full or failing flash never stops a game: say so once and keep refereeing.
-                self._warned_full = True
-                self._say("log_degraded")
-                self.fb.sound("error")
-                print("LOG degraded:", log.error)
+                call_unloaded("maus.unit.ends", "degraded", self)  # said once, the game goes on
 
     def say(self, _key, **kw):
         table = self.game.TEXT if self.game is not None else text.TEXT
@@ -182,7 +163,7 @@ class Unit:
         # While armed nothing else runs: sample the piezo as fast as the loop allows, in slices so
         # button events and timers are still served.
         d = self.detector
-        if d.watch(self.hw.adc.read_u16, self.hw.ticks_us, self._stop_watch, WATCH_SLICE_US) == 1:  # piezo.ALARM
+        if d.watch(self.hw.adc.read_u16, self.hw.ticks_us, self._stop_watch, _WATCH_SLICE_US) == 1:  # piezo.ALARM
             self._alarm()
 
     def watch_stop(self):
@@ -199,18 +180,9 @@ class Unit:
         self.phase.end_game(self)
 
     def abort(self, reason):
-        if self.log is not None:
-            self.log.abort(reason)
-            self.log.close()
-            self.log = None
-        self.race = False
-        self.window.close()
-        self.game = None
-        self.timers = {}
-        self._say("aborted")
-        self.fb.sound("error")
-        self.mode = "menu"
-        self.show_menu()
+        call_unloaded("maus.unit.ends", "abort", self, reason)
+        self.switch("menu")
+        self._switch()
 
     # --- shell output helpers ---------------------------------------------------------------------------
     def _say(self, _key, **kw):
@@ -219,9 +191,6 @@ class Unit:
     def word(self, key):
         """A shell word (a menu item, a game's name) in the unit's language."""
         return text.fmt(text.TEXT, self.lang, key, {})
-
-    def _console_say(self, line):
-        print("SAY", line)
 
     def _event_line(self, parts):
         # Every log record also goes to the console for `mausbox monitor`, piece by piece (the log's
@@ -237,23 +206,29 @@ class Unit:
     def _cap_event(self, kind, i, t_us):
         p = i + 1
         now = self.hw.ticks_ms()
-        if kind == cap_mod.EV_PRESS:
+        if kind == EV_PRESS:
             d = self.detector
             if d is not None and d.armed:
                 d.blank(t_us)  # the press's own thump is not an alarm
                 if d.pending:
                     self._alarm()
-            self._on_press(p, t_us)
+            if self.mode == "play":
+                self.game.on_press(p, t_us)
+            elif self.mode == "join":
+                self.phase.join_press(self, p)
             self.gest.press(i, now)
-        elif kind == cap_mod.EV_RELEASE:
+        elif kind == EV_RELEASE:
             self.gest.release(i, now)
-            self._on_release(p, t_us)
-        elif kind == cap_mod.EV_STUCK:
+            if self.mode == "play":
+                self.game.on_release(p, t_us)
+            elif self.mode == "join":
+                self.cancel("young%d" % p)
+        elif kind == EV_STUCK:
             self.gest.cancel(i)
             self._say("stuck", p=p)
             self.fb.sound("error")
             self.log_record("note", {"text": "stuck button", "player": p})
-        elif kind == cap_mod.EV_UNSTUCK:
+        elif kind == EV_UNSTUCK:
             self.log_record("note", {"text": "button released", "player": p})
 
     def _gesture(self, i, kind):
@@ -265,53 +240,21 @@ class Unit:
             self.phase.gesture(self, p, kind)
         self._switch()
 
-    def _on_press(self, p, t_us):
-        if self.mode == "play":
-            self.game.on_press(p, t_us)
-        elif self.mode == "join":
-            self.phase.join_press(self, p)
-
-    def _on_release(self, p, t_us):
-        if self.mode == "play":
-            self.game.on_release(p, t_us)
-        elif self.mode == "join":
-            self.cancel("young%d" % p)
-
-    def _on_tap(self, ident, uid, t_us):
+    def _on_tap(self, ident, uid):
         if ident is not None and ident.startswith("game/"):
-            self._game_card(ident)
+            from maus.unit import GAMES
+
+            key = ident[5:]  # a game card's identity is "game/" + its menu key (GAMES)
+            if key not in GAMES:
+                self._say("unknown_card")
+                self.fb.sound("error")
+            elif self.phase is not None:
+                self.phase.game_card(self, key)
         elif self.mode == "play":
-            self.game.on_tap(ident, uid, t_us)
+            self.game.on_tap(ident, uid, self.hw.ticks_us())
         elif ident is None:
             self._say("unknown_card")
             self.fb.sound("error")
-        self._switch()
-
-    def _game_card(self, ident):
-        from maus.unit import GAMES
-
-        key = None
-        for k, g in GAMES.items():
-            if g[0] == ident:
-                key = k
-        if key is None:
-            self._say("unknown_card")
-            self.fb.sound("error")
-        elif self.phase is not None:
-            self.phase.game_card(self, key)
-
-    def _on_remove(self, ident, uid):
-        if self.mode == "play" and not (ident or "").startswith("game/"):
-            self.game.on_remove(ident, uid)
-
-    def _fire_timer(self, name):
-        if name.startswith("young"):
-            if self.mode == "join":
-                self.phase.join_young(self, int(name[5:]))
-        elif self.mode == "play":
-            self.game.on_timer(name)
-        elif name == "abort":
-            self.pending_abort = False
         self._switch()
 
     # --- the main loop --------------------------------------------------------------------------------------------
@@ -329,7 +272,14 @@ class Unit:
                     due = name
             if due is not None:
                 del self.timers[due]
-                self._fire_timer(due)
+                if due.startswith("young"):
+                    if self.mode == "join":
+                        self.phase.join_young(self, int(due[5:]))
+                elif self.mode == "play":
+                    self.game.on_timer(due)
+                elif due == "abort":
+                    self.pending_abort = False
+                self._switch()
         if self.race:
             self.window.step()  # a race window: nothing but the buttons until it closes
             return
@@ -337,9 +287,9 @@ class Unit:
             for ev in self.rfid.poll(now):
                 uid = ev[2].lower() if ev[2] else ev[2]
                 if ev[0] == "tap":
-                    self._on_tap(ev[1] or None, uid, hw.ticks_us())
-                else:
-                    self._on_remove(ev[1], uid)
+                    self._on_tap(ev[1] or None, uid)
+                elif self.mode == "play" and not (ev[1] or "").startswith("game/"):
+                    self.game.on_remove(ev[1], uid)
         soon = -1
         for poll in self.pollers:  # services outside race windows (e.g. the host link)
             w = poll(now)
@@ -350,7 +300,7 @@ class Unit:
         if self.detector is not None and self.detector.armed:
             self._watch()
             return
-        if not self._healthy and ticks_diff(now, self._boot_ms) >= HEALTHY_MS:
+        if not self._healthy and ticks_diff(now, self._boot_ms) >= _HEALTHY_MS:
             self._healthy = True
             from maus.unit import _crash_count
 
@@ -366,7 +316,7 @@ class Unit:
     def _wait_ms(self, now):
         if self.capture.pending or self.capture.busy():
             return 1
-        wait = RFID_POLL_MS if self.rfid is not None else 100
+        wait = _RFID_POLL_MS if self.rfid is not None else 100
         for t in self.timers.values():
             wait = min(wait, ticks_diff(t, now))
         g = self.gest.next_due(now)
@@ -380,7 +330,8 @@ class Unit:
 
     def run(self, until=None):
         self.capture.start()  # announces buttons stuck at boot
-        self.show_menu()
+        self.switch("menu")
+        self._switch()
         while not self.stop:
             self.step()
             if until is not None and until():

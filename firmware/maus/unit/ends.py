@@ -1,14 +1,10 @@
-# The end of a game, loaded for its moment and let go again (maus.unit.play): its log closed and the
-# results shown. The start is maus.unit.start's.
+# The end of a game, loaded for its moment and let go again (maus.unit.play, maus.unit.core): the results
+# shown (its log is closed by maus.unit.play first), or the game aborted; and the one warning of a log
+# gone degraded. The start is maus.unit.start's.
 
 
-def end(u):
-    g = u.game
-    s = g.summary()
-    if u.log is not None:
-        u.log.end(s.get("scores", {}), s.get("winners", []), s.get("breakdown", {}), s.get("reason", ""))
-        u.log.close()
-        u.log = None
+def end(u, s):
+    # s: the game's summary; its log is closed already (maus.unit.play.end_game)
     u.mode = "end"
     u.race = False
     u.window.close()
@@ -24,3 +20,27 @@ def end(u):
         u.fb.led(w, "white", "blink")
     u.fb.sound("win")
     u.last_summary = s
+
+
+def abort(u, reason):
+    # The game stops (aborted by the players, Ctrl-C, the host): its log says why; maus.unit.core then
+    # shows the menu.
+    if u.log is not None:
+        u.log.abort(reason)
+        u.log.close()
+        u.log = None
+    u.race = False
+    u.window.close()
+    u.game = None
+    u.timers = {}
+    u._say("aborted")
+    u.fb.sound("error")
+    u.mode = "menu"
+
+
+def degraded(u):
+    # A full or failing flash never stops a game: say so once and keep refereeing.
+    u._warned_full = True
+    u._say("log_degraded")
+    u.fb.sound("error")
+    print("LOG degraded:", u.log.error)

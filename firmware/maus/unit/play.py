@@ -35,13 +35,24 @@ def start_game(u):
     mod, cls = load_game(u.choice)
     if g[6] and u.hw.adc is not None and u.detector is None:
         from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
-    call_unloaded("maus.unit.start", "start", u, mod, cls, TableView, cat)
+    players = call_unloaded("maus.unit.start", "start", u, cls)
+    # made here, with maus.unit.start gone again: the game's first records are written as it starts
+    u.game = cls(TableView(u), players, u.settings.values, cat, u.variant, u.seed)
+    u.players = players
+    u.mode = "play"
+    u.pending_abort = False
+    u.gest.reset()
+    fb = u.fb
+    fb.led(0, "off")
+    for pl in players:
+        fb.led(pl.id, pl.colour)
+    fb.sound("start")
+    u.game.start()
 
 
 class TableView:
     # The Table a game sees: the unit's methods under the contract's names (maus.game.Table).
     def __init__(self, unit):
-        self.u = unit
         self.now_ms = unit.hw.ticks_ms
         self.log = unit.log_record
         self.say = unit.say
@@ -56,7 +67,15 @@ class TableView:
 
 
 def end_game(u):
-    call_unloaded("maus.unit.ends", "end", u)
+    # The log's last records are written first, with only their own code loaded (maus.logend): the
+    # game's end is a moment of its own in RAM; then its screen (maus.unit.ends).
+    s = u.game.summary()
+    log = u.log
+    if log is not None:
+        log.end(s.get("scores", {}), s.get("winners", []), s.get("breakdown", {}), s.get("reason", ""))
+        log.close()
+        u.log = None
+    call_unloaded("maus.unit.ends", "end", u, s)
 
 
 def gesture(u, p, kind):

@@ -1,5 +1,6 @@
 # The start of a game, loaded for its moment and let go again (maus.unit.play): the game's catalog, the
-# piezo detector's set-up, the game's log and the game itself (its end is maus.unit.ends'). Nothing made
+# piezo detector's set-up and the game's log (the game itself is made by maus.unit.play after this module
+# has gone; its end is maus.unit.ends'). Nothing made
 # here may hold a function of this module (a lambda, a closure): it would keep the module in RAM after
 # it was let go.
 import json
@@ -24,13 +25,19 @@ def game_catalog(u, modname, short):
         return False, None
 
 
-def start(u, mod, cls, table, cat):
-    """A game of the chosen game (mod, cls: maus.unit.play.load_game) with the players who joined and
-    its catalog (game_catalog)."""
+def start(u, cls):
+    """The start of a game of the chosen game (cls: maus.unit.play.load_game) with the players who joined,
+    up to its log's opening: -> the players in seat order. The game itself is made by maus.unit.play, once
+    this module has gone (a game's first records are the start's largest moment)."""
     key = u.choice
     short = cls.GAME
     if GAMES[key][6] and u.hw.adc is not None and u.detector is None:
         detector(u)
+    from maus.game import Player
+
+    # Made again from the game's maus.game: the join phase's copy of that module went when it did, and
+    # players of its Player class would keep a second copy in RAM for the whole game.
+    u.joined = [Player(pl.id, pl.young) for pl in u.joined]
     players = sorted(u.joined, key=_pid)
     for pl in players:
         pl.young = pl.young and GAMES[key][5]
@@ -47,16 +54,7 @@ def start(u, mod, cls, table, cat):
         print("LOG short: the flash may not hold this game's whole log; pull the logs")
     u.timers = {}
     u._warned_full = False
-    u.game = cls(table(u), players, settings, cat, u.variant, u.seed)
-    u.players = players
-    u.mode = "play"
-    u.pending_abort = False
-    u.gest.reset()
-    u.fb.led(0, "off")
-    for pl in players:
-        u.fb.led(pl.id, pl.colour)
-    u.fb.sound("start")
-    u.game.start()
+    return players
 
 
 def _pid(pl):
