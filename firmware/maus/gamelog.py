@@ -1,8 +1,8 @@
 # Game log writer: one JSON line per record, CRC32 on each, flushed (littlefs: committed) every time.
 # A failing write never reaches game code: the log goes "degraded" and the game goes on.
-# Only what a game in progress needs stays loaded: opening a game's log (start_game) and the boot's repair
-# of logs cut short (recover, recover_one) are maus.logstart, its end and abort maus.logend, each loaded
-# for that and let go again; maus.logstart's are reachable here too for the host and the tests.
+# Only what a game in progress needs stays loaded: opening a game's log (start_game) is maus.logstart, the
+# boot's repair of logs cut short (recover, recover_one) maus.logrepair, its end and abort maus.logend,
+# each loaded for that and let go again; they are reachable here too for the host and the tests.
 # Line layout (docs/log-format.md): {"seq":N,"t":MS,"type":"NAME",...fields...,"crc":"hhhhhhhh"}\n, the
 # CRC32 (zlib/binascii) over the exact bytes before ,"crc":" as 8 lowercase hex digits.
 import binascii
@@ -21,7 +21,11 @@ HOLD = const(32)  # records a race window can hold (6 players' presses, gestures
 POWER_LOSS = "power loss"
 
 
-def __getattr__(name):  # start_game, recover, recover_one, wall_iso
+def __getattr__(name):  # start_game, wall_iso (maus.logstart), recover, recover_one (maus.logrepair)
+    if name.startswith("recover"):
+        import maus.logrepair
+
+        return getattr(maus.logrepair, name)
     import maus.logstart
 
     return getattr(maus.logstart, name)

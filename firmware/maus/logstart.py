@@ -1,16 +1,14 @@
-# Opening a game's log, and the boot's repair of logs cut short: each done once and let go again, so
-# neither stays in RAM while a game is played (maus.gamelog is the writer that stays).
-# start_game makes room, opens logs/<NNNNN>-<game>.jsonl and writes game_start; recover cuts a torn tail
-# and closes a game that has no end record. The log reader (maus.logread) is loaded by the repair only:
-# a game's start need not carry it (docs/build.md section 7).
+# Opening a game's log, done once a game and let go again, so it does not stay in RAM while the game is
+# played (maus.gamelog is the writer that stays): start_game makes room, opens logs/<NNNNN>-<game>.jsonl and
+# writes game_start. The boot's repair of logs cut short is maus.logrepair: a game's start need not
+# carry it (docs/build.md section 7).
 import os
 
 from micropython import const
 
-from maus.gamelog import POWER_LOSS, RESERVE, VERSION, GameLog, encode
-from maus.logstore import EXT, PULLED, RESERVE_FILE, log_number
+from maus.gamelog import RESERVE, VERSION, GameLog
+from maus.logstore import EXT
 
-_TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
 # The most a game's log may take (bytes): about three times the longest log of the game's scenarios
 # (tests/scenarios; a 6-player Mausgeflippt game of ~400 records is ~45 KB). Checked before the game starts.
 WORST = {"mg": 131072, "mim": 65536, "mms": 49152}
@@ -42,7 +40,9 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
         err = e
         short = True
     if store.unrecovered:
-        recover(store)  # there may be room now
+        from maus import call_unloaded
+
+        call_unloaded("maus.logrepair", "recover", store)  # there may be room now
     try:
         name = "%05d-%s%s" % (store.next_number(), _slug(game), EXT)
         f = store.create(name)
@@ -115,28 +115,6 @@ def keep_room(store, blocks):
         return False
 
 
-def ours(name):
-    """A name in logs/ this unit made: a log, its pulled marker, the counter, the reserve, a temp file."""
-    if name.endswith(PULLED):
-        name = name[:-len(PULLED)]
-    elif name.endswith(".tmp"):
-        return True
-    return name == "counter" or name == RESERVE_FILE or log_number(name) > 0
-
-
-def strays(entries, most=3):
-    # (how many, the first `most` names) of the files in logs/ that are none of ours (a foreign file, a
-    # directory): left alone, reported.
-    k = 0
-    first = []  # type: list[str]
-    for e in entries:
-        if e[1] == -2 or not ours(e[0]):
-            k += 1
-            if len(first) < most:
-                first.append(e[0])
-    return k, first
-
-
 def _slug(game):
     s = "".join(c if ("a" <= c <= "z" or "0" <= c <= "9" or c == "_") else "_" for c in str(game).lower())
     return s[:24] or "game"
@@ -145,152 +123,3 @@ def _slug(game):
 def wall_iso(tm):
     # time.localtime() tuple -> "YYYY-MM-DDTHH:MM:SS"
     return "%04d-%02d-%02dT%02d:%02d:%02d" % tuple(tm[:6])
-
-
-# --- boot recovery -------------------------------------------------------------------------------
-
-def _finished(path, size, buf):
-    # Fast path: the last line (read into buf) is a verified game_end/game_abort.
-    from maus import logread
-
-    n = min(size, len(buf))
-    mv = memoryview(buf)
-    with open(path, "rb") as f:
-        f.seek(size - n)
-        f.readinto(mv[:n])
-    if buf[n - 1] != 10:  # newline
-        return False
-    i = buf.rfind(b"\n", 0, n - 1)
-    if i < 0 and n < size:
-        return False  # last line longer than buf: take the slow path
-    rec, err = logread.check_line(bytes(mv[i + 1:n - 1]))
-    return err is None and rec["type"] in logread.ENDS
-
-
-def _scan(path, buf):
-    # Check every line in chunks of buf (a line of any length, garbage, NULs); -> Checker (records not kept).
-    from maus.logcheck import read_chunks
-
-    with open(path, "rb") as f:
-        return read_chunks(f, buf)
-
-
-def _copy(src, dst, n, buf, extra):
-    # dst = the first n bytes of src + extra, committed once at close
-    mv = memoryview(buf)
-    with open(src, "rb") as fi, open(dst, "wb") as fo:
-        while n > 0:
-            k = fi.readinto(buf)
-            if not k:
-                break
-            k = min(k, n)
-            fo.write(mv[:k])
-            n -= k
-        fo.write(extra)
-
-
-def recover_one(store, name, buf=None, size=-1):
-    # -> None if the log is fine, else a dict saying what was done.
-    from maus import logread
-
-    path = store.path(name)
-    if size < 0:
-        size = os.stat(path)[6]
-    buf = buf or bytearray(_TAIL)
-    if size and _finished(path, size, buf):
-        return None
-    c = _scan(path, buf)
-    cut = size - c.good_end
-    if c.good == 0:
-        if c.lines > 1 or (c.lines == 1 and c.problems[0].what != logread.TORN):
-            return {"name": name, "cut_bytes": 0, "records": 0, "damaged": True}  # not ours to cut
-        # empty or one torn line: the power went before game_start was committed
-        store.delete(name)
-        return {"name": name, "cut_bytes": cut, "records": 0, "deleted": True}
-    if c.end is not None and not cut:
-        return None  # finished; any damage inside is the reader's to report
-    last = c.last
-    seq = last["seq"] + 1
-    t = last["t"]
-    extra = b""
-    if c.end is None:
-        extra = encode(seq, t, "recovered", {"cut_bytes": cut, "records": c.good})
-        extra += encode(seq + 1, t, "game_abort", {"reason": POWER_LOSS})
-    store.unmark(name)  # the bytes change: any pulled marker is void
-    if cut:
-        tmp = path + ".tmp"
-        _copy(path, tmp, c.good_end, buf, extra)
-        os.rename(tmp, path)  # atomic: old torn file or new repaired one
-    elif extra:
-        with open(path, "ab") as f:
-            f.write(extra)  # one commit at close: both records or neither
-    return {"name": name, "cut_bytes": cut, "records": c.good, "aborted": c.end is None}
-
-
-def recover(store, feed=None):
-    # At boot: repair every log; returns the reports (dicts) of those that needed it. feed(): the watchdog's,
-    # called once a log (a unit with thousands of logs takes a while). Files in logs/ that are none of the
-    # unit's are left alone and counted in store.stray (strays) for the boot's problems.
-    # The directory is streamed (no list of every entry: 2,000 logs would not fit the heap): a first pass
-    # reads only, checking each log's tail (the fast path) and noting what needs work (temp files, orphan
-    # markers, logs to repair: few); the second changes the directory.
-    # Never raises OSError: a log that cannot be repaired is reported with "error".
-    buf = bytearray(_TAIL)  # one buffer for the whole boot
-    store.unrecovered = []
-    gone = []  # temp files and orphan markers to remove
-    todo = []  # (name, size) of logs whose tail is not a verified end
-    k = 0
-    first = []  # type: list[str]
-    d = store.dir + "/"
-    il = getattr(os, "ilistdir", None)
-    try:
-        for e in (il(store.dir) if il is not None else
-                  ((x, os.stat(d + x)[0] & 0xF000) for x in os.listdir(store.dir))):
-            name = e[0]
-            if (len(e) > 1 and e[1] == 0x4000) or not ours(name):
-                k += 1
-                if len(first) < 3:
-                    first.append(name)
-                continue
-            if name.endswith(".tmp"):
-                gone.append(name)
-            elif name.endswith(PULLED):
-                try:
-                    os.stat(d + name[:-len(PULLED)])
-                except OSError:
-                    gone.append(name)
-            elif log_number(name) > 0:
-                if feed is not None:
-                    feed()
-                size = e[3] if len(e) > 3 and e[3] >= 0 else os.stat(d + name)[6]  # type: ignore[misc]
-                try:
-                    if size and _finished(d + name, size, buf):
-                        continue
-                except OSError:
-                    pass
-                todo.append((name, size))
-    except OSError:
-        pass
-    store.stray = (k, first)
-    for name in gone:
-        try:
-            os.remove(d + name)
-        except OSError:
-            pass
-    out = []
-    todo.sort()
-    for name, size in todo:
-        if feed is not None:
-            feed()
-        try:
-            r = recover_one(store, name, buf, size)
-        except OSError as e:
-            r = {"name": name, "error": e}
-            store.unrecovered.append(name)
-            try:
-                os.remove(store.path(name) + ".tmp")
-            except OSError:
-                pass
-        if r is not None:
-            out.append(r)
-    return out

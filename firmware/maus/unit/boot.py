@@ -74,9 +74,9 @@ def _checker_crc():
 
 
 def recover(root="", feed=None, problems=None):
-    """Repair the logs a power cut left open; -> the reports of those that needed it (maus.logstart). Files in
+    """Repair the logs a power cut left open; -> the reports of those that needed it (maus.logrepair). Files in
     logs/ that are none of the unit's logs are named in `problems` (status.json, `mausbox doctor`)."""
-    from maus.logstart import recover
+    from maus.logrepair import recover
     from maus.logstore import LogStore
 
     store = LogStore(root)

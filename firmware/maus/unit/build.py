@@ -78,14 +78,20 @@ def apply_timing(u):
 def _start_rfid(u):
     from maus import rfid
     from maus.drivers.mfrc522 import MFRC522
-    from maus.enrol import Enrolment
 
     try:
         u.reader = MFRC522(u.hw.spi, u.hw.rfid_cs, u.hw.rfid_rst, getattr(u.hw, "sleep_us", None))
     except Exception as e:  # noqa: BLE001 - a missing reader is reported by the self-test
         u.hw.problems.append("rfid: %s" % e)
         return
-    u.enrolment = Enrolment()
-    if u.enrolment.error:
-        u.hw.problems.append(u.enrolment.error)
-    u.rfid = rfid.Presence(u.reader, u.enrolment)
+    # The enrolment map only if the unit has one (few do): else neither maus.enrol nor a map stays in RAM;
+    # the first enrolment over the link makes it (maus.hostops).
+    from maus import enrol, unload
+
+    em = enrol.existing()
+    if em is None:
+        unload("maus.enrol")  # kept with a map: maus.cards, at a card read, uses the same module then
+    if em is not None and em.error:
+        u.hw.problems.append(em.error)
+    u.enrolment = em
+    u.rfid = rfid.Presence(u.reader, em)

@@ -1,0 +1,182 @@
+# The boot's repair of logs a power cut left open, done once a boot and let go again (maus.unit.boot):
+# recover cuts a torn tail and closes a game that has no end record; files in logs/ that are none of the
+# unit's are left alone and counted. The log reader (maus.logread) is loaded by the repair only.
+import os
+
+from micropython import const
+
+from maus.gamelog import POWER_LOSS, encode
+from maus.logstore import PULLED, RESERVE_FILE, log_number
+
+_TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
+
+
+def ours(name):
+    """A name in logs/ this unit made: a log, its pulled marker, the counter, the reserve, a temp file."""
+    if name.endswith(PULLED):
+        name = name[:-len(PULLED)]
+    elif name.endswith(".tmp"):
+        return True
+    return name == "counter" or name == RESERVE_FILE or log_number(name) > 0
+
+
+def strays(entries, most=3):
+    # (how many, the first `most` names) of the files in logs/ that are none of ours (a foreign file, a
+    # directory): left alone, reported.
+    k = 0
+    first = []  # type: list[str]
+    for e in entries:
+        if e[1] == -2 or not ours(e[0]):
+            k += 1
+            if len(first) < most:
+                first.append(e[0])
+    return k, first
+
+
+# --- boot recovery -------------------------------------------------------------------------------
+
+def _finished(path, size, buf):
+    # Fast path: the last line (read into buf) is a verified game_end/game_abort.
+    from maus import logread
+
+    n = min(size, len(buf))
+    mv = memoryview(buf)
+    with open(path, "rb") as f:
+        f.seek(size - n)
+        f.readinto(mv[:n])
+    if buf[n - 1] != 10:  # newline
+        return False
+    i = buf.rfind(b"\n", 0, n - 1)
+    if i < 0 and n < size:
+        return False  # last line longer than buf: take the slow path
+    rec, err = logread.check_line(bytes(mv[i + 1:n - 1]))
+    return err is None and rec["type"] in logread.ENDS
+
+
+def _scan(path, buf):
+    # Check every line in chunks of buf (a line of any length, garbage, NULs); -> Checker (records not kept).
+    from maus.logcheck import read_chunks
+
+    with open(path, "rb") as f:
+        return read_chunks(f, buf)
+
+
+def _copy(src, dst, n, buf, extra):
+    # dst = the first n bytes of src + extra, committed once at close
+    mv = memoryview(buf)
+    with open(src, "rb") as fi, open(dst, "wb") as fo:
+        while n > 0:
+            k = fi.readinto(buf)
+            if not k:
+                break
+            k = min(k, n)
+            fo.write(mv[:k])
+            n -= k
+        fo.write(extra)
+
+
+def recover_one(store, name, buf=None, size=-1):
+    # -> None if the log is fine, else a dict saying what was done.
+    from maus import logread
+
+    path = store.path(name)
+    if size < 0:
+        size = os.stat(path)[6]
+    buf = buf or bytearray(_TAIL)
+    if size and _finished(path, size, buf):
+        return None
+    c = _scan(path, buf)
+    cut = size - c.good_end
+    if c.good == 0:
+        if c.lines > 1 or (c.lines == 1 and c.problems[0].what != logread.TORN):
+            return {"name": name, "cut_bytes": 0, "records": 0, "damaged": True}  # not ours to cut
+        # empty or one torn line: the power went before game_start was committed
+        store.delete(name)
+        return {"name": name, "cut_bytes": cut, "records": 0, "deleted": True}
+    if c.end is not None and not cut:
+        return None  # finished; any damage inside is the reader's to report
+    last = c.last
+    seq = last["seq"] + 1
+    t = last["t"]
+    extra = b""
+    if c.end is None:
+        extra = encode(seq, t, "recovered", {"cut_bytes": cut, "records": c.good})
+        extra += encode(seq + 1, t, "game_abort", {"reason": POWER_LOSS})
+    store.unmark(name)  # the bytes change: any pulled marker is void
+    if cut:
+        tmp = path + ".tmp"
+        _copy(path, tmp, c.good_end, buf, extra)
+        os.rename(tmp, path)  # atomic: old torn file or new repaired one
+    elif extra:
+        with open(path, "ab") as f:
+            f.write(extra)  # one commit at close: both records or neither
+    return {"name": name, "cut_bytes": cut, "records": c.good, "aborted": c.end is None}
+
+
+def recover(store, feed=None):
+    # At boot: repair every log; returns the reports (dicts) of those that needed it. feed(): the watchdog's,
+    # called once a log (a unit with thousands of logs takes a while). Files in logs/ that are none of the
+    # unit's are left alone and counted in store.stray (strays) for the boot's problems.
+    # The directory is streamed (no list of every entry: 2,000 logs would not fit the heap): a first pass
+    # reads only, checking each log's tail (the fast path) and noting what needs work (temp files, orphan
+    # markers, logs to repair: few); the second changes the directory.
+    # Never raises OSError: a log that cannot be repaired is reported with "error".
+    buf = bytearray(_TAIL)  # one buffer for the whole boot
+    store.unrecovered = []
+    gone = []  # temp files and orphan markers to remove
+    todo = []  # (name, size) of logs whose tail is not a verified end
+    k = 0
+    first = []  # type: list[str]
+    d = store.dir + "/"
+    il = getattr(os, "ilistdir", None)
+    try:
+        for e in (il(store.dir) if il is not None else
+                  ((x, os.stat(d + x)[0] & 0xF000) for x in os.listdir(store.dir))):
+            name = e[0]
+            if (len(e) > 1 and e[1] == 0x4000) or not ours(name):
+                k += 1
+                if len(first) < 3:
+                    first.append(name)
+                continue
+            if name.endswith(".tmp"):
+                gone.append(name)
+            elif name.endswith(PULLED):
+                try:
+                    os.stat(d + name[:-len(PULLED)])
+                except OSError:
+                    gone.append(name)
+            elif log_number(name) > 0:
+                if feed is not None:
+                    feed()
+                size = e[3] if len(e) > 3 and e[3] >= 0 else os.stat(d + name)[6]  # type: ignore[misc]
+                try:
+                    if size and _finished(d + name, size, buf):
+                        continue
+                except OSError:
+                    pass
+                todo.append((name, size))
+    except OSError:
+        pass
+    store.stray = (k, first)
+    for name in gone:
+        try:
+            os.remove(d + name)
+        except OSError:
+            pass
+    out = []
+    todo.sort()
+    for name, size in todo:
+        if feed is not None:
+            feed()
+        try:
+            r = recover_one(store, name, buf, size)
+        except OSError as e:
+            r = {"name": name, "error": e}
+            store.unrecovered.append(name)
+            try:
+                os.remove(store.path(name) + ".tmp")
+            except OSError:
+                pass
+        if r is not None:
+            out.append(r)
+    return out
