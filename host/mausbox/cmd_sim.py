@@ -25,7 +25,10 @@ def add_parser(p):
     p.add_argument("--link", metavar="PATH", help="with --serial: also make PATH a symlink to the pty")
     p.add_argument("--baud", type=int, help="with --serial: limit throughput like a UART at N baud")
     p.add_argument("--exec-delay-ms", type=int, default=0, help="with --serial: delay each raw-REPL exec by N ms")
-    p.add_argument("--heap", default=None, help="MicroPython heap size (default %(default)s)")
+    p.add_argument("--heap", default=None,
+                   help="MicroPython heap size, e.g. 512k (default: on the 32-bit build the ESP32-WROOM-32's "
+                        "GC heap plus the simulator's own share, so a MemoryError shows where the board "
+                        "would have one; 512k with --serial or on a 64-bit build)")
     p.add_argument("--headless", action="store_true", help="with --serial: no terminal UI")
     p.add_argument("-v", "--verbose", action="store_true", help="print the unit's console (events, prompts)")
     p.add_argument("--json", action="store_true", help="scenario/replay result as JSON")
@@ -41,7 +44,7 @@ def run(args) -> int:
     from mausbox.cli import EXIT_USAGE, UserError
     from mausbox.sim import run as simrun
 
-    heap = args.heap or simrun.DEFAULT_HEAP
+    heap = args.heap or (simrun.DEFAULT_HEAP if args.serial else simrun.board_heap())
     root = _root(args)
     if args.scenario and args.serial:
         return serial_scenario(args, root, heap)

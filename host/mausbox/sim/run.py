@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
 
-DEFAULT_HEAP = "512k"  # the firmware loaded as .mpy (bytecode in RAM, 64-bit objects) plus the simulated chips
+DEFAULT_HEAP = "512k"  # tests and tools: the firmware loaded as .mpy plus the simulated chips, with room to spare
 ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise", "rfid")
 
 
@@ -26,6 +26,23 @@ class ScenarioError(ValueError):
 
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def board_heap(binary: str | None = None) -> str:
+    """The heap `mausbox sim` gives the firmware by default (not with --serial): on the 32-bit build (the
+    ESP32's object sizes) the board's GC heap plus what the simulator itself holds (heapbudget.unit_heap),
+    so the firmware runs out of memory in the sim where it would on a stock ESP32-WROOM-32; on a 64-bit
+    build, whose objects are larger, the roomy DEFAULT_HEAP (a figure there would say nothing of a board).
+    A served unit (--serial) keeps DEFAULT_HEAP: its REPL server, while it serves a running app, holds more
+    than the idle share measured (heapbudget.SIM_SHARE["repl"]), so there the host service would run out
+    of room where a board has it (docs/build.md section 7)."""
+    from mausbox import heapbudget
+    from mausbox.paths import micropython_words
+
+    exe = binary or micropython_binary()
+    if exe and micropython_words(exe) == "32":
+        return str(heapbudget.unit_heap())
+    return DEFAULT_HEAP
 
 
 def sim_march(binary: str | None = None) -> str:
