@@ -99,11 +99,11 @@ def keep_room(store, blocks):
             return True
     except OSError:
         pass
-    buf = bytearray(512)  # zeros
+    buf = bytearray(64)  # zeros; small: a game's start is the heap's most crowded moment
     try:
         with open(p, "wb") as f:
             while n > 0:
-                k = min(n, 512)
+                k = min(n, 64)
                 f.write(memoryview(buf)[:k])
                 n -= k
         return True
