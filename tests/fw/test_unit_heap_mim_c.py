@@ -1,7 +1,7 @@
 # M is for Mouse variant C, five players: a whole game in the board's heap (one process a game, as a board boots once a game; tests/fw/unitheap.py).
 from unitheap import check
 
-HEAP_BUDGET = "game"  # capped at the 80 KB game budget with its margin (tests/conftest.py, host/mausbox/heapbudget.py budget_cap)
+HEAP_BUDGET = "board"  # the board's heap plus the measured simulator share, as issue 15 item 3 asks (tests/conftest.py); the 80 KB game budget is a bench figure (esp32.heap_peak.*)
 
 
 def test_mim_variant_c_five_players_in_the_board_heap():
