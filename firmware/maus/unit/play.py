@@ -5,49 +5,21 @@
 # so only the game being played is in RAM. The piezo detector is made here for the games that need it
 # (GAMES: mms) and dropped with the game.
 from maus import call_unloaded, gamelog  # noqa: F401 - the writer of the game's log stays while it plays
-from maus.unit import GAMES
 
 
 def enter(u, arg=None):
     start_game(u)
 
 
-def load_game(key):
-    """(module, Game class) of the game under a menu key (GAMES)."""
-    from maus.game import Game
-
-    mod = __import__(GAMES[key][1], None, None, ("x",))
-    for name in dir(mod):
-        obj = getattr(mod, name)
-        if isinstance(obj, type) and obj is not Game and issubclass(obj, Game) and obj.GAME:
-            return mod, obj
-    raise ImportError("no Game class in " + mod.__name__)
-
-
 def start_game(u):
-    # The catalog first, before the game's own modules: its JSON is the start's largest transient. The
-    # module with its loader stays (the game's Catalog is its class).
-    g = GAMES[u.choice]
-    __import__(g[7])
-    ok, cat = call_unloaded("maus.unit.start", "game_catalog", u, g[7], g[8])
-    if not ok:
-        return
-    mod, cls = load_game(u.choice)
-    if g[6] and u.hw.adc is not None and u.detector is None:
-        from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
-    players = call_unloaded("maus.unit.start", "start", u, cls)
-    # made here, with maus.unit.start gone again: the game's first records are written as it starts
-    u.game = cls(TableView(u), players, u.settings.values, cat, u.variant, u.seed)
-    u.players = players
-    u.mode = "play"
-    u.pending_abort = False
-    u.gest.reset()
-    fb = u.fb
-    fb.led(0, "off")
-    for pl in players:
-        fb.led(pl.id, pl.colour)
-    fb.sound("start")
-    u.game.start()
+    # A game's start (maus.unit.begin), loaded for it and let go again: only its own module goes, what the
+    # start loads (the game, its catalog's module, the piezo detector) stays with the game.
+    import maus
+
+    try:
+        __import__("maus.unit.begin", None, None, ("start_game",)).start_game(u, TableView)
+    finally:
+        maus.unload("maus.unit.begin")
 
 
 class TableView:

@@ -26,7 +26,7 @@ def game_catalog(u, modname, short):
 
 
 def start(u, cls):
-    """The start of a game of the chosen game (cls: maus.unit.play.load_game) with the players who joined,
+    """The start of a game of the chosen game (cls: maus.unit.begin.load_game) with the players who joined,
     up to its log's opening: -> the players in seat order. The game itself is made by maus.unit.play, once
     this module has gone (a game's first records are the start's largest moment)."""
     key = u.choice

@@ -19,7 +19,7 @@ from pathlib import Path
 from maus import logread
 from maus import settings as fw_settings
 from maus import unit as fw_unit
-from maus.unit.play import load_game
+from maus.unit.begin import load_game
 
 from mausbox.sim import run as simrun
 
