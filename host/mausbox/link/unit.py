@@ -246,15 +246,7 @@ class UnitLink:
             f = self._bounded(seq, op, deadline, self._t0 + TOTAL * t + got / MIN_RATE, frames)
             frames += 1
             if f.kind == RESPONSE:
-                try:
-                    doc = json.loads(f.payload)
-                except ValueError:
-                    raise LinkError(f"{self.port}: the answer to `{op}` is not JSON") from None
-                if not isinstance(doc, dict):
-                    raise LinkError(f"{self.port}: the answer to `{op}` is not an object")
-                if not doc.get("ok"):
-                    raise UnitError(self.port, op, str(doc.get("error")), str(doc.get("msg")))
-                return doc
+                return self._final(op, f)
             if on_frame is not None:
                 on_frame(f)
             if (f.kind, f.payload) != last:
@@ -263,6 +255,19 @@ class UnitLink:
                 if got > MAX_ANSWER:
                     raise LinkError(f"{self.port}: the answer to `{op}` goes on past {MAX_ANSWER} bytes")
                 deadline = time.monotonic() + t  # a new frame of the answer: the unit is at work
+
+    def _final(self, op: str, f: Frame) -> dict:
+        """A request's final answer (an R frame) as a dict; LinkError if it is not one, UnitError if it says
+        the request failed."""
+        try:
+            doc = json.loads(f.payload)
+        except ValueError:
+            raise LinkError(f"{self.port}: the answer to `{op}` is not JSON") from None
+        if not isinstance(doc, dict):
+            raise LinkError(f"{self.port}: the answer to `{op}` is not an object")
+        if not doc.get("ok"):
+            raise UnitError(self.port, op, str(doc.get("error")), str(doc.get("msg")))
+        return doc
 
     # --- the service ----------------------------------------------------------------------------------------
     def hello(self, then: str | None = None) -> dict:
@@ -437,14 +442,7 @@ class UnitLink:
                               frames)
             frames += 1
             if f.kind == RESPONSE:
-                try:
-                    doc = json.loads(f.payload)
-                except ValueError:
-                    raise LinkError(f"{self.port}: the answer to `read` is not JSON") from None
-                if not isinstance(doc, dict):
-                    raise LinkError(f"{self.port}: the answer to `read` is not an object")
-                if not doc.get("ok"):
-                    raise UnitError(self.port, "read", str(doc.get("error")), str(doc.get("msg")))
+                doc = self._final("read", f)
                 size, sha = doc.get("size"), doc.get("sha256")
                 if gap >= 0 or have != size:
                     raise FrameGap(f"{self.port}: {name}: a chunk was lost at byte {have}", have)
