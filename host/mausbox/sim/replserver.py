@@ -91,11 +91,8 @@ class _Jail:
 
 
 def _make_os():
-    m = _module("os")
+    m = _module("os", os)
     d = m.__dict__
-    for k in dir(os):
-        if k[0] != "_":
-            d[k] = getattr(os, k)
     j = _Jail()
     for k in ("stat", "statvfs", "remove", "rmdir", "mkdir", "ilistdir", "listdir", "chdir", "unlink"):
         if k in d:
@@ -191,9 +188,9 @@ _thread.start_new_thread(_pinger, ())
 
 # -- what code on the unit sees: a board's sys, micropython and machine --------------------------
 
-def _module(name):
+def _module(name, like=None):
     # A fresh module object (the unix port cannot make one directly): the empty shim file, imported
-    # again for each name.
+    # again for each name; with `like`, it starts with that module's public names.
     sys.path.append("/.vu")
     try:
         import _vumod
@@ -204,6 +201,11 @@ def _module(name):
         sys.modules.pop("_vumod", None)
     m.__name__ = name
     m.__dict__.pop("__file__", None)
+    if like is not None:
+        d = m.__dict__
+        for k in dir(like):
+            if k[0] != "_":
+                d[k] = getattr(like, k)
     return m
 
 
@@ -265,11 +267,8 @@ def _stdin_text():
 
 
 def _make_sys():
-    m = _module("sys")
+    m = _module("sys", _sys)
     d = m.__dict__
-    for k in dir(_sys):
-        if k[0] != "_":
-            d[k] = getattr(_sys, k)
     out = _TextOut(_sys.stdout)
     d["stdout"] = out
     d["stderr"] = out  # one console: stdout and stderr are the same UART on a board
@@ -284,11 +283,8 @@ def _make_sys():
 
 
 def _make_micropython():
-    m = _module("micropython")
+    m = _module("micropython", micropython)
     d = m.__dict__
-    for k in dir(micropython):
-        if k[0] != "_":
-            d[k] = getattr(micropython, k)
     d["kbd_intr"] = _kbd_intr
     return m
 
