@@ -91,8 +91,11 @@ class _Jail:
 
 
 def _make_os():
-    m = _module("os", os)
+    m = _module("os")
     d = m.__dict__
+    for k in dir(os):
+        if k[0] != "_":
+            d[k] = getattr(os, k)
     j = _Jail()
     for k in ("stat", "statvfs", "remove", "rmdir", "mkdir", "ilistdir", "listdir", "chdir", "unlink"):
         if k in d:
@@ -188,9 +191,9 @@ _thread.start_new_thread(_pinger, ())
 
 # -- what code on the unit sees: a board's sys, micropython and machine --------------------------
 
-def _module(name, like=None):
+def _module(name):
     # A fresh module object (the unix port cannot make one directly): the empty shim file, imported
-    # again for each name; with `like`, it starts with that module's public names.
+    # again for each name.
     sys.path.append("/.vu")
     try:
         import _vumod
@@ -201,11 +204,6 @@ def _module(name, like=None):
         sys.modules.pop("_vumod", None)
     m.__name__ = name
     m.__dict__.pop("__file__", None)
-    if like is not None:
-        d = m.__dict__
-        for k in dir(like):
-            if k[0] != "_":
-                d[k] = getattr(like, k)
     return m
 
 
@@ -267,8 +265,11 @@ def _stdin_text():
 
 
 def _make_sys():
-    m = _module("sys", _sys)
+    m = _module("sys")
     d = m.__dict__
+    for k in dir(_sys):
+        if k[0] != "_":
+            d[k] = getattr(_sys, k)
     out = _TextOut(_sys.stdout)
     d["stdout"] = out
     d["stderr"] = out  # one console: stdout and stderr are the same UART on a board
@@ -283,8 +284,11 @@ def _make_sys():
 
 
 def _make_micropython():
-    m = _module("micropython", micropython)
+    m = _module("micropython")
     d = m.__dict__
+    for k in dir(micropython):
+        if k[0] != "_":
+            d[k] = getattr(micropython, k)
     d["kbd_intr"] = _kbd_intr
     return m
 
