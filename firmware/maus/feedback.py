@@ -51,7 +51,7 @@ class Feedback:
     def __init__(self, hw, settings):
         self.hw = hw
         self.settings = settings
-        self.lines = ()  # what the display is to show; let go once it shows it
+        self.lines = ()  # type: tuple | list[str]  # what the display is to show; let go once shown
         self._dirty = False
         # by player id (0 unused): the colour's index in _COLOURS, _BLINK added when it blinks
         self._led = bytearray(len(hw.buttons) + 1)

@@ -65,7 +65,6 @@ def main(hw=None, **kw):
         hw.wdt_feed()
         # The host's link (docs/protocol.md), served by the main loop: the service loads when a frame comes.
         unit.host = HostWake(unit)
-        unit.pollers.append(unit.host.serve)
         unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))
     except KeyboardInterrupt:  # Ctrl-C over USB is not a crash, even during the boot
         hw.wdt_release()  # the REPL has the unit now: its watchdog is kept fed

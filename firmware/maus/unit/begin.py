@@ -47,7 +47,6 @@ def play(u, TableView, cls, cat, players):
     u.timers = {}
     u._warned_full = False
     u.game = cls(TableView(u), players, u.settings.values, cat, u.variant, u.seed)
-    u.players = players
     u.mode = "play"
     u.pending_abort = False
     u.gest.reset()

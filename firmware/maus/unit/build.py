@@ -52,8 +52,8 @@ def build(u, hw, root, seed, recovered):
     u._stop_watch = None  # its stop test, made once with it
     u.calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
     u.enrolment = None
-    u.pollers = []  # callables(now_ms) -> None or the most ms the loop may idle, outside race windows
-    u.host = None  # maus.unit.core.HostWake, set by main(): the host's requests over the console
+    u.host = None  # maus.unit.core.HostWake, set by main(): the host's requests over the console, served
+    # by each main-loop pass outside races (serve(now_ms) -> None or the most ms the loop may idle)
     if hw.spi is not None:
         _start_rfid(u)
     import maus

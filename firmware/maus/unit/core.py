@@ -58,7 +58,6 @@ class Unit:
     n: "Any"
     pending_abort: "Any"
     phase: "Any"
-    pollers: "Any"
     race: "Any"
     reader: "Any"
     recovered: "Any"
@@ -295,9 +294,9 @@ class Unit:
                 elif self.mode == "play" and not (ev[1] or "").startswith("game/"):
                     self.game.on_remove(ev[1], uid)
         soon = -1
-        for poll in self.pollers:  # services outside race windows (e.g. the host link)
-            w = poll(now)
-            if w is not None and (soon < 0 or w < soon):
+        if self.host is not None:  # the host link, served outside race windows
+            w = self.host.serve(now)
+            if w is not None:
                 soon = w
         self.fb.update(now)
         hw.wdt_feed()
@@ -311,7 +310,7 @@ class Unit:
             _crash_count(hw, 0)
         wait = self._wait_ms(now)
         if 0 <= soon < wait:
-            wait = soon  # a service has more to do (the host link streaming a log)
+            wait = soon  # the host link has more to do (streaming a log)
         if wait > 0 and ticks_diff(now, self._gc_at) > 500:
             getattr(hw, "collect", gc.collect)()  # idle time: collect now, not during a race (sim: timed)
             self._gc_at = now
@@ -373,7 +372,7 @@ class HostWake:
         self.bad_frames = 0
 
     def serve(self, now=None):
-        """Unit.pollers: read the console until a frame starts; while a session is on, the service serves."""
+        """Each main-loop pass outside races: read the console until a frame starts; while a session is on, the service serves."""
         svc = self.svc
         if svc is None:
             if not self._look():
