@@ -68,12 +68,13 @@ class GameLog:
     closed = False
     short = False  # the flash had less room than this game's log may need (maus.logstart)
     end_at = None  # type: tuple | None  # (the log path, logs/reserve, the sim wrap or None): set by start_game
+    dropped = ()  # type: tuple | list[str]  # unpulled logs deleted to make room (start_game): show them
+    warned = False  # the unit has said the log went degraded (maus.unit.ends.degraded)
 
     def __init__(self, name, clock, f, listener=None):
         self.name = name
         self.seq = 0
         self.t = 0
-        self.dropped = []  # type: list[str]  # unpulled logs deleted to make room: show them
         self.listener = listener  # called with every line as its pieces (monitor), may be None
         self._clock = clock
         self._last = clock()

@@ -51,8 +51,10 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     except OSError as e:
         err = e
     log = GameLog(name, clock, f, listener)
-    log.dropped = dropped
-    log.short = short
+    if dropped:
+        log.dropped = dropped
+    if short:
+        log.short = True
     if f is not None:
         log.end_at = (store.path(name), store.reserve_path(), wrap)
     pl = []

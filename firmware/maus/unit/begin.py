@@ -45,7 +45,6 @@ def play(u, TableView, cls, cat, players):
         u.fb.sound("error")
         print("LOG short: the flash may not hold this game's whole log; pull the logs")
     u.timers = {}
-    u._warned_full = False
     u.game = cls(TableView(u), players, u.settings.values, cat, u.variant, u.seed)
     u.mode = "play"
     u.pending_abort = False

@@ -32,19 +32,20 @@ _DEAD_MS = const(1000)
 
 
 class Unit:
+    # Set on the unit only when they change from these (a smaller attribute table: under 38 entries
+    # it takes 37 slots, not 47):
+    root = ""  # the flash's mount point ("" on the unit)
+    calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
+    enrolment = None  # the enrolment map (maus.enrol), if the unit has one
+    _stop_watch = None  # the armed piezo's stop test (watch_stop, bound once with the detector)
     # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
-    _boot_ms: "Any"
+    _boot_ms: "Any"  # None once the unit has run _HEALTHY_MS and cleared the crash counter
     _gc_at: "Any"
-    _healthy: "Any"
     _mark: "Any"
     _next: "Any"
-    _stop_watch: "Any"
-    _warned_full: "Any"
-    calib: "Any"
     capture: "Any"
     choice: "Any"
     detector: "Any"
-    enrolment: "Any"
     fb: "Any"
     game: "Any"
     gest: "Any"
@@ -62,7 +63,6 @@ class Unit:
     reader: "Any"
     recovered: "Any"
     rfid: "Any"
-    root: "Any"
     seed: "Any"
     settings: "Any"
     settings_i: "Any"
@@ -127,7 +127,7 @@ class Unit:
         log = self.log
         if log is not None:
             log.record(rtype, fields)
-            if log.degraded and not self._warned_full:
+            if log.degraded and not log.warned:
                 call_unloaded("maus.unit.ends", "degraded", self)  # said once, the game goes on
 
     def say(self, _key, **kw):
@@ -303,8 +303,8 @@ class Unit:
         if self.detector is not None and self.detector.armed:
             self._watch()
             return
-        if not self._healthy and ticks_diff(now, self._boot_ms) >= _HEALTHY_MS:
-            self._healthy = True
+        if self._boot_ms is not None and ticks_diff(now, self._boot_ms) >= _HEALTHY_MS:
+            self._boot_ms = None
             from maus.unit import _crash_count
 
             _crash_count(hw, 0)
