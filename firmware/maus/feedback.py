@@ -29,6 +29,7 @@ _NOTES = const(
 )
 _AT = const(b"\x00\x0c\x10\x18\x24\x30\x44\x48\x58\x5c\x60\x68")
 
+_BLINK = const(0x80)
 _VOLUME = const((0, 1500, 6000, 20000))  # duty_u16 by volume setting 0..3
 
 
@@ -50,9 +51,10 @@ class Feedback:
     def __init__(self, hw, settings):
         self.hw = hw
         self.settings = settings
-        self.lines = []
+        self.lines = ()  # type: tuple | list[str]  # what the display is to show; let go once shown
         self._dirty = False
-        self._led = [("off", "on")] * (len(hw.buttons) + 1)  # (colour, mode) by player id; 0 unused
+        # by player id (0 unused): the colour's index in _COLOURS, _BLINK added when it blinks
+        self._led = bytearray(len(hw.buttons) + 1)
         self._led_dirty = True
         self._blink_on = True
         self._blink_at = 0
@@ -69,13 +71,15 @@ class Feedback:
             print("SAY", " | ".join(self.lines))
 
     def led(self, player, colour, mode="on"):
-        if colour is None:
-            colour = "off"
+        v = _COLOURS.index(colour) if colour in _COLOURS else 0  # None or an unknown colour: off
+        if mode == "blink":
+            v |= _BLINK
+        leds = self._led
         if player == 0:
-            for i in range(1, len(self._led)):
-                self._led[i] = (colour, mode)
-        elif 1 <= player < len(self._led):
-            self._led[player] = (colour, mode)
+            for i in range(1, len(leds)):
+                leds[i] = v
+        elif 1 <= player < len(leds):
+            leds[player] = v
         self._led_dirty = True
 
     def sound(self, name):
@@ -93,8 +97,8 @@ class Feedback:
         if ticks_diff(now, self._blink_at) >= 0:
             self._blink_at = now + 250
             self._blink_on = not self._blink_on
-            for _colour, mode in self._led:
-                if mode == "blink":
+            for v in self._led:
+                if v & _BLINK:
                     self._led_dirty = True
                     break
         if self._led_dirty:
@@ -105,6 +109,7 @@ class Feedback:
             d.fill(0)
             for i, line in enumerate(self.lines):
                 d.text(line, 0, i * 8, 1)
+            self.lines = ()
             d.show()
 
     def next_due(self, now):
@@ -140,9 +145,9 @@ class Feedback:
             return
         level = self.settings.get("brightness")
         for i in range(1, len(self._led)):
-            colour, mode = self._led[i]
-            k = 3 * _COLOURS.index(colour) if colour in _COLOURS else 0  # an unknown colour: off
-            if mode == "blink" and not self._blink_on:
+            v = self._led[i]
+            k = 3 * (v & 0x7F)
+            if v & _BLINK and not self._blink_on:
                 k = 0
             leds[i - 1] = (_RGB[k] * level // 255, _RGB[k + 1] * level // 255, _RGB[k + 2] * level // 255)
         leds.write()

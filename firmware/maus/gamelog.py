@@ -68,12 +68,13 @@ class GameLog:
     closed = False
     short = False  # the flash had less room than this game's log may need (maus.logstart)
     end_at = None  # type: tuple | None  # (the log path, logs/reserve, the sim wrap or None): set by start_game
+    dropped = ()  # type: tuple | list[str]  # unpulled logs deleted to make room (start_game): show them
+    warned = False  # the unit has said the log went degraded (maus.unit.ends.degraded)
 
     def __init__(self, name, clock, f, listener=None):
         self.name = name
         self.seq = 0
         self.t = 0
-        self.dropped = []  # type: list[str]  # unpulled logs deleted to make room: show them
         self.listener = listener  # called with every line as its pieces (monitor), may be None
         self._clock = clock
         self._last = clock()
@@ -83,9 +84,7 @@ class GameLog:
         # the ESP32's GPIO interrupts off for milliseconds. Preallocated, so holding allocates nothing.
         self.holding = False
         self.held = 0
-        self._hold_typ = [""] * HOLD
-        self._hold_f = [None] * HOLD  # type: list
-        self._hold_t = [0] * HOLD
+        self._held = [None] * (3 * HOLD)  # type: list  # type, fields, time of each record held, in turn
 
     def _now(self):
         # ms since game start (game_start is 0); summed step by step so it never wraps
@@ -106,10 +105,12 @@ class GameLog:
             if k < HOLD:
                 if not isinstance(typ, str) or not typ:
                     raise ValueError("bad record type")
-                self._hold_typ[k] = typ
-                self._hold_f[k] = fields
-                self._hold_t[k] = self._now()
-                self.held = k + 1
+                h = self._held
+                k *= 3
+                h[k] = typ
+                h[k + 1] = fields
+                h[k + 2] = self._now()
+                self.held += 1
                 seq = self.seq
                 self.seq += 1
                 return seq
@@ -158,10 +159,11 @@ class GameLog:
             return
         self.held = 0
         seq = self.seq - n
+        h = self._held
         for k in range(n):
-            f = self._hold_f[k]
-            self._write(pieces(seq + k, self._hold_t[k], self._hold_typ[k], f or {}), seq + k)
-            self._hold_f[k] = None
+            i = 3 * k
+            self._write(pieces(seq + k, h[i + 2], h[i], h[i + 1] or {}), seq + k)
+            h[i] = h[i + 1] = None
         self._commit()
 
     def _fail(self, e, lost):

@@ -51,8 +51,10 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     except OSError as e:
         err = e
     log = GameLog(name, clock, f, listener)
-    log.dropped = dropped
-    log.short = short
+    if dropped:
+        log.dropped = dropped
+    if short:
+        log.short = True
     if f is not None:
         log.end_at = (store.path(name), store.reserve_path(), wrap)
     pl = []
@@ -70,6 +72,25 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     if dropped:
         log.record("note", {"text": "deleted unpulled logs to make room", "logs": dropped})
     return log
+
+
+def unit_log(u, game, players):
+    """The unit's (maus.unit.play) game log: made room for, opened, game_start written with the unit's
+    settings (start_game) -> u.log. Its own step of a game's start: neither the start's code nor the game
+    is being made while this module and maus.logstore are in RAM."""
+    import maus
+    from maus.logstore import LogStore
+
+    hw = u.hw
+    store = LogStore(u.root)
+    store.unrecovered = u.unrecovered
+    wall = hw.wall_clock()
+    u.log = start_game(
+        store, hw.ticks_ms, game, u.variant, [pl.as_log() for pl in players],
+        hw.board.get("name"), "".join("%02x" % x for x in hw.unique_id()), maus.VERSION, u.settings.values,
+        wall=wall_iso(wall) if wall else None, ticks=hw.ticks_ms(), listener=u._event_line,
+        wrap=getattr(hw, "flash_file", None))
+    u.unrecovered = store.unrecovered
 
 
 def _reserve_bytes(store, blocks):

@@ -1,11 +1,12 @@
-# The host link while no host talks (maus.hostwake): the service loads at a frame's start, answers as it
-# always does, and goes again, with the modules its import loaded, once the host has gone quiet.
+# The host link while no host talks (maus.unit.core.HostWake): the service loads at a frame's start,
+# answers as it always does, and goes again, with the modules its import loaded, once the host has gone quiet.
+
 import sys
 
 import logfs
 from fwtest import raises
 from hostkit import Console, Ctx, answer, parse, request
-from maus.hostwake import LINGER_MS, HostWake
+from maus.unit.core import LINGER_MS, HostWake
 
 
 def _wake(root):

@@ -55,7 +55,7 @@ def main(hw=None, **kw):
         # Each boot step runs with little else in RAM, and its modules go again before the next.
         board_problems, recovered = call_unloaded("maus.unit.boot", "prepare", hw)
         hw.wdt_feed()
-        from maus.unit.core import Unit
+        from maus.unit.core import HostWake, Unit
 
         unit = Unit(hw, recovered=recovered)
         hw.wdt_feed()
@@ -63,11 +63,8 @@ def main(hw=None, **kw):
         call_unloaded("maus.unit.boot", "selftest", unit)
         print("MAUSBOX READY", unit.status["version"])
         hw.wdt_feed()
-        from maus.hostwake import HostWake
-
         # The host's link (docs/protocol.md), served by the main loop: the service loads when a frame comes.
         unit.host = HostWake(unit)
-        unit.pollers.append(unit.host.serve)
         unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))
     except KeyboardInterrupt:  # Ctrl-C over USB is not a crash, even during the boot
         hw.wdt_release()  # the REPL has the unit now: its watchdog is kept fed

@@ -1,5 +1,8 @@
-# A game's start, for maus.unit.play (loaded for it and let go again; what it loads stays with the game):
-# the catalog first, then the game's modules, the players (maus.unit.start), the game made and started.
+# A game's start, for maus.unit.play, in two calls with the log's opening (maus.logstart.unit_log) between
+# them; this module is loaded for each and let go again (what prepare loads stays with the game):
+# prepare: the catalog first, then the game's modules, the players (maus.unit.start); play: the game made
+# and started, with neither maus.unit.start nor the log's opening in RAM (a game's first records are the
+# start's most crowded moment).
 from maus import call_unloaded
 from maus.unit import GAMES
 
@@ -16,21 +19,33 @@ def load_game(key):
     raise ImportError("no Game class in " + mod.__name__)
 
 
-def start_game(u, TableView):
+def prepare(u):
+    """-> (the Game class, its catalog, the players in seat order), or None: a catalog that does not fit
+    the game sent the players back to joining."""
     # The catalog first, before the game's own modules: its JSON is the start's largest transient. The
     # module with its loader stays (the game's Catalog is its class).
     g = GAMES[u.choice]
     __import__(g[7])
     ok, cat = call_unloaded("maus.unit.start", "game_catalog", u, g[7], g[8])
     if not ok:
-        return
-    mod, cls = load_game(u.choice)
+        return None
+    cls = load_game(u.choice)[1]
     if g[6] and u.hw.adc is not None and u.detector is None:
         from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
-    players = call_unloaded("maus.unit.start", "start", u, cls)
-    # made here, with maus.unit.start gone again: the game's first records are written as it starts
+    return cls, cat, call_unloaded("maus.unit.start", "start", u, cls)
+
+
+def play(u, TableView, cls, cat, players):
+    """The game made and started, its log open (u.log)."""
+    log = u.log
+    if log.dropped:
+        u._say("log_room", n=len(log.dropped))
+    if log.short:  # said before the game's first prompt: the game goes on, its log may be cut
+        u._say("log_short")
+        u.fb.sound("error")
+        print("LOG short: the flash may not hold this game's whole log; pull the logs")
+    u.timers = {}
     u.game = cls(TableView(u), players, u.settings.values, cat, u.variant, u.seed)
-    u.players = players
     u.mode = "play"
     u.pending_abort = False
     u.gest.reset()

@@ -11,7 +11,8 @@ from maus.settings import Settings
 def build(u, hw, root, seed, recovered):
     u.hw = hw
     u.seed = seed
-    u.root = root
+    if root:
+        u.root = root
     u.settings = Settings(root, on_change=u._setting_changed)
     u.lang = u.settings.get("lang")
     if recovered is None:  # main() recovers before the unit is built, while the heap is empty
@@ -44,23 +45,18 @@ def build(u, hw, root, seed, recovered):
     u.joined = []  # Player list in join order
     u.settings_i = 0
     u.pending_abort = False
-    u._warned_full = False
     u.stop = False
     u.reader = None
     u.rfid = None
     u.detector = None  # the piezo detector, while a game that needs it is on (maus.unit.play)
-    u._stop_watch = None  # its stop test, made once with it
-    u.calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
-    u.enrolment = None
-    u.pollers = []  # callables(now_ms) -> None or the most ms the loop may idle, outside race windows
-    u.host = None  # maus.hostwake.HostWake, set by main(): the host's requests over the console
+    u.host = None  # maus.unit.core.HostWake, set by main(): the host's requests over the console, served
+    # by each main-loop pass outside races (serve(now_ms) -> None or the most ms the loop may idle)
     if hw.spi is not None:
         _start_rfid(u)
     import maus
 
     u.status = {"version": maus.VERSION, "board": hw.board.get("name"), "safe_mode": False}
-    u._boot_ms = hw.ticks_ms()
-    u._healthy = False  # ran _HEALTHY_MS (maus.unit.core) without a crash: the crash counter was cleared
+    u._boot_ms = hw.ticks_ms()  # None once it ran _HEALTHY_MS (maus.unit.core): the crash counter cleared
     u._gc_at = 0
 
 
@@ -93,5 +89,6 @@ def _start_rfid(u):
         unload("maus.enrol")  # kept with a map: maus.cards, at a card read, uses the same module then
     if em is not None and em.error:
         u.hw.problems.append(em.error)
-    u.enrolment = em
+    if em is not None:
+        u.enrolment = em
     u.rfid = rfid.Presence(u.reader, em)

@@ -7,7 +7,8 @@
 # when it leaves (with every module it loaded: a game, its texts, the log writer): menu (the idle
 # menu), join (a chosen game's variant, joining), setup (the settings menu), play (a game and its end
 # screen). Only one is in RAM at a time (docs/build.md). State that outlives a phase (the chosen game, the players who
-# joined, menu positions) lives here.
+# joined, menu positions) lives here. The host link while no host talks (HostWake) is here too: it is
+# in RAM whenever the unit is, and a module of its own would cost its fixed part besides.
 import gc
 import sys
 
@@ -25,22 +26,26 @@ _HEALTHY_MS = const(30000)  # running this long clears the crash counter
 _RFID_POLL_MS = const(50)
 _WATCH_SLICE_US = const(20000)  # armed piezo: sample this long between main-loop passes
 LOOP_US = const(300)  # a main-loop pass on the ESP32 (charged as virtual time on the sim)
+LINGER_MS = const(10000)  # a host session's requests come seconds apart at most: stay loaded that long
+_IN_PER_POLL = const(160)  # as the host service: typing at the console cannot stall the loop
+_DEAD_MS = const(1000)
 
 
 class Unit:
+    # Set on the unit only when they change from these (a smaller attribute table: under 38 entries
+    # it takes 37 slots, not 47):
+    root = ""  # the flash's mount point ("" on the unit)
+    calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
+    enrolment = None  # the enrolment map (maus.enrol), if the unit has one
+    _stop_watch = None  # the armed piezo's stop test (watch_stop, bound once with the detector)
     # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
-    _boot_ms: "Any"
+    _boot_ms: "Any"  # None once the unit has run _HEALTHY_MS and cleared the crash counter
     _gc_at: "Any"
-    _healthy: "Any"
     _mark: "Any"
     _next: "Any"
-    _stop_watch: "Any"
-    _warned_full: "Any"
-    calib: "Any"
     capture: "Any"
     choice: "Any"
     detector: "Any"
-    enrolment: "Any"
     fb: "Any"
     game: "Any"
     gest: "Any"
@@ -54,12 +59,10 @@ class Unit:
     n: "Any"
     pending_abort: "Any"
     phase: "Any"
-    pollers: "Any"
     race: "Any"
     reader: "Any"
     recovered: "Any"
     rfid: "Any"
-    root: "Any"
     seed: "Any"
     settings: "Any"
     settings_i: "Any"
@@ -124,7 +127,7 @@ class Unit:
         log = self.log
         if log is not None:
             log.record(rtype, fields)
-            if log.degraded and not self._warned_full:
+            if log.degraded and not log.warned:
                 call_unloaded("maus.unit.ends", "degraded", self)  # said once, the game goes on
 
     def say(self, _key, **kw):
@@ -291,23 +294,23 @@ class Unit:
                 elif self.mode == "play" and not (ev[1] or "").startswith("game/"):
                     self.game.on_remove(ev[1], uid)
         soon = -1
-        for poll in self.pollers:  # services outside race windows (e.g. the host link)
-            w = poll(now)
-            if w is not None and (soon < 0 or w < soon):
+        if self.host is not None:  # the host link, served outside race windows
+            w = self.host.serve(now)
+            if w is not None:
                 soon = w
         self.fb.update(now)
         hw.wdt_feed()
         if self.detector is not None and self.detector.armed:
             self._watch()
             return
-        if not self._healthy and ticks_diff(now, self._boot_ms) >= _HEALTHY_MS:
-            self._healthy = True
+        if self._boot_ms is not None and ticks_diff(now, self._boot_ms) >= _HEALTHY_MS:
+            self._boot_ms = None
             from maus.unit import _crash_count
 
             _crash_count(hw, 0)
         wait = self._wait_ms(now)
         if 0 <= soon < wait:
-            wait = soon  # a service has more to do (the host link streaming a log)
+            wait = soon  # the host link has more to do (streaming a log)
         if wait > 0 and ticks_diff(now, self._gc_at) > 500:
             getattr(hw, "collect", gc.collect)()  # idle time: collect now, not during a race (sim: timed)
             self._gc_at = now
@@ -336,3 +339,96 @@ class Unit:
             self.step()
             if until is not None and until():
                 break
+
+
+# --- the host link while no host talks --------------------------------------------------------------------
+# A few hundred bytes that watch the USB console for the start of a frame ("#", docs/protocol.md) and only
+# then load the host service (maus.hostsvc, ~18 KB with its buffers and maus.logstore). When the host has
+# gone quiet for LINGER_MS (no request, no stream, no event subscription, no card lease) the service and the
+# modules its import loaded are let go again, so a game or the idle menu does not carry it (docs/build.md
+# section 7). The request counters outlive it. Bytes before a "#" are not a frame: the service would drop
+# them too (a console echo, typing).
+class HostWake:
+    def __init__(self, ctx, inp=None, out=None, ready=None):
+        self.ctx = ctx
+        self.inp = inp if inp is not None else sys.stdin.buffer
+        self.out = out
+        if ready is None:
+            import select
+
+            p = select.poll()
+            p.register(sys.stdin, select.POLLIN)
+            self._poller = p
+            ready = self._stdin_ready
+        self.ready = ready
+        self._one = bytearray(1)
+        self.svc = None  # the HostService while a host session is on (maus.hostsvc.woken, .asleep)
+        self._mod = None  # its module
+        self._mods = ()  # the modules loading it brought in: they go with it
+        self._seen = 0  # its request count at the last look
+        self._quiet_from = 0
+        self.dead_until = -1  # stdin at its end: looked at again once a second
+        self.requests = 0  # of the services let go (HostService.requests counts on from there)
+        self.bad_frames = 0
+
+    def serve(self, now=None):
+        """Each main-loop pass outside races: read the console until a frame starts; while a session is on, the service serves."""
+        svc = self.svc
+        if svc is None:
+            if not self._look():
+                return None
+            svc = self._wake()
+            if svc is None:
+                return None
+        w = svc.serve(now)
+        t = self.ctx.hw.ticks_ms()
+        if svc.requests != self._seen or svc.job is not None or svc.events_until or svc.card_until >= 0:
+            self._seen = svc.requests
+            self._quiet_from = t
+        elif ticks_diff(t, self._quiet_from) >= LINGER_MS:
+            self._mod.asleep(self)  # the host has gone quiet: the service goes
+            return None
+        return w
+
+    def event(self, parts):
+        """A log record, as its pieces (maus.gamelog.pieces), for a subscribed monitor (HostService.event,
+        which takes the line whole); False while no session is on."""
+        svc = self.svc
+        return svc is not None and svc.event(b"".join(parts))
+
+    def _look(self):
+        # True once a "#" came (given to the service as its first byte); everything before it is dropped.
+        if self.dead_until >= 0:
+            if ticks_diff(self.ctx.hw.ticks_ms(), self.dead_until) < 0:
+                return False
+            self.dead_until = -1
+        one = self._one
+        for _ in range(_IN_PER_POLL):
+            if not self.ready():
+                return False
+            n = self.inp.readinto(one)
+            if n is None:
+                return False
+            if not n:
+                self.dead_until = (self.ctx.hw.ticks_ms() + _DEAD_MS) & 0x3FFFFFFF
+                return False
+            c = one[0]
+            if c == 3:
+                raise KeyboardInterrupt  # as the service does (a raw tty hands Ctrl-C over as a byte)
+            if c == 0x23:
+                return True
+        return False
+
+    def _wake(self):
+        mark = loaded()
+        try:
+            import maus.hostsvc as mod
+        except MemoryError:  # no room for the service now (a fragmented heap in a game): the host asks again
+            unload_since(mark)
+            return None
+        return mod.woken(self, mark)
+
+    def _stdin_ready(self):
+        for _ in self._poller.ipoll(0):
+            return True
+        return False

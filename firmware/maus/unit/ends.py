@@ -40,7 +40,7 @@ def abort(u, reason):
 
 def degraded(u):
     # A full or failing flash never stops a game: say so once and keep refereeing.
-    u._warned_full = True
+    u.log.warned = True
     u._say("log_degraded")
     u.fb.sound("error")
     print("LOG degraded:", u.log.error)

@@ -1,7 +1,8 @@
 # The play phase: one game from its start to its end screen (P1 click: again, hold: the menu).
 #
 # Entering it loads the game and the log writer; the game's start (its catalog, the detector, the log's
-# opening) is maus.unit.start's, its end maus.unit.ends', each loaded for that and let go again. Leaving the phase (maus.unit.core) lets the rest go,
+# opening) is maus.unit.begin's, .start's and maus.logstart's, its end maus.unit.ends', each loaded for
+# that and let go again. Leaving the phase (maus.unit.core) lets the rest go,
 # so only the game being played is in RAM. The piezo detector is made here for the games that need it
 # (GAMES: mms) and dropped with the game.
 from maus import call_unloaded, gamelog  # noqa: F401 - the writer of the game's log stays while it plays
@@ -12,12 +13,20 @@ def enter(u, arg=None):
 
 
 def start_game(u):
-    # A game's start (maus.unit.begin), loaded for it and let go again: only its own module goes, what the
-    # start loads (the game, its catalog's module, the piezo detector) stays with the game.
+    # A game's start in three steps, each with only its own code in RAM (maus.unit.begin, loaded for each
+    # of its two and let go again; what prepare loads, the game and its catalog's module, stays with it):
+    # the catalog, the game's modules and the players; the log's opening; the game made and started.
+    r = _begin("prepare", u)
+    if r is not None:
+        call_unloaded("maus.logstart", "unit_log", u, r[0].GAME, r[2])
+        _begin("play", u, TableView, *r)
+
+
+def _begin(fn, *args):
     import maus
 
     try:
-        __import__("maus.unit.begin", None, None, ("start_game",)).start_game(u, TableView)
+        return getattr(__import__("maus.unit.begin", None, None, (fn,)), fn)(*args)
     finally:
         maus.unload("maus.unit.begin")
 

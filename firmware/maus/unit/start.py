@@ -1,11 +1,10 @@
-# The start of a game, loaded for its moment and let go again (maus.unit.play): the game's catalog, the
-# piezo detector's set-up and the game's log (the game itself is made by maus.unit.play after this module
-# has gone; its end is maus.unit.ends'). Nothing made
+# The start of a game, loaded for its moment and let go again (maus.unit.begin): the game's catalog, the
+# piezo detector's set-up and the players (the game's log is opened by maus.logstart.unit_log and the game
+# made by maus.unit.begin after this module has gone; its end is maus.unit.ends'). Nothing made
 # here may hold a function of this module (a lambda, a closure): it would keep the module in RAM after
 # it was let go.
 import json
 
-import maus
 from maus.unit import CALIB_FILE, GAMES
 
 
@@ -27,10 +26,9 @@ def game_catalog(u, modname, short):
 
 def start(u, cls):
     """The start of a game of the chosen game (cls: maus.unit.begin.load_game) with the players who joined,
-    up to its log's opening: -> the players in seat order. The game itself is made by maus.unit.play, once
-    this module has gone (a game's first records are the start's largest moment)."""
+    up to its log's opening: -> the players in seat order. The log is opened and the game made once this
+    module has gone (maus.unit.play: a game's first records are the start's largest moment)."""
     key = u.choice
-    short = cls.GAME
     if GAMES[key][6] and u.hw.adc is not None and u.detector is None:
         detector(u)
     from maus.game import Player
@@ -42,18 +40,6 @@ def start(u, cls):
     for pl in players:
         pl.young = pl.young and GAMES[key][5]
     u.seed += 1
-    settings = u.settings.values  # the game's own: a change replaces the unit's dict, never alters this one
-    mark = maus.loaded()
-    u.log = open_log(u, short, players, settings)
-    maus.unload_since(mark)  # the log's opening (maus.logstart, .logstore) goes before the game is made
-    if u.log.dropped:
-        u._say("log_room", n=len(u.log.dropped))
-    if u.log.short:  # said before the game's first prompt: the game goes on, its log may be cut
-        u._say("log_short")
-        u.fb.sound("error")
-        print("LOG short: the flash may not hold this game's whole log; pull the logs")
-    u.timers = {}
-    u._warned_full = False
     return players
 
 
@@ -93,21 +79,3 @@ def detector(u):
     d.disarm()
     u._stop_watch = u.watch_stop  # bound once: watch() polls it often
     u.detector = d
-
-
-def open_log(u, short, players, settings):
-    """Make room, open the game's log and write game_start (maus.logstart.start_game): -> the GameLog."""
-    from maus.logstart import start_game, wall_iso
-    from maus.logstore import LogStore
-
-    hw = u.hw
-    store = LogStore(u.root)
-    store.unrecovered = u.unrecovered
-    wall = hw.wall_clock()
-    log = start_game(
-        store, hw.ticks_ms, short, u.variant, [pl.as_log() for pl in players],
-        hw.board.get("name"), "".join("%02x" % x for x in hw.unique_id()), maus.VERSION, settings,
-        wall=wall_iso(wall) if wall else None, ticks=hw.ticks_ms(), listener=u._event_line,
-        wrap=getattr(hw, "flash_file", None))
-    u.unrecovered = store.unrecovered
-    return log
