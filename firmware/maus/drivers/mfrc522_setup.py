@@ -9,14 +9,14 @@ _TxControlReg = const(0x14)
 _RFCfgReg = const(0x26)
 
 _FIFO = const(64)
-_MAX_CARDS = const(4)  # tags one scan finds at most (anticoll.Scanner)
+_MAX_CARDS = const(4)  # tags one scan finds at most (MFRC522.scan)
 _NCFG = const(9)  # registers in mfrc522._CFG
 
 
 def make(r, spi, cs, rst, sleep_us):
-    """The state of a new reader r (MFRC522 with its iso14443a.PCD and anticoll.Scanner parts), then
+    """The state of a new reader r (MFRC522: the bus, the ISO 14443-A frames, the anticollision loop), then
     r.init() into r.ok."""
-    # iso14443a.PCD: frame bytes go in _tx[1:], the answer comes in buf ([0] is the chip driver's).
+    # ISO 14443-A: frame bytes go in _tx[1:], the answer comes in buf ([0] is the bus's).
     r._tx = bytearray(10)  # the longest frame is 9 bytes (SELECT, WRITE: with CRC_A)
     r._rxi = bytearray(1 + _FIFO)
     r.buf = memoryview(r._rxi)[1:]  # the last answer
@@ -34,8 +34,8 @@ def make(r, spi, cs, rst, sleep_us):
     r._wstack = bytearray(6 * _MAX_CARDS)  # pending walk branches: 5 bytes + known bits
     r._queue = bytearray(16 * _MAX_CARDS)  # pending cards: levels + path
     r.errors = 0  # operations that ended in ERROR (a fault counter)
-    r._collpos_frame = False  # CollPos seen counting from the first received bit (see PCD._anticoll)
-    # anticoll.Scanner
+    r._collpos_frame = False  # CollPos seen counting from the first received bit (see MFRC522._anticoll)
+    # the anticollision loop (MFRC522.scan)
     r._settle = 0  # scans that start with HLTA: tags may be left READY or ACTIVE
     r._answered = False  # the last WUPA was answered
     r._levels = 0  # cascade levels of the card in _path (the one on_card sees)
