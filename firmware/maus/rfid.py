@@ -10,7 +10,7 @@
 # arrives and let go again: it runs once per card, so it need not stay in RAM (docs/build.md section 7).
 from micropython import const
 
-from maus import call_unloaded
+from maus import call_unloaded, unload
 from maus.ticks import ticks_add, ticks_diff
 
 TAP = "tap"
@@ -29,6 +29,8 @@ _AREA = const(64)  # TLV bytes read at most for an identity (pages 4..19)
 _NONE = const(())
 _T_UNKNOWN = const(0)  # tagtype.T_UNKNOWN
 _T_TYPE2_LAST = const(6)  # tagtype.TYPE2 are the types 1..6
+_TAGTYPE = const("maus.drivers.tagtype")  # (const: no entries in this module's globals)
+_NDEF = const("maus.drivers.ndef")
 
 
 def uid_hex(uid, n=-1):
@@ -168,12 +170,24 @@ class Presence:
         ident = None
         t = st[_TYPE + i]
         if t == _T_UNKNOWN:
-            t = st[_TYPE + i] = call_unloaded("maus.drivers.tagtype", "identify", self.reader, sak)
+            # tagtype and ndef import nothing that is not loaded: each is let go by its own name, with
+            # no list of the loaded modules (call_unloaded's) in RAM at the card read, the game's peak.
+            try:
+                import maus.drivers.tagtype
+
+                t = st[_TYPE + i] = maus.drivers.tagtype.identify(self.reader, sak)
+            finally:
+                unload(_TAGTYPE)
         if t <= _T_TYPE2_LAST and (t != _T_UNKNOWN or sak == 0):  # Type 2, or SAK 00 and still unknown
             # (a Type 2 tag whose GET_VERSION and re-select both failed: a read failure, tried again)
             r = None
             if t != _T_UNKNOWN:
-                r = call_unloaded("maus.drivers.ndef", "tag_text", self.reader, self._buf)
+                try:
+                    import maus.drivers.ndef
+
+                    r = maus.drivers.ndef.tag_text(self.reader, self._buf)
+                finally:
+                    unload(_NDEF)
                 if r:  # (maus.rfid_id.read_identity in two steps: see there)
                     r = call_unloaded("maus.cards", "from_text", r) or ""
             if r is None:

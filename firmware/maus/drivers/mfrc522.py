@@ -41,6 +41,7 @@ _DivIrqReg = const(0x05)
 _ErrorReg = const(0x06)
 _FIFODataReg = const(0x09)
 _FIFOLevelReg = const(0x0A)
+_FIFO_READ = const(0x80 | (_FIFODataReg << 1))  # its read address on the bus (8.1.2.1)
 _ControlReg = const(0x0C)
 _BitFramingReg = const(0x0D)
 _CollReg = const(0x0E)
@@ -197,48 +198,43 @@ class MFRC522:
             self._views[k] = v
         return v
 
-    def _wr(self, reg, val):
-        b = self._w2
-        b[0] = (reg << 1) & 0x7E
-        b[1] = val
+    # Every bus function's frame is at most 11 words (py/objfun.c VM_MAX_STATE_ON_STACK): it goes on the
+    # C stack, not the heap, at every transfer. Hence few locals, and _xfer's except instead of finally.
+    def _xfer(self, out, into):
+        # One SPI transfer under CS (a write if into is None); CS goes high again whatever happens.
         self._cs.value(0)
         try:
-            self._spi.write(b)
-        finally:
+            if into is None:
+                self._spi.write(out)
+            else:
+                self._spi.write_readinto(out, into)
+        except BaseException:
             self._cs.value(1)
+            raise
+        self._cs.value(1)
+
+    def _wr(self, reg, val):
+        self._w2[0] = (reg << 1) & 0x7E
+        self._w2[1] = val
+        self._xfer(self._w2, None)
 
     def _rd(self, reg):
-        b = self._w2
-        b[0] = ((reg << 1) & 0x7E) | 0x80
-        b[1] = 0
-        self._cs.value(0)
-        try:
-            self._spi.write_readinto(b, self._r2)
-        finally:
-            self._cs.value(1)
+        self._w2[0] = ((reg << 1) & 0x7E) | 0x80
+        self._w2[1] = 0
+        self._xfer(self._w2, self._r2)
         return self._r2[1]
 
     def _fifo_write(self, n):
         # Burst: one address byte, then the n frame bytes of self._tx[1:].
         self._tx[0] = (_FIFODataReg << 1) & 0x7E
-        self._cs.value(0)
-        try:
-            self._spi.write(self._view(0, n + 1))
-        finally:
-            self._cs.value(1)
+        self._xfer(self._view(0, n + 1), None)
 
     def _fifo_read(self, n):
         # Burst: n read addresses and a closing 0; the data lands in self.buf[:n].
-        o = self._rxo
-        a = ((_FIFODataReg << 1) & 0x7E) | 0x80
         for i in range(n):
-            o[i] = a
-        o[n] = 0
-        self._cs.value(0)
-        try:
-            self._spi.write_readinto(self._view(1, n + 1), self._view(2, n + 1))
-        finally:
-            self._cs.value(1)
+            self._rxo[i] = _FIFO_READ
+        self._rxo[n] = 0
+        self._xfer(self._view(1, n + 1), self._view(2, n + 1))
 
     # --- set-up ---------------------------------------------------------------------------------------
     def _set(self, reg, val, mask=0xFF):
@@ -302,11 +298,7 @@ class MFRC522:
         try:
             got = self._chk_in
             for _ in range(2):
-                self._cs.value(0)
-                try:
-                    self._spi.write_readinto(_CHK_OUT, got)
-                finally:
-                    self._cs.value(1)
+                self._xfer(_CHK_OUT, got)
                 for i in range(_NCFG):
                     val = _CFG[3 * i + 1]
                     if _CFG[3 * i] == _RFCfgReg:
@@ -709,7 +701,10 @@ class MFRC522:
                 self.sak = sak
                 self._levels = levels
                 if not self._seen_before(found, u, n):  # (a card on_card sent back to IDLE, met again)
-                    self._remember(found, u, n)
+                    o = found * 10  # remember it
+                    for i in range(n):
+                        self._found[o + i] = u[i]
+                    self._found_n[found] = n
                     found += 1
                     try:
                         on_card(u, n, sak)
@@ -720,12 +715,6 @@ class MFRC522:
         if self.errors != e0:
             self._settle = _SETTLE
         return found
-
-    def _remember(self, k, u, n):
-        o = k * 10
-        for i in range(n):
-            self._found[o + i] = u[i]
-        self._found_n[k] = n
 
     def _seen_before(self, found, u, n):
         for k in range(found):
