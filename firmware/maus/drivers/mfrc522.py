@@ -123,6 +123,8 @@ _READ = const(0x30)
 _CT = const(0x88)  # cascade tag
 _MAX_CARDS = const(4)
 _SETTLE = const(3)  # scans after a broken exchange that start with HLTA (Presence's miss_limit)
+_VALS = const(6 * _MAX_CARDS)  # in _wstack: the CLn values one walk found, after the pending branches
+_FOUND_N = const(10 * _MAX_CARDS)  # in _found: the UID lengths, after the UIDs
 _SWEEP_US = const(400)  # REQA after the walk: an ATQA starts 86 us after the frame (ISO 14443-3 6.2.1.1)
 
 
@@ -152,38 +154,34 @@ class MFRC522:
     _sleep: "Any"
     _w2: bytearray
     _r2: bytearray
-    _rxo: bytearray
     _views: dict
     _reload: int
     _chk_in: bytearray
     ok: bool
-    # ISO 14443-A: frame bytes go in _tx[1:], the answer comes in buf (_rxi[1:]); uid/uid_len, sak
-    # of the card just selected; page: the last READ; _cl, _path, _vals, _wstack, _queue: anticollision work
+    # ISO 14443-A: frame bytes go in _tx[1:], the answer comes in buf (_rxi[1:], rx_bits long); uid, sak
+    # of the card just selected; page: the last READ; _cl, _path, _wstack, _queue: anticollision work.
+    # (Few attributes: 29 fill the instance's table exactly, py/map.c hash_allocation_sizes.)
     _tx: bytearray
     _rxi: bytearray
     buf: memoryview
-    rx_len: int
     rx_bits: int
     coll_bit: int
     uid: bytearray
-    uid_len: int
     sak: int
     atqa: int
     page: bytearray
     _cl: bytearray
     _path: bytearray
-    _vals: bytearray
     _wstack: bytearray
     _queue: bytearray
     errors: int
     _collpos_frame: bool
     # the anticollision loop: _settle (scans that start with HLTA), _answered (the last WUPA was
-    # answered), _levels (of the card on_card sees), _found/_found_n (this scan's UIDs)
+    # answered), _levels (of the card on_card sees), _found (this scan's UIDs, then their lengths)
     _settle: int
     _answered: bool
     _levels: int
     _found: bytearray
-    _found_n: bytearray
 
     def __init__(self, spi, cs, rst, sleep_us=None):
         # The reader's state and its set-up: mfrc522_setup.make (ok: a known chip took the configuration).
@@ -191,10 +189,11 @@ class MFRC522:
 
     # --- bus ----------------------------------------------------------------------------------------
     def _view(self, which, n):
+        # _tx[:n] (which 0) or _rxi[:n] (which 1), made once per length.
         k = which * (_FIFO + 2) + n
         v = self._views.get(k)
         if v is None:
-            v = memoryview((self._tx, self._rxo, self._rxi)[which])[:n]
+            v = memoryview(self._rxi if which else self._tx)[:n]
             self._views[k] = v
         return v
 
@@ -230,11 +229,12 @@ class MFRC522:
         self._xfer(self._view(0, n + 1), None)
 
     def _fifo_read(self, n):
-        # Burst: n read addresses and a closing 0; the data lands in self.buf[:n].
+        # Burst: n read addresses and a closing 0, sent from _tx (every frame is built anew in it before it
+        # is sent); the data lands in self.buf[:n].
         for i in range(n):
-            self._rxo[i] = _FIFO_READ
-        self._rxo[n] = 0
-        self._xfer(self._view(1, n + 1), self._view(2, n + 1))
+            self._tx[i] = _FIFO_READ
+        self._tx[n] = 0
+        self._xfer(self._view(0, n + 1), self._view(1, n + 1))
 
     # --- set-up ---------------------------------------------------------------------------------------
     def _set(self, reg, val, mask=0xFF):
@@ -381,7 +381,6 @@ class MFRC522:
             return ERROR
         last = self._rd(_ControlReg) & 0x07
         self._fifo_read(n)
-        self.rx_len = n
         self.rx_bits = n * 8 if last == 0 else (n - 1) * 8 + last
         if not coll & _COLL_ERR:
             return OK
@@ -412,7 +411,7 @@ class MFRC522:
         # The answer has n data bytes followed by a valid CRC_A. Checked here, not by the chip: a chip
         # that stopped answering mid-frame leaves MISO floating, and its "coprocessor" would confirm
         # the garbage (16 bytes of FF with FF FF, or of 00 with 00 00).
-        if self.rx_len != n + 2 or self.rx_bits != (n + 2) * 8:
+        if self.rx_bits != (n + 2) * 8:
             return False
         c = crc_a(self.buf, n)
         return self.buf[n] == c & 0xFF and self.buf[n + 1] == c >> 8
@@ -457,7 +456,7 @@ class MFRC522:
         if st != OK and st != COLLISION:
             return st
         # Merge the answer: its first bit lands at bit `known` of the field (RxAlign = rem).
-        got = self.rx_len
+        got = (self.rx_bits + 7) >> 3  # bytes in the FIFO
         if nb + got > 5:
             return ERROR
         b = self.buf
@@ -560,7 +559,7 @@ class MFRC522:
     # is found by a REQA after the walk, or selected directly by a UID the caller already knows.
     def _walk(self, level):
         # Find every UID CLn answering at this level by a binary tree walk with ANTICOLLISION
-        # frames only (tags stay READY). Fills self._vals; returns how many were found.
+        # frames only (tags stay READY). Fills _wstack[_VALS:]; returns how many were found.
         cl = self._cl
         ws = self._wstack
         depth = 0
@@ -587,7 +586,7 @@ class MFRC522:
             if st == OK:
                 o = found * 5
                 for i in range(5):
-                    self._vals[o + i] = cl[i]
+                    ws[_VALS + o + i] = cl[i]
                 found += 1
             elif st == ERROR:
                 self.errors += 1
@@ -671,10 +670,10 @@ class MFRC522:
                             for i in range(levels * 5):
                                 q[o + 1 + i] = path[i]
                             for i in range(5):
-                                q[o + 1 + levels * 5 + i] = self._vals[k * 5 + i]
+                                q[o + 1 + levels * 5 + i] = self._wstack[_VALS + k * 5 + i]
                             qn += 1
                     for i in range(5):
-                        path[levels * 5 + i] = self._vals[i]
+                        path[levels * 5 + i] = self._wstack[_VALS + i]
                     sel = levels
                     levels += 1
                 for i in range(5):
@@ -697,14 +696,13 @@ class MFRC522:
                     for i in range(s, lv * 5 + 4):
                         u[n] = path[i]
                         n += 1
-                self.uid_len = n
                 self.sak = sak
                 self._levels = levels
                 if not self._seen_before(found, u, n):  # (a card on_card sent back to IDLE, met again)
                     o = found * 10  # remember it
                     for i in range(n):
                         self._found[o + i] = u[i]
-                    self._found_n[found] = n
+                    self._found[_FOUND_N + found] = n
                     found += 1
                     try:
                         on_card(u, n, sak)
@@ -718,7 +716,7 @@ class MFRC522:
 
     def _seen_before(self, found, u, n):
         for k in range(found):
-            if self._found_n[k] != n:
+            if self._found[_FOUND_N + k] != n:
                 continue
             o = k * 10
             for i in range(n):
@@ -765,7 +763,6 @@ class MFRC522:
             u = self.uid
             for i in range(n):
                 u[i] = uid[off + i]
-            self.uid_len = n
             self._levels = levels
             try:
                 on_card(u, n, self.sak)
