@@ -142,34 +142,27 @@ class Presence:
         return -1
 
     def _card(self, uid, n, sak):
-        # Called by the driver's scan while the tag is selected. Few locals: the frame stays on the C stack
-        # (py/objfun.c VM_MAX_STATE_ON_STACK), not the heap, under the card read it may start.
-        i = self._slot(uid, n)
-        if i < 0:
-            return  # more cards than slots: the extra one is reported when a slot frees
-        self._st[_SEEN + i] = 1
-        self._st[_MISS + i] = 0
-        if self._st[i] == _PENDING:
-            self._resolve(i, uid, n, sak)
-
-    def _slot(self, uid, n):
-        # The card's slot: the one holding this UID, else the first free one, taken for it (PENDING); -1 if
-        # every slot holds another card.
-        i = self._find(uid, n)
-        if i >= 0:
-            return i
+        # Called by the driver's scan while the tag is selected.
         st = self._st
-        for i in range(_MAX):
-            if st[i] == _FREE:
-                o = i * 10
-                for k in range(n):
-                    self._uids[o + k] = uid[k]
-                st[_ULEN + i] = n
-                st[i] = _PENDING
-                st[_TRIES + i] = 0
-                st[_TYPE + i] = _T_UNKNOWN
-                return i
-        return -1
+        i = self._find(uid, n)
+        if i < 0:
+            for j in range(_MAX):
+                if st[j] == _FREE:
+                    i = j
+                    break
+            else:
+                return  # more cards than slots: the extra one is reported when a slot frees
+            o = i * 10
+            for k in range(n):
+                self._uids[o + k] = uid[k]
+            st[_ULEN + i] = n
+            st[i] = _PENDING
+            st[_TRIES + i] = 0
+            st[_TYPE + i] = _T_UNKNOWN
+        st[_SEEN + i] = 1
+        st[_MISS + i] = 0
+        if st[i] == _PENDING:
+            self._resolve(i, uid, n, sak)
 
     def _resolve(self, i, uid, n, sak):
         # Once per arrival: the tag type, the identity from its NDEF text, else from the enrolment map.
