@@ -5,7 +5,7 @@
 # game/mausgeflippt, game/mim, game/mms. normalise() maps any accepted spelling to it, or None.
 from micropython import const
 
-from maus.enrol import ENROL_PATH, Enrolment, uid_hex  # noqa: F401 - their home is maus.enrol
+from maus.rfid import uid_hex  # noqa: F401 - the enrolment key (maus.enrol); its home is maus.rfid, loaded anyway
 
 PREFIX = "mausbox:"
 
@@ -15,10 +15,17 @@ KINDS = (("mg", "mouse", 1, 32), ("mg", "clothing", 1, 58), ("mg", "cheese", 1, 
 # Game card names -> game code.
 GAME_CARDS = {"mausgeflippt": "mg", "mim": "mim", "mms": "mms"}
 _GAME_ALIASES = {"mg": "mausgeflippt"}
+_ENROL_NAMES = const(("Enrolment", "ENROL_PATH"))
 
 
 
-def __getattr__(name):  # to_text, classify, norm_uid, KNOWN, UNKNOWN, WRONG_GAME, GAME_CARD
+def __getattr__(name):
+    # Enrolment, ENROL_PATH: maus.enrol's, not loaded to read a card on a unit with no enrolment file (most);
+    # to_text, classify, norm_uid, KNOWN, UNKNOWN, WRONG_GAME, GAME_CARD: maus.cardfile's.
+    if name in _ENROL_NAMES:
+        import maus.enrol
+
+        return getattr(maus.enrol, name)
     import maus.cardfile
 
     return getattr(maus.cardfile, name)

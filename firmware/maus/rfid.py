@@ -10,7 +10,7 @@
 # arrives and let go again: it runs once per card, so it need not stay in RAM (docs/build.md section 7).
 from micropython import const
 
-from maus import call_unloaded
+from maus import call_unloaded, unload
 from maus.ticks import ticks_add, ticks_diff
 
 TAP = "tap"
@@ -25,10 +25,13 @@ _TYPE = const(2 * _MAX)  # tagtype.T_* of each card
 _MISS = const(3 * _MAX)
 _TRIES = const(4 * _MAX)
 _SEEN = const(5 * _MAX)
+_UIDS = const(6 * _MAX)  # then the UIDs, 10 bytes a slot
 _AREA = const(64)  # TLV bytes read at most for an identity (pages 4..19)
 _NONE = const(())
 _T_UNKNOWN = const(0)  # tagtype.T_UNKNOWN
 _T_TYPE2_LAST = const(6)  # tagtype.TYPE2 are the types 1..6
+_TAGTYPE = const("maus.drivers.tagtype")  # (const: no entries in this module's globals)
+_NDEF = const("maus.drivers.ndef")
 
 
 def uid_hex(uid, n=-1):
@@ -47,10 +50,10 @@ class Presence:
     def __init__(self, reader, enrolment=None):
         self.reader = reader
         self.enrolment = enrolment  # a maus.enrol.Enrolment, or None while the unit has none (no file)
-        self._uids = bytearray(_MAX * 10)
-        self._st = bytearray(6 * _MAX)  # per card slot: state, UID length, type, misses, tries, seen (_S*)
-        self._id = [None] * (2 * _MAX)  # per card slot: identity, then (at _MAX + slot) the UID hex
+        # per card slot: state, UID length, type, misses, tries, seen (_ULEN.._SEEN), then the UIDs (_UIDS)
+        self._st = bytearray(16 * _MAX)
         self._buf = bytearray(_AREA)
+        self._id = [None] * (2 * _MAX)  # per card slot: identity, then (at _MAX + slot) the UID hex
         self._on_card = self._card  # bound once: the scan callback allocates nothing
         self._ev = None
         self._next = 0
@@ -97,7 +100,7 @@ class Presence:
             for i in range(_MAX):
                 if st[i] != _FREE and not st[_SEEN + i]:
                     # Not in this walk: a stronger card may mask it. Its own SELECT still reaches it.
-                    r.select_known(self._uids, st[_ULEN + i], self._on_card, i * 10)
+                    r.select_known(st, st[_ULEN + i], self._on_card, _UIDS + i * 10)
             if r.errors != errors and not r.self_test():
                 r.ok = False  # the chip stopped answering: set it up again after reinit_ms
             for i in range(_MAX):
@@ -126,14 +129,13 @@ class Presence:
         self._ev.append((kind, self._id[i], self._id[_MAX + i]))
 
     def _find(self, uid, n):
-        u = self._uids
         st = self._st
         for i in range(_MAX):
             if st[i] == _FREE or st[_ULEN + i] != n:
                 continue
-            o = i * 10
+            o = _UIDS + i * 10
             for k in range(n):
-                if u[o + k] != uid[k]:
+                if st[o + k] != uid[k]:
                     break
             else:
                 return i
@@ -150,9 +152,9 @@ class Presence:
                     break
             else:
                 return  # more cards than slots: the extra one is reported when a slot frees
-            o = i * 10
+            o = _UIDS + i * 10
             for k in range(n):
-                self._uids[o + k] = uid[k]
+                st[o + k] = uid[k]
             st[_ULEN + i] = n
             st[i] = _PENDING
             st[_TRIES + i] = 0
@@ -168,12 +170,24 @@ class Presence:
         ident = None
         t = st[_TYPE + i]
         if t == _T_UNKNOWN:
-            t = st[_TYPE + i] = call_unloaded("maus.drivers.tagtype", "identify", self.reader, sak)
+            # tagtype and ndef import nothing that is not loaded: each is let go by its own name, with
+            # no list of the loaded modules (call_unloaded's) in RAM at the card read, the game's peak.
+            try:
+                import maus.drivers.tagtype
+
+                t = st[_TYPE + i] = maus.drivers.tagtype.identify(self.reader, sak)
+            finally:
+                unload(_TAGTYPE)
         if t <= _T_TYPE2_LAST and (t != _T_UNKNOWN or sak == 0):  # Type 2, or SAK 00 and still unknown
             # (a Type 2 tag whose GET_VERSION and re-select both failed: a read failure, tried again)
             r = None
             if t != _T_UNKNOWN:
-                r = call_unloaded("maus.drivers.ndef", "tag_text", self.reader, self._buf)
+                try:
+                    import maus.drivers.ndef
+
+                    r = maus.drivers.ndef.tag_text(self.reader, self._buf)
+                finally:
+                    unload(_NDEF)
                 if r:  # (maus.rfid_id.read_identity in two steps: see there)
                     r = call_unloaded("maus.cards", "from_text", r) or ""
             if r is None:

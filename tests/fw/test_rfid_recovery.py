@@ -6,7 +6,7 @@ from rfidkit import reader, uid  # first: the emulator is the biggest compile (9
 
 # isort: split
 from maus import cards, rfid
-from maus.drivers.iso14443a import NO_TAG, OK
+from maus.drivers.mfrc522 import NO_TAG, OK
 from maus.sim import mfrc522_emu as emu_mod
 from maus.sim.mfrc522_emu import NTAG
 

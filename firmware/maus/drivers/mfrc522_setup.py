@@ -9,38 +9,36 @@ _TxControlReg = const(0x14)
 _RFCfgReg = const(0x26)
 
 _FIFO = const(64)
-_MAX_CARDS = const(4)  # tags one scan finds at most (anticoll.Scanner)
+_MAX_CARDS = const(4)  # tags one scan finds at most (MFRC522.scan)
 _NCFG = const(9)  # registers in mfrc522._CFG
 
 
 def make(r, spi, cs, rst, sleep_us):
-    """The state of a new reader r (MFRC522 with its iso14443a.PCD and anticoll.Scanner parts), then
+    """The state of a new reader r (MFRC522: the bus, the ISO 14443-A frames, the anticollision loop), then
     r.init() into r.ok."""
-    # iso14443a.PCD: frame bytes go in _tx[1:], the answer comes in buf ([0] is the chip driver's).
-    r._tx = bytearray(10)  # the longest frame is 9 bytes (SELECT, WRITE: with CRC_A)
+    # ISO 14443-A: frame bytes go in _tx[1:], the answer comes in buf ([0] is the bus's).
+    r._tx = bytearray(1 + _FIFO)  # the longest frame is 9 bytes (SELECT, WRITE: with CRC_A); the FIFO read
+    # addresses of the longest answer go here too (MFRC522._fifo_read)
     r._rxi = bytearray(1 + _FIFO)
     r.buf = memoryview(r._rxi)[1:]  # the last answer
-    r.rx_len = 0
     r.rx_bits = 0
     r.coll_bit = -1
     r.uid = bytearray(10)  # the card just selected by scan()
-    r.uid_len = 0
     r.sak = 0
     r.atqa = 0
     r.page = bytearray(16)  # the last READ
     r._cl = bytearray(5)  # UID CLn + BCC being resolved
     r._path = bytearray(15)  # CLn of the levels selected so far
-    r._vals = bytearray(5 * _MAX_CARDS)  # CLn values found by one anticollision walk
-    r._wstack = bytearray(6 * _MAX_CARDS)  # pending walk branches: 5 bytes + known bits
+    r._wstack = bytearray(11 * _MAX_CARDS)  # pending walk branches (5 bytes + known bits), then the CLn
+    # values one walk found (5 bytes each)
     r._queue = bytearray(16 * _MAX_CARDS)  # pending cards: levels + path
     r.errors = 0  # operations that ended in ERROR (a fault counter)
-    r._collpos_frame = False  # CollPos seen counting from the first received bit (see PCD._anticoll)
-    # anticoll.Scanner
+    r._collpos_frame = False  # CollPos seen counting from the first received bit (see MFRC522._anticoll)
+    # the anticollision loop (MFRC522.scan)
     r._settle = 0  # scans that start with HLTA: tags may be left READY or ACTIVE
     r._answered = False  # the last WUPA was answered
     r._levels = 0  # cascade levels of the card in _path (the one on_card sees)
-    r._found = bytearray(10 * _MAX_CARDS)  # UIDs found by this scan
-    r._found_n = bytearray(_MAX_CARDS)
+    r._found = bytearray(11 * _MAX_CARDS)  # UIDs found by this scan (10 bytes each), then their lengths
     # MFRC522: the bus
     r._spi = spi
     r._cs = cs
@@ -48,7 +46,6 @@ def make(r, spi, cs, rst, sleep_us):
     r._sleep = sleep_us or _clock_sleep()
     r._w2 = bytearray(2)
     r._r2 = bytearray(2)
-    r._rxo = bytearray(1 + _FIFO)  # FIFO read addresses
     r._views = {}  # memoryviews by buffer and length, made on first use
     r._reload = -1
     r._chk_in = bytearray(_NCFG + 4)  # check()'s burst: the configuration, TReload H/L, CommandReg

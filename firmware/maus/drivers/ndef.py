@@ -19,7 +19,7 @@ _TNF_WELL_KNOWN = const(0x01)
 _UTF16 = const(0x80)  # text status byte: UTF-16 encoding
 _MAX_RECORDS = const(16)
 MAX_MESSAGE = const(0xFFFE)  # largest length a 3-byte TLV length may state
-_OK = const(0)  # iso14443a.OK and NAK: READ's answers
+_OK = const(0)  # mfrc522.OK and NAK: READ's answers
 _NAK = const(4)
 _CC_MAGIC = const(0xE1)  # capability container: NDEF present
 

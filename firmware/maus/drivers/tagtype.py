@@ -1,10 +1,12 @@
 # The type of a selected ISO 14443-A tag (NXP AN10833: SAK settles most; a SAK of 00 is the NFC Forum
 # Type 2 family, where NTAG21x GET_VERSION tells an NTAG from a MIFARE Ultralight that does not know it),
-# on an iso14443a.PCD / anticoll.Scanner reader (mfrc522.MFRC522). Once per card arrival (maus.rfid.Presence
-# loads it for that and lets it go again). Nothing here raises.
+# on an mfrc522.MFRC522 reader. Once per card arrival (maus.rfid.Presence loads it for that and lets it
+# go again). Nothing here raises.
 from micropython import const
 
-from maus.drivers.iso14443a import ERROR, NAK, OK
+_OK = const(0)  # mfrc522.OK, NAK, ERROR (consts here: no names to import while a card is read)
+_ERROR = const(2)
+_NAK = const(4)
 
 # Tag types (identify).
 T_UNKNOWN = const(0)
@@ -31,24 +33,24 @@ def get_version(r, info):
     try:
         for _ in range(2):
             st = r._command2(_GET_VERSION, -1)
-            if st != OK:
+            if st != _OK:
                 return st  # silence is an answer here, not a fault
             if r.rx_bits == 4:
-                return NAK
+                return _NAK
             if r._answer_crc_ok(8):
                 for i in range(8):
                     info[i] = r.buf[i]
-                return OK
-        return r._fail(ERROR)
+                return _OK
+        return r._fail(_ERROR)
     except Exception:  # noqa: BLE001
-        return r._fail(ERROR)
+        return r._fail(_ERROR)
 
 
 def reselect(r):
     """Select the card on_card was called for once more (it left the session: a NAK, or a command it
     does not know). True if it is selected again."""
     try:
-        return r._levels > 0 and r._request(_WUPA) == OK and r._reselect_path(r._levels)
+        return r._levels > 0 and r._request(_WUPA) == _OK and r._reselect_path(r._levels)
     except Exception:  # noqa: BLE001
         return False
 
@@ -68,7 +70,7 @@ def identify(r, sak):
     if sak:
         return T_UNKNOWN
     v = bytearray(8)
-    if get_version(r, v) == OK:
+    if get_version(r, v) == _OK:
         if v[1] == 0x04 and v[2] == 0x04:  # NXP, NTAG (NTAG21x datasheet 10.1)
             s = v[6]
             return T_NTAG213 if s == 0x0F else T_NTAG215 if s == 0x11 else T_NTAG216 if s == 0x13 else T_NTAG

@@ -1,8 +1,8 @@
 # NFC Forum Type 2 WRITE (NTAG21x) on a selected tag, for the card writer (maus.cardwriter): apart from
-# iso14443a.PCD so reading cards during a game does not hold it. Nothing here allocates.
+# the reader (mfrc522.MFRC522) so reading cards during a game does not hold it. Nothing here allocates.
 from micropython import const
 
-from maus.drivers.iso14443a import COLLISION, ERROR, NAK, OK
+from maus.drivers.mfrc522 import COLLISION, ERROR, NAK, OK
 
 _WRITE = const(0xA2)
 _ACK = const(0x0A)
@@ -10,7 +10,7 @@ TIMEOUT_US = const(10000)  # NTAG21x EEPROM write takes about 4.1 ms
 
 
 def write(pcd, page, data, off=0):
-    """WRITE with pcd (an iso14443a.PCD): 4 bytes data[off:off+4] to `page`. OK on ACK; NAK, NO_TAG or
+    """WRITE with pcd (an mfrc522.MFRC522): 4 bytes data[off:off+4] to `page`. OK on ACK; NAK, NO_TAG or
     ERROR."""
     try:
         t = pcd._tx
