@@ -1,16 +1,23 @@
 # Mausgeflippt: the rules as a state machine (rulebook: shared/rules/mausgeflippt.txt).
 #
-# This file: reveals, races, cheeses, the end. The rules of a claim (items, collections, protected mice,
-# ties) and the prompts table are in mausgeflippt_claims, the table the unit can know in
-# mausgeflippt_state, the end, summary, status and late ties in mausgeflippt_moments. Decisions where
-# the rulebook is silent: docs/games/mausgeflippt.md.
+# This file: the game's state, reveals, races, cheeses, the claims' order and the round's end: what a
+# game needs at any moment. The rules of a claim (items, "Mausgeflippt!" with a whole collection,
+# protected mice, penalties, passing a claim on) are mausgeflippt_claims's, the end, summary, status and
+# late ties mausgeflippt_moments's: each loaded for its moment (a card, a press, a timer of a claim) and
+# let go again. The table the unit can know and the cards are in mausgeflippt_cards. Decisions where the
+# rulebook is silent: docs/games/mausgeflippt.md.
 from micropython import const
 
 from maus import call_unloaded
-from maus.arbiter import VALID
-from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, load, load_catalog  # noqa: F401
-from maus.games.mausgeflippt_claims import TEXT, Claims
+from maus.arbiter import VALID, Arbiter
+from maus.game import Game
+from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, TableState, load, load_catalog  # noqa: F401
+from maus.text import Texts
 from maus.ticks import ticks_diff
+
+# The prompts: 16 characters x 6 lines, ASCII only (the OLED font has no umlauts), in
+# maus/texts/mg.<lang>.json, read from flash when shown (maus.text).
+TEXT = Texts("mg")
 
 _SETUP = const(0)  # waiting for the first cheese
 _REVEAL = const(1)  # waiting for a mouse on the pad
@@ -19,7 +26,10 @@ _CLAIM = const(3)  # a claimant plays a clothing card or double-presses (mausgef
 _COLLECT = const(4)  # a claimant taps every hand card, then presses
 _CHEESE = const(5)  # waiting for the next cheese
 _OVER = const(6)
+_HAND = const(7)  # clothing cards in a hand
+_P = const(7)  # per-player lists are indexed by player id 1..6
 
+_CLAIMS = "maus.games.mausgeflippt_claims"
 _END = "maus.games.mausgeflippt_moments"
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
@@ -27,11 +37,39 @@ _KINDS = ("mouse", "clothing", "cheese")
 _COUNTS = (MICE, CLOTHING, CHEESES)
 
 
-
-class Mausgeflippt(Claims):
+class Mausgeflippt(Game):
     GAME = "mg"
     TITLE = "Mausgeflippt"
     TEXT = TEXT  # type: ignore[assignment]  # a maus.text.Texts: read from flash when asked
+
+    def __init__(self, table, players, settings, catalog, variant=None, seed=0):
+        super().__init__(table, players, settings, catalog, variant, seed)
+        self.cat = load(catalog)  # ValueError naming the problem for a bad catalog
+        g = settings.get
+        self.lang = g("lang", "en") if g("lang", "en") in TEXT else "en"
+        self.claim_ms = g("claim_window_ms", 5000)
+        self.protect_ms = g("protection_timeout_ms", 3000)
+        self.nudge_ms = g("prompt_timeout_s", 60) * 1000
+        self.arb = Arbiter(g("tie_window_us", 2000), g("lockout", True))
+        self.colour = ["white"] * _P
+        for pl in players:
+            self.colour[pl.id] = pl.colour
+        self.s = TableState(players)
+        self.phase = _SETUP
+        self.reason = ""
+        self.mouse = 0  # the open mouse
+        self.under = 0  # the mouse that went under the stack last
+        self.protected = False
+        self.revealer = 0  # who reveals next (0: anyone)
+        self.early_t = [None] * _P  # time of a press while waiting for the mouse
+        self.queue = []  # this reveal's claimants, in press order
+        self.qi = 0
+        self.claimant = 0
+        self.valid = 0  # valid claims this reveal
+        self.took_cheese = 0  # cheeses taken this reveal
+        self.deciding = False  # the race's decide timer runs
+        self.coll = bytearray(_HAND)  # the collection being tapped (clothing ids)
+        self.ncoll = 0
 
     def _prompt(self, repeat=False):
         # the standing prompt of this phase; nothing happens for prompt_timeout_s: said again
@@ -88,7 +126,7 @@ class Mausgeflippt(Claims):
             else:
                 self._bad("want_mouse")
         elif kind == 1:
-            self._clothing(n)
+            call_unloaded(_CLAIMS, "clothing", self, n)  # a moment: a card played in a claim
         else:
             self._bad("want_clothing")
 
@@ -109,7 +147,7 @@ class Mausgeflippt(Claims):
             elif ph != _RACE and kind == VALID:
                 call_unloaded(_END, "late_tie", self, player)  # a moment: a long-bouncing contact
             elif ph == _COLLECT and player == self.claimant:
-                self._end_collection(False)
+                call_unloaded(_CLAIMS, "end_collection", self, False)  # a moment: the collection is judged
         elif ph == _REVEAL:
             self.early_t[player] = t_us  # a false start, unless it becomes a long press
             # said now (no race is open yet), not logged: no flash write just before a reveal; the press is
@@ -124,7 +162,7 @@ class Mausgeflippt(Claims):
             self.early_t[player] = None  # a status request, not a false start
             self._say("status", text="\n".join(self.status()))
         elif kind == "double" and ph == _CLAIM and player == self.claimant:
-            self._call()
+            call_unloaded(_CLAIMS, "call", self)  # a moment: "Mausgeflippt!"
 
     def on_timer(self, name):
         ph = self.phase
@@ -140,10 +178,17 @@ class Mausgeflippt(Claims):
             self.table.log("timeout", {"what": "unclaimed", "outcome": "under_stack", "protected": self.protected})
             self._say("unclaimed")
             self._round_end()
-        elif name == "claim" and ph == _COLLECT:
-            self._end_collection(True)
-        elif name == "claim" and ph == _CLAIM:
-            self._no_claim()
+        elif name == "claim" and (ph == _COLLECT or ph == _CLAIM):
+            call_unloaded(_CLAIMS, "timed_out", self)  # a moment: the claim window ran out
+
+    # --- output ----------------------------------------------------------------------------------
+    def _say(self, key, **kw):
+        self.table.say(key, **kw)
+        self.table.log("prompt", {"what": key})
+
+    def _bad(self, key, **kw):
+        self.table.sound("error")
+        self._say(key, **kw)
 
     # --- cheeses and reveals ---------------------------------------------------------------------
     def _show_cheese(self, n):
@@ -197,6 +242,20 @@ class Mausgeflippt(Claims):
         for p, off in won:
             self.table.log("claim", {"player": p, "offset_us": off, "tied": len(won) > 1})
         self._next_claim()
+
+    # --- claims, in press order (each one's rules: mausgeflippt_claims) --------------------------
+    def _next_claim(self):
+        if self.qi >= len(self.queue):
+            self._round_end()
+            return
+        p = self.queue[self.qi]
+        self.qi += 1
+        self.claimant = p
+        self.phase = _CLAIM
+        self.table.led(p, self.colour[p], "blink")
+        self.table.sound("prompt")
+        self._say("claim", p=p)
+        self.table.timer("claim", self.claim_ms)
 
     # --- end of a reveal -------------------------------------------------------------------------
     def _round_end(self):
