@@ -30,6 +30,7 @@ _HAND = const(7)  # clothing cards in a hand
 _P = const(7)  # per-player lists are indexed by player id 1..6
 
 _CLAIMS = "maus.games.mausgeflippt_claims"
+_COLLECTION = "maus.games.mausgeflippt_collection"
 _END = "maus.games.mausgeflippt_moments"
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
@@ -125,10 +126,14 @@ class Mausgeflippt(Game):
                 self._reveal(n, ident, t_us)
             else:
                 self._bad("want_mouse")
-        elif kind == 1:
-            call_unloaded(_CLAIMS, "clothing", self, n)  # a moment: a card played in a claim
-        else:
+        elif kind != 1:
             self._bad("want_clothing")
+        elif self.s.penalty[n]:
+            self._bad("penalty_card")
+        elif ph == _CLAIM:
+            call_unloaded(_CLAIMS, "item", self, n)  # a moment: an item played is judged
+        else:
+            call_unloaded(_COLLECTION, "card", self, n)  # one card of "Mausgeflippt!"
 
     def on_press(self, player, t_us):
         if player not in self.s.ids:
@@ -147,7 +152,7 @@ class Mausgeflippt(Game):
             elif ph != _RACE and kind == VALID:
                 call_unloaded(_END, "late_tie", self, player)  # a moment: a long-bouncing contact
             elif ph == _COLLECT and player == self.claimant:
-                call_unloaded(_CLAIMS, "end_collection", self, False)  # a moment: the collection is judged
+                call_unloaded(_COLLECTION, "end", self, False)  # a moment: the collection is judged
         elif ph == _REVEAL:
             self.early_t[player] = t_us  # a false start, unless it becomes a long press
             # said now (no race is open yet), not logged: no flash write just before a reveal; the press is
@@ -162,7 +167,7 @@ class Mausgeflippt(Game):
             self.early_t[player] = None  # a status request, not a false start
             self._say("status", text="\n".join(self.status()))
         elif kind == "double" and ph == _CLAIM and player == self.claimant:
-            call_unloaded(_CLAIMS, "call", self)  # a moment: "Mausgeflippt!"
+            call_unloaded(_COLLECTION, "call", self)  # a moment: "Mausgeflippt!"
 
     def on_timer(self, name):
         ph = self.phase
@@ -178,8 +183,10 @@ class Mausgeflippt(Game):
             self.table.log("timeout", {"what": "unclaimed", "outcome": "under_stack", "protected": self.protected})
             self._say("unclaimed")
             self._round_end()
+        elif name == "claim" and ph == _COLLECT and self.ncoll:
+            call_unloaded(_COLLECTION, "end", self, True)  # a moment: judged as it stands
         elif name == "claim" and (ph == _COLLECT or ph == _CLAIM):
-            call_unloaded(_CLAIMS, "timed_out", self)  # a moment: the claim window ran out
+            call_unloaded(_CLAIMS, "no_claim", self)  # a moment: the window ran out with nothing played
 
     # --- output ----------------------------------------------------------------------------------
     def _say(self, key, **kw):
@@ -256,6 +263,48 @@ class Mausgeflippt(Game):
         self.table.sound("prompt")
         self._say("claim", p=p)
         self.table.timer("claim", self.claim_ms)
+
+    # --- what a verdict does (both kinds of claim: mausgeflippt_claims, mausgeflippt_collection) --
+    def _verdict(self, p, ok, reason):
+        self.table.log("verdict", {"player": p, "ok": ok, "reason": reason})
+
+    def _worn(self, c):
+        return self.cat.worn(self.mouse, self.cat.clothing[c - 1])  # item AND colour
+
+    def _score(self, p, delta, why):
+        self.table.log("score", {"player": p, "delta": delta, "why": why})
+
+    def _penalise(self, p, c, face_down):
+        self.s.penalise(p, c, face_down)
+        self._score(p, -1, "clothing_down" if face_down else "clothing_up")
+
+    def _wrong(self, p, key, n):
+        self.table.sound("wrong")
+        self.table.led(p, "red")
+        self._say(key, p=p, n=n, pts=self.s.score(p))
+
+    def _catch(self, p):
+        # each valid claim catches a mouse: the open one first, then (ties) one from the stack
+        self.valid += 1
+        self.table.sound("ok")
+        self.table.led(p, "green")
+        if not self.s.catch(p, self.mouse if self.valid == 1 else 0):
+            self._say("no_mouse", p=p)
+            return
+        self._score(p, 1, "mouse")
+        self._say("caught" if self.valid == 1 else "stack_mouse", p=p, pts=self.s.score(p))
+
+    def _cheese(self, p, cards, discard):
+        # the open cheese for the first claimant; a tied one takes the next from the stack
+        self.table.sound("cheese")
+        self.table.led(p, "yellow", "blink")
+        if not self.s.take_cheese(p, self.took_cheese > 0):
+            return
+        self.took_cheese += 1
+        self._score(p, -2, "cheese")
+        t = TEXT[self.lang]
+        more = t["cheese_more"].format(n=cards) if cards else ""
+        self._say("cheese", p=p, more=more + (t["discard"] if discard else ""), pts=self.s.score(p))
 
     # --- end of a reveal -------------------------------------------------------------------------
     def _round_end(self):
