@@ -9,9 +9,9 @@
 from micropython import const
 
 from maus import call_unloaded
-from maus.arbiter import VALID, Arbiter
+from maus.arbiter import VALID
 from maus.game import Game
-from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, TableState, load, load_catalog  # noqa: F401
+from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, load, load_catalog  # noqa: F401
 from maus.text import Texts
 from maus.ticks import ticks_diff
 
@@ -26,9 +26,8 @@ _CLAIM = const(3)  # a claimant plays a clothing card or double-presses (mausgef
 _COLLECT = const(4)  # a claimant taps every hand card, then presses
 _CHEESE = const(5)  # waiting for the next cheese
 _OVER = const(6)
-_HAND = const(7)  # clothing cards in a hand
-_P = const(7)  # per-player lists are indexed by player id 1..6
 
+_START = "maus.games.mausgeflippt_start"
 _CLAIMS = "maus.games.mausgeflippt_claims"
 _COLLECTION = "maus.games.mausgeflippt_collection"
 _END = "maus.games.mausgeflippt_moments"
@@ -45,32 +44,7 @@ class Mausgeflippt(Game):
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         super().__init__(table, players, settings, catalog, variant, seed)
-        self.cat = load(catalog)  # ValueError naming the problem for a bad catalog
-        g = settings.get
-        self.lang = g("lang", "en") if g("lang", "en") in TEXT else "en"
-        self.claim_ms = g("claim_window_ms", 5000)
-        self.protect_ms = g("protection_timeout_ms", 3000)
-        self.nudge_ms = g("prompt_timeout_s", 60) * 1000
-        self.arb = Arbiter(g("tie_window_us", 2000), g("lockout", True))
-        self.colour = ["white"] * _P
-        for pl in players:
-            self.colour[pl.id] = pl.colour
-        self.s = TableState(players)
-        self.phase = _SETUP
-        self.reason = ""
-        self.mouse = 0  # the open mouse
-        self.under = 0  # the mouse that went under the stack last
-        self.protected = False
-        self.revealer = 0  # who reveals next (0: anyone)
-        self.early_t = [None] * _P  # time of a press while waiting for the mouse
-        self.queue = []  # this reveal's claimants, in press order
-        self.qi = 0
-        self.claimant = 0
-        self.valid = 0  # valid claims this reveal
-        self.took_cheese = 0  # cheeses taken this reveal
-        self.deciding = False  # the race's decide timer runs
-        self.coll = bytearray(_HAND)  # the collection being tapped (clothing ids)
-        self.ncoll = 0
+        call_unloaded(_START, "setup", self, players, settings)  # a moment: the game's state is made
 
     def _prompt(self, repeat=False):
         # the standing prompt of this phase; nothing happens for prompt_timeout_s: said again
