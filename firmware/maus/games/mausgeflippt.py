@@ -33,6 +33,10 @@ _COLLECTION = "maus.games.mausgeflippt_collection"
 _END = "maus.games.mausgeflippt_moments"
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
+
 _KINDS = ("mouse", "clothing", "cheese")
 _COUNTS = (MICE, CLOTHING, CHEESES)
 
@@ -41,6 +45,30 @@ class Mausgeflippt(Game):
     GAME = "mg"
     TITLE = "Mausgeflippt"
     TEXT = TEXT  # type: ignore[assignment]  # a maus.text.Texts: read from flash when asked
+    # The state, made by maus.games.mausgeflippt_start (bare annotations: the compiler keeps nothing of them)
+    cat: "Any"  # maus.games.mausgeflippt_cards.Catalog
+    lang: "Any"
+    claim_ms: "Any"
+    protect_ms: "Any"
+    nudge_ms: "Any"
+    arb: "Any"  # maus.arbiter.Arbiter
+    colour: "Any"  # by player id
+    s: "Any"  # maus.games.mausgeflippt_cards.TableState
+    phase: "Any"
+    reason: "Any"
+    mouse: "Any"
+    under: "Any"
+    protected: "Any"
+    revealer: "Any"
+    early_t: "Any"
+    queue: "Any"
+    qi: "Any"
+    claimant: "Any"
+    valid: "Any"
+    took_cheese: "Any"
+    deciding: "Any"
+    coll: "Any"
+    ncoll: "Any"
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         super().__init__(table, players, settings, catalog, variant, seed)
@@ -327,5 +355,5 @@ def _hex(uid):
     if uid is None:
         return ""
     if isinstance(uid, (bytes, bytearray)):
-        return "".join("%02x" % b for b in uid)
+        return uid.hex()
     return str(uid).lower()
