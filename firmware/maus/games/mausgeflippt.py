@@ -1,16 +1,23 @@
 # Mausgeflippt: the rules as a state machine (rulebook: shared/rules/mausgeflippt.txt).
 #
-# This file: reveals, races, cheeses, the end. The rules of a claim (items, collections, protected mice,
-# ties) and the prompts table are in mausgeflippt_claims, the table the unit can know in
-# mausgeflippt_state, the end, summary, status and late ties in mausgeflippt_moments. Decisions where
-# the rulebook is silent: docs/games/mausgeflippt.md.
+# This file: the game's state, reveals, races, cheeses, the claims' order and the round's end: what a
+# game needs at any moment. The rules of a claim (items, "Mausgeflippt!" with a whole collection,
+# protected mice, penalties, passing a claim on) are mausgeflippt_claims's, the end, summary, status and
+# late ties mausgeflippt_moments's: each loaded for its moment (a card, a press, a timer of a claim) and
+# let go again. The table the unit can know and the cards are in mausgeflippt_cards. Decisions where the
+# rulebook is silent: docs/games/mausgeflippt.md.
 from micropython import const
 
 from maus import call_unloaded
 from maus.arbiter import VALID
+from maus.game import Game
 from maus.games.mausgeflippt_cards import CHEESES, CLOTHING, MICE, load, load_catalog  # noqa: F401
-from maus.games.mausgeflippt_claims import TEXT, Claims
+from maus.text import Texts
 from maus.ticks import ticks_diff
+
+# The prompts: 16 characters x 6 lines, ASCII only (the OLED font has no umlauts), in
+# maus/texts/mg.<lang>.json, read from flash when shown (maus.text).
+TEXT = Texts("mg")
 
 _SETUP = const(0)  # waiting for the first cheese
 _REVEAL = const(1)  # waiting for a mouse on the pad
@@ -20,18 +27,52 @@ _COLLECT = const(4)  # a claimant taps every hand card, then presses
 _CHEESE = const(5)  # waiting for the next cheese
 _OVER = const(6)
 
+_START = "maus.games.mausgeflippt_start"
+_CLAIMS = "maus.games.mausgeflippt_claims"
+_COLLECTION = "maus.games.mausgeflippt_collection"
 _END = "maus.games.mausgeflippt_moments"
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
+
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
 
 _KINDS = ("mouse", "clothing", "cheese")
 _COUNTS = (MICE, CLOTHING, CHEESES)
 
 
-
-class Mausgeflippt(Claims):
+class Mausgeflippt(Game):
     GAME = "mg"
     TITLE = "Mausgeflippt"
     TEXT = TEXT  # type: ignore[assignment]  # a maus.text.Texts: read from flash when asked
+    # The state, made by maus.games.mausgeflippt_start (bare annotations: the compiler keeps nothing of them)
+    cat: "Any"  # maus.games.mausgeflippt_cards.Catalog
+    lang: "Any"
+    claim_ms: "Any"
+    protect_ms: "Any"
+    nudge_ms: "Any"
+    arb: "Any"  # maus.arbiter.Arbiter
+    colour: "Any"  # by player id
+    s: "Any"  # maus.games.mausgeflippt_cards.TableState
+    phase: "Any"
+    reason: "Any"
+    mouse: "Any"
+    under: "Any"
+    protected: "Any"
+    revealer: "Any"
+    early_t: "Any"
+    queue: "Any"
+    qi: "Any"
+    claimant: "Any"
+    valid: "Any"
+    took_cheese: "Any"
+    deciding: "Any"
+    coll: "Any"
+    ncoll: "Any"
+
+    def __init__(self, table, players, settings, catalog, variant=None, seed=0):
+        super().__init__(table, players, settings, catalog, variant, seed)
+        call_unloaded(_START, "setup", self, players, settings)  # a moment: the game's state is made
 
     def _prompt(self, repeat=False):
         # the standing prompt of this phase; nothing happens for prompt_timeout_s: said again
@@ -87,10 +128,14 @@ class Mausgeflippt(Claims):
                 self._reveal(n, ident, t_us)
             else:
                 self._bad("want_mouse")
-        elif kind == 1:
-            self._clothing(n)
-        else:
+        elif kind != 1:
             self._bad("want_clothing")
+        elif self.s.penalty[n]:
+            self._bad("penalty_card")
+        elif ph == _CLAIM:
+            call_unloaded(_CLAIMS, "item", self, n)  # a moment: an item played is judged
+        else:
+            call_unloaded(_COLLECTION, "card", self, n)  # one card of "Mausgeflippt!"
 
     def on_press(self, player, t_us):
         if player not in self.s.ids:
@@ -109,7 +154,7 @@ class Mausgeflippt(Claims):
             elif ph != _RACE and kind == VALID:
                 call_unloaded(_END, "late_tie", self, player)  # a moment: a long-bouncing contact
             elif ph == _COLLECT and player == self.claimant:
-                self._end_collection(False)
+                call_unloaded(_COLLECTION, "end", self, False)  # a moment: the collection is judged
         elif ph == _REVEAL:
             self.early_t[player] = t_us  # a false start, unless it becomes a long press
             # said now (no race is open yet), not logged: no flash write just before a reveal; the press is
@@ -124,7 +169,7 @@ class Mausgeflippt(Claims):
             self.early_t[player] = None  # a status request, not a false start
             self._say("status", text="\n".join(self.status()))
         elif kind == "double" and ph == _CLAIM and player == self.claimant:
-            self._call()
+            call_unloaded(_COLLECTION, "call", self)  # a moment: "Mausgeflippt!"
 
     def on_timer(self, name):
         ph = self.phase
@@ -140,10 +185,19 @@ class Mausgeflippt(Claims):
             self.table.log("timeout", {"what": "unclaimed", "outcome": "under_stack", "protected": self.protected})
             self._say("unclaimed")
             self._round_end()
-        elif name == "claim" and ph == _COLLECT:
-            self._end_collection(True)
-        elif name == "claim" and ph == _CLAIM:
-            self._no_claim()
+        elif name == "claim" and ph == _COLLECT and self.ncoll:
+            call_unloaded(_COLLECTION, "end", self, True)  # a moment: judged as it stands
+        elif name == "claim" and (ph == _COLLECT or ph == _CLAIM):
+            call_unloaded(_CLAIMS, "no_claim", self)  # a moment: the window ran out with nothing played
+
+    # --- output ----------------------------------------------------------------------------------
+    def _say(self, key, **kw):
+        self.table.say(key, **kw)
+        self.table.log("prompt", {"what": key})
+
+    def _bad(self, key, **kw):
+        self.table.sound("error")
+        self._say(key, **kw)
 
     # --- cheeses and reveals ---------------------------------------------------------------------
     def _show_cheese(self, n):
@@ -198,6 +252,62 @@ class Mausgeflippt(Claims):
             self.table.log("claim", {"player": p, "offset_us": off, "tied": len(won) > 1})
         self._next_claim()
 
+    # --- claims, in press order (each one's rules: mausgeflippt_claims) --------------------------
+    def _next_claim(self):
+        if self.qi >= len(self.queue):
+            self._round_end()
+            return
+        p = self.queue[self.qi]
+        self.qi += 1
+        self.claimant = p
+        self.phase = _CLAIM
+        self.table.led(p, self.colour[p], "blink")
+        self.table.sound("prompt")
+        self._say("claim", p=p)
+        self.table.timer("claim", self.claim_ms)
+
+    # --- what a verdict does (both kinds of claim: mausgeflippt_claims, mausgeflippt_collection) --
+    def _verdict(self, p, ok, reason):
+        self.table.log("verdict", {"player": p, "ok": ok, "reason": reason})
+
+    def _worn(self, c):
+        return self.cat.worn(self.mouse, self.cat.clothing[c - 1])  # item AND colour
+
+    def _score(self, p, delta, why):
+        self.table.log("score", {"player": p, "delta": delta, "why": why})
+
+    def _penalise(self, p, c, face_down):
+        self.s.penalise(p, c, face_down)
+        self._score(p, -1, "clothing_down" if face_down else "clothing_up")
+
+    def _wrong(self, p, key, n):
+        self.table.sound("wrong")
+        self.table.led(p, "red")
+        self._say(key, p=p, n=n, pts=self.s.score(p))
+
+    def _catch(self, p):
+        # each valid claim catches a mouse: the open one first, then (ties) one from the stack
+        self.valid += 1
+        self.table.sound("ok")
+        self.table.led(p, "green")
+        if not self.s.catch(p, self.mouse if self.valid == 1 else 0):
+            self._say("no_mouse", p=p)
+            return
+        self._score(p, 1, "mouse")
+        self._say("caught" if self.valid == 1 else "stack_mouse", p=p, pts=self.s.score(p))
+
+    def _cheese(self, p, cards, discard):
+        # the open cheese for the first claimant; a tied one takes the next from the stack
+        self.table.sound("cheese")
+        self.table.led(p, "yellow", "blink")
+        if not self.s.take_cheese(p, self.took_cheese > 0):
+            return
+        self.took_cheese += 1
+        self._score(p, -2, "cheese")
+        t = TEXT[self.lang]
+        more = t["cheese_more"].format(n=cards) if cards else ""
+        self._say("cheese", p=p, more=more + (t["discard"] if discard else ""), pts=self.s.score(p))
+
     # --- end of a reveal -------------------------------------------------------------------------
     def _round_end(self):
         s = self.s
@@ -245,5 +355,5 @@ def _hex(uid):
     if uid is None:
         return ""
     if isinstance(uid, (bytes, bytearray)):
-        return "".join("%02x" % b for b in uid)
+        return uid.hex()
     return str(uid).lower()

@@ -1,7 +1,7 @@
 # Mausgeflippt: what the game does at moments only, loaded for that moment and let go again
 # (maus.call_unloaded from maus.games.mausgeflippt), so none of it stays in RAM while a game is played: the
 # end, the winners, the summary for the log, the status screen of a long press (from the table's state,
-# maus.games.mausgeflippt_state.TableState: `s`), a late press that ties with the winner.
+# maus.games.mausgeflippt_cards.TableState: `s`), a late press that ties with the winner.
 from micropython import const
 
 _OVER = const(6)  # the game's phases (as mausgeflippt.py)
