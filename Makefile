@@ -7,7 +7,7 @@ PORT ?=
 PORT_ARG := $(if $(PORT),--port $(PORT),)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup mp32 vports test check sim bench deploy flash image clean
+.PHONY: help setup mp32 vports test check sim bench catalogs deploy flash image clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -44,6 +44,9 @@ sim: $(STAMP) mp32 vports ## run the virtual unit in this terminal
 
 bench: $(STAMP) mp32 vports ## print benchmark figures, one `name: value unit` per line
 	$(BIN)/python bench/run.py
+
+catalogs: $(STAMP) ## compile the built-in catalogs again (maus/catalogs/*.cat) after changing a .json
+	$(BIN)/python -m mausbox.catalogc
 
 deploy: $(STAMP) ## copy the firmware to a unit: make deploy PORT=/dev/ttyUSB0
 	$(BIN)/mausbox deploy $(PORT_ARG)

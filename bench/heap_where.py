@@ -22,6 +22,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("scenario", type=Path)
     ap.add_argument("--at", type=int, help="take the unit apart at this virtual time (ms, game phase)")
+    ap.add_argument("--at-bytes", type=int, help="take the unit apart at the first game peak of this many bytes")
     a = ap.parse_args()
     exe = heapkit.micropython_binary()
     if exe is None:
@@ -30,10 +31,15 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "unit"
         norm = heapkit.prepare(a.scenario, root)
-        env = {"MAUSBOX_HEAPPROBE_MS": str(a.at)} if a.at is not None else {"MAUSBOX_HEAPWATCH_MODS": "1"}
+        if a.at is not None:
+            env = {"MAUSBOX_HEAPPROBE_MS": str(a.at)}
+        elif a.at_bytes is not None:
+            env = {"MAUSBOX_HEAPPROBE_BYTES": str(a.at_bytes)}
+        else:
+            env = {"MAUSBOX_HEAPWATCH_MODS": "1"}
         proc = heapkit._run(root, norm, "heapwatch", 1 << 19, str(heapkit._bare(exe)), **env)
         lines = proc.stdout.splitlines()
-        if a.at is not None:
+        if a.at is not None or a.at_bytes is not None:
             for ln in lines:
                 if ln.startswith("HEAPPROBE") and not ln.endswith(" 0"):
                     print(ln[10:])

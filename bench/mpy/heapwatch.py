@@ -3,7 +3,7 @@
 # Runs the firmware as deployed (maus/ as .mpy in the current folder, main()'s own boot) on the simulated
 # hardware. The live heap (gc.mem_alloc() after gc.collect()) is sampled every time the firmware charges
 # virtual time (each main-loop pass, every bus transfer and display frame, every 8th ADC read: finer
-# than a loop pass) and at every scenario action. Collecting only when the allocated total (garbage
+# than a loop pass), at every scenario action and at the end of every import. Collecting only when the allocated total (garbage
 # included, so never below the live heap) passes the peak so far keeps it exact to RESOLUTION, and fast.
 #
 # Board share = live - what this tool holds - the simulated parts' share + what only a board holds:
@@ -26,7 +26,10 @@
 # MAUSBOX_HEAPPROBE_MS=T, at the first sample of the game phase at or after T ms of virtual time it takes
 # the unit apart piece by piece (the game's attributes, the unit's, then each firmware module) printing
 # `HEAPPROBE what bytes` for what each removal freed, and stops: an attribution of the heap at that moment
-# (a piece shared by several holders counts where its last holder goes).
+# (a piece shared by several holders counts where its last holder goes). MAUSBOX_HEAPPROBE_BYTES=N does the
+# same at the first game-phase peak of N bytes or more, after `HEAPPROBE at N t=<ms> modules`; what the
+# unwound frames held (a parse in progress) is the drop from that N to the `live` line.
+import builtins
 import gc
 import sys
 
@@ -42,7 +45,8 @@ QSTR_ROOM = 2048  # free qstr entries after the prefill: more than the sim and t
 
 _peak = {"boot": 0, "game": 0}
 _st = {"mods": False, "phase": "boot", "base": 0, "sim": 0, "first_us": -1, "samples": 0, "collects": 0, "tag_max": 0,
-       "adc": 0}
+       "adc": 0, "quiet": 0,
+       "probe_b": 0}
 _tags = {}  # identity -> bytes of a simulated tag on the pad
 _keep = []
 _world = None
@@ -79,12 +83,39 @@ def _sample():
     b = gc.mem_alloc() - extra
     if b > _peak[ph]:
         _peak[ph] = b
+        if ph == "game" and 0 < st["probe_b"] <= b and _unit:
+            print("HEAPPROBE at", b, "t=%d" % (_world.now // 1000), " ".join(k for k in sys.modules if k.startswith("maus")))
+            raise _Probe
         if _st.get("mods"):
             print("HEAPMODS", ph, b, "t=%d" % (_world.now // 1000), " ".join(k for k in sys.modules if k.startswith("maus")))
 
 
+
+
 class _Probe(BaseException):
     pass
+
+
+_import = builtins.__import__
+
+
+def _sampled_import(*a):
+    # Every firmware import sampled when it is done: a step with no bus transfer or loop pass in it
+    # (maus.cards parsing a card's text, a game's start) has its modules in RAM then, which the other
+    # samples miss. Not what the simulator imports (a tag's contents made with maus.drivers.ndef_write as
+    # it is put on the pad), nor what those imports import in turn: that is the simulator's share.
+    g = a[1] if len(a) > 1 else None
+    sim = g is not None and (g.get("__name__") or "").startswith(("maus.sim", "maus.hw.sim"))
+    if sim:
+        _st["quiet"] += 1
+    try:
+        m = _import(*a)
+    finally:
+        if sim:
+            _st["quiet"] -= 1
+    if _world is not None and not _st["quiet"]:
+        _sample()
+    return m
 
 
 def _take(what, holder, name):
@@ -180,6 +211,7 @@ def main():
     st = _st
     bare = int(sys.argv[1]) if len(sys.argv) > 1 else 0  # the bare interpreter's live heap (a board's too)
     _prefill_qstrs()
+    builtins.__import__ = _sampled_import  # before the base is taken: its table is the tool's
     _qstrs("start")
     st["base"] = _live() - bare  # this tool
     esp32_bytes = _board_only()
@@ -227,11 +259,25 @@ def main():
         _sample()
         orig_idle(ms)
 
+    def sim_tap(ident):
+        # A tag's contents are made with firmware modules (maus.cards, maus.drivers.ndef's writer): on a
+        # board only a card read loads those, and lets them go. Let go of what the simulator loaded, so a
+        # card read later loads them afresh (the board's cost) and they are not counted after the tag goes.
+        had = set(sys.modules)
+        _st["quiet"] += 1  # its imports are not the firmware's moments
+        try:
+            orig_tap(ident)
+        finally:
+            _st["quiet"] -= 1
+        for k in list(sys.modules):
+            if k not in had and k.startswith("maus.") and not k.startswith("maus.sim"):
+                maus.unload(k)
+
     def tap(ident):
         if ident in hw._tags:
-            return orig_tap(ident)
+            return sim_tap(ident)
         x = _live()
-        orig_tap(ident)
+        sim_tap(ident)
         n = _live() - x
         _tags[ident] = n
         st["tag_max"] = max(st["tag_max"], n)
@@ -269,6 +315,7 @@ def main():
 
     _st["mods"] = bool(os.getenv("MAUSBOX_HEAPWATCH_MODS"))
     _st["probe"] = int(os.getenv("MAUSBOX_HEAPPROBE_MS") or -1)
+    _st["probe_b"] = int(os.getenv("MAUSBOX_HEAPPROBE_BYTES") or 0)
     _sample()
     try:
         maus.unit.main(hw=hw)

@@ -67,7 +67,7 @@ def compile_file(src: Path, out: Path, march: str = DEFAULT_MARCH, shown: Path |
 
 def compile_tree(bases: list[Path], out: Path, march: str, root: Path) -> Path:
     """Every .py under each base compiled into one folder `out` (as a unit holds them), data files
-    (.json, .jsonl) copied; each .mpy names its source relative to `root`. Used by the test harness and
+    (.json, .jsonl, .cat) copied; each .mpy names its source relative to `root`. Used by the test harness and
     the benchmarks, so both load exactly what a deploy puts on a unit."""
     import shutil
 
@@ -82,7 +82,7 @@ def compile_tree(bases: list[Path], out: Path, march: str, root: Path) -> Path:
                 err = compile_file(src, dst.with_suffix(".mpy"), march=march, shown=shown)
                 if err:
                     raise RuntimeError(err)
-            elif src.suffix in (".json", ".jsonl"):
+            elif src.suffix in (".json", ".jsonl", ".cat"):
                 shutil.copyfile(src, dst)
     return out
 

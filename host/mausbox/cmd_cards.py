@@ -12,6 +12,7 @@ HELP = "write card identities to NTAG stickers, enrol UIDs, list enrolled cards,
 EXAMPLES = """\
 mausbox cards print --catalog mg -o mg-cards.html   # a printable sheet of every Mausgeflippt card
 mausbox cards check my-catalog.json
+mausbox cards check mg.json --compile                # and write mg.cat, the form the unit loads fastest
 mausbox cards write --catalog mg --port /dev/ttyUSB0
 mausbox cards enrol mg/mouse/07 --port /dev/ttyUSB0
 mausbox cards list --json
@@ -61,6 +62,8 @@ def add_parser(p):
     q = sub.add_parser("check", help="validate a catalog file with the game's own validator")
     q.add_argument("file")
     q.add_argument("--json", action="store_true")
+    q.add_argument("--compile", action="store_true",
+                   help="also write its compiled form (FILE.cat beside it) for the unit (docs/build.md section 7)")
 
 
 def run(args) -> int:
@@ -263,15 +266,26 @@ def _check(args) -> int:
 
     data = load_catalog(args.file)
     errs = check_catalog(data)
+    cat = None
+    if args.compile and not errs:
+        from pathlib import Path
+
+        from mausbox import catalogc
+
+        cat = catalogc.compile_file(Path(args.file))
     if args.json:
         print(json.dumps({"file": args.file, "game": data.get("game"), "ok": not errs, "errors": errs,
-                          "cards": len(card_list(data)) if not errs else None}, indent=1))
+                          "cards": len(card_list(data)) if not errs else None,
+                          **({"compiled": str(cat) if cat else None} if args.compile else {})}, indent=1))
     elif errs:
         print("%s: %d problem(s):" % (args.file, len(errs)))
         for e in errs:
             print("  " + e)
     else:
         print("%s: a good %s catalog, %d cards" % (args.file, data["game"], len(card_list(data))))
+        if args.compile:
+            print("  compiled: %s (copy it to the unit beside the .json)" % cat if cat else
+                  "  no compiled form for this game: the unit reads the .json")
     return 1 if errs else 0
 
 

@@ -120,7 +120,7 @@ def firmware_files(platform: str, mpy: int, board: str) -> tuple[dict[str, bytes
                     raise UserError(f"the firmware does not compile:\n{e}", EXIT_PROBLEM) from None
             else:
                 files[rel] = src.read_bytes()
-        elif src.suffix == ".json":
+        elif src.suffix in (".json", ".cat"):  # data: settings, texts, catalogs and their compiled form
             files[rel] = src.read_bytes()
     files["board.json"] = board_file(board).read_bytes()
     ok = board_ok(files["board.json"], files.get("maus/board.py") or files["maus/board.mpy"])

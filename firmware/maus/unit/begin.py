@@ -1,8 +1,7 @@
 # A game's start, for maus.unit.play, in two calls with the log's opening (maus.logstart.unit_log) between
-# them; this module is loaded for each and let go again (what prepare loads stays with the game):
-# prepare: the catalog first, then the game's modules, the players (maus.unit.start); play: the game made
-# and started, with neither maus.unit.start nor the log's opening in RAM (a game's first records are the
-# start's most crowded moment).
+# them; this module is loaded for each and let go again (what they load stays with the game): prepare:
+# the catalog, then the players (maus.unit.start); play: the game's modules, the piezo detector, the game
+# made and started, with neither maus.unit.start nor the log's opening in RAM.
 from maus import call_unloaded
 from maus.unit import GAMES
 
@@ -20,23 +19,27 @@ def load_game(key):
 
 
 def prepare(u):
-    """-> (the Game class, its catalog, the players in seat order), or None: a catalog that does not fit
-    the game sent the players back to joining."""
-    # The catalog first, before the game's own modules: its JSON is the start's largest transient. The
+    """-> (its catalog, the players in seat order), or None: a catalog that does not fit the game sent the
+    players back to joining. The game's own modules are not loaded yet (unless its catalog's module is the
+    game's): the log is opened next, with as little else in RAM as can be (maus.unit.play)."""
+    # The catalog first: a .json of it is the start's largest transient (maus.unit.start.catalog). The
     # module with its loader stays (the game's Catalog is its class).
     g = GAMES[u.choice]
     __import__(g[7])
     ok, cat = call_unloaded("maus.unit.start", "game_catalog", u, g[7], g[8])
     if not ok:
         return None
+    return cat, call_unloaded("maus.unit.start", "start", u)
+
+
+def play(u, TableView, cat, players):
+    """The game's modules loaded, the piezo detector made (the games that need it), the game made and
+    started; its log is open (u.log)."""
     cls = load_game(u.choice)[1]
-    if g[6] and u.hw.adc is not None and u.detector is None:
+    if GAMES[u.choice][6] and u.hw.adc is not None and u.detector is None:
         from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
-    return cls, cat, call_unloaded("maus.unit.start", "start", u, cls)
 
-
-def play(u, TableView, cls, cat, players):
-    """The game made and started, its log open (u.log)."""
+        call_unloaded("maus.unit.start", "detector", u)
     log = u.log
     if log.dropped:
         u._say("log_room", n=len(log.dropped))

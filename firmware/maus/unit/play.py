@@ -6,6 +6,7 @@
 # so only the game being played is in RAM. The piezo detector is made here for the games that need it
 # (GAMES: mms) and dropped with the game.
 from maus import call_unloaded, gamelog  # noqa: F401 - the writer of the game's log stays while it plays
+from maus.unit import GAMES
 
 
 def enter(u, arg=None):
@@ -14,11 +15,13 @@ def enter(u, arg=None):
 
 def start_game(u):
     # A game's start in three steps, each with only its own code in RAM (maus.unit.begin, loaded for each
-    # of its two and let go again; what prepare loads, the game and its catalog's module, stays with it):
-    # the catalog, the game's modules and the players; the log's opening; the game made and started.
+    # of its two and let go again; what they load, the catalog's module and the game's, stays with it):
+    # the catalog and the players; the log's opening (before the game's own modules are loaded: with
+    # maus.logstart and maus.logstore it is the start's most crowded moment); the game's modules loaded,
+    # the detector made, the game made and started.
     r = _begin("prepare", u)
     if r is not None:
-        call_unloaded("maus.logstart", "unit_log", u, r[0].GAME, r[2])
+        call_unloaded("maus.logstart", "unit_log", u, GAMES[u.choice][8], r[1])
         _begin("play", u, TableView, *r)
 
 

@@ -1,6 +1,6 @@
-# The start of a game, loaded for its moment and let go again (maus.unit.begin): the game's catalog, the
-# piezo detector's set-up and the players (the game's log is opened by maus.logstart.unit_log and the game
-# made by maus.unit.begin after this module has gone; its end is maus.unit.ends'). Nothing made
+# The start of a game, loaded for its moments and let go again (maus.unit.begin): the game's catalog, the
+# players, and (after the log's opening, maus.logstart.unit_log) the piezo detector's set-up; the game is
+# made by maus.unit.begin after this module has gone; its end is maus.unit.ends'. Nothing made
 # here may hold a function of this module (a lambda, a closure): it would keep the module in RAM after
 # it was let go.
 import json
@@ -24,13 +24,11 @@ def game_catalog(u, modname, short):
         return False, None
 
 
-def start(u, cls):
-    """The start of a game of the chosen game (cls: maus.unit.begin.load_game) with the players who joined,
-    up to its log's opening: -> the players in seat order. The log is opened and the game made once this
-    module has gone (maus.unit.play: a game's first records are the start's largest moment)."""
+def start(u):
+    """The players who joined, for a game of the chosen game, up to its log's opening: -> the players in
+    seat order. The log is opened, the game's modules loaded and the game made once this module has gone
+    (maus.unit.play, maus.unit.begin.play)."""
     key = u.choice
-    if GAMES[key][6] and u.hw.adc is not None and u.detector is None:
-        detector(u)
     from maus.game import Player
 
     # Made again from the game's maus.game: the join phase's copy of that module went when it did, and
@@ -48,9 +46,13 @@ def _pid(pl):
 
 
 def catalog(mod, short):
-    """The game's catalog from maus/catalogs/<short>.json, compacted by the game module if it can."""
+    """The game's catalog from maus/catalogs/<short>.json, compacted by the game module if it can; from
+    <short>.cat, its compiled form, while that was compiled from this very .json (docs/catalogs.md)."""
     here = __file__.rsplit("/", 2)[0] if __file__.count("/") > 1 else "maus"
     path = "%s/catalogs/%s.json" % (here, short)
+    cat = compiled(mod, path)
+    if cat is not None:
+        return cat
     try:
         with open(path) as f:
             data = json.load(f)
@@ -79,3 +81,42 @@ def detector(u):
     d.disarm()
     u._stop_watch = u.watch_stop  # bound once: watch() polls it often
     u.detector = d
+
+
+def _sha(path):
+    import binascii
+    import hashlib
+
+    h = hashlib.sha256()
+    buf = bytearray(128)
+    with open(path, "rb") as f:
+        while True:
+            n = f.readinto(buf)
+            if not n:
+                break
+            h.update(memoryview(buf)[:n])
+    return binascii.hexlify(h.digest()).decode()
+
+
+def compiled(mod, path):
+    """The compact Catalog from the .cat beside the catalog file `path`, or None: no .cat, one compiled from
+    another .json (edited since), or a damaged one; then the .json is read and checked whole. Parsing the
+    .json of Mausgeflippt's catalog takes ~19 KB of heap for a moment, its .cat ~1 KB (docs/catalogs.md)."""
+    cls = getattr(mod, "Catalog", None)
+    if cls is None:
+        return None
+    try:
+        with open(path[:-5] + ".cat") as f:
+            head = f.readline().split()
+            body = f.readline()
+        if len(head) != 3 or head[0] != "mausbox-catalog-1" or head[1] != _sha(path):
+            return None
+        import binascii
+        import hashlib
+
+        if binascii.hexlify(hashlib.sha256(body.rstrip("\n").encode()).digest()).decode() != head[2]:
+            return None  # the .cat itself is damaged
+        args = [bytes.fromhex(v) if k == "b" else v for k, v in json.loads(body)]
+        return cls(*args)
+    except (OSError, ValueError, TypeError):
+        return None

@@ -69,7 +69,7 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: 
         manifest = {}
     wanted = set()
     for src in sorted(FIRMWARE_PKG.rglob("*")):
-        if "__pycache__" in src.parts or not src.is_file() or src.suffix not in (".py", ".json"):
+        if "__pycache__" in src.parts or not src.is_file() or src.suffix not in (".py", ".json", ".cat"):
             continue
         rel = src.relative_to(FIRMWARE_PKG)
         out_rel = rel.with_suffix(".mpy") if compiled and src.suffix == ".py" else rel
