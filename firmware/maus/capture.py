@@ -6,6 +6,15 @@
 # runs in service(), called by the main loop: a press counts only if the pin is still low after the
 # settle time (glitches are rejected, the first-edge time is kept); releases, re-arming after the
 # debounce window and stuck buttons are handled there too. See docs/capture.md.
+#
+# Race windows (RaceWindow, below): from a reveal until the race is decided the unit does nothing but
+# time presses. The window touches no flash (the game log holds its records until the race is decided:
+# a flash write holds the ESP32's GPIO interrupts off for milliseconds), collects no garbage (one
+# collection as it opens leaves the heap room for the window's few allocations), refreshes no display
+# and polls no RFID (the unit pauses them). Capture inside it: "capture": "irq" sleeps 1 ms at a time
+# and lets the soft IRQ handlers time the edges; "poll" runs the capture's register loop (hw.scan) and
+# hands back to the IRQ path between its calls and when the window closes.
+import gc
 from array import array
 
 from micropython import const
@@ -23,6 +32,8 @@ EV_RELEASE = const(2)
 EV_GLITCH = const(3)
 EV_STUCK = const(4)
 EV_UNSTUCK = const(5)
+
+_POLL_US = const(2000)  # one register loop at most this long: service(), timers and the WDT in between
 
 
 class Capture:
@@ -49,7 +60,7 @@ class Capture:
         self._seen_at = 0  # when service() last looked
         self.pending = False  # set by the handler: service() has work
         self.irq_count = 0
-        # The poll capture's register loop (hw.scan, maus.race sets it for "capture": "poll"), and
+        # The poll capture's register loop (hw.scan, RaceWindow sets it for "capture": "poll"), and
         # where it puts each button's µs since the call.
         self.scan = None
         self._dt = array("i", [0] * n)
@@ -84,13 +95,12 @@ class Capture:
 
     def poll(self, max_us):
         """`poll` capture for race windows: watch every armed button for up to max_us (or until one reads
-        low), timing first edges by the loop, whatever the IRQ scheduler does. With hw.scan (a viper loop
-        reading the GPIO input and timer registers, a few µs a pass) the scheduler waits meanwhile;
-        without, a Python loop of levels() and ticks_us(). Shares the IRQ path's state: the earliest
-        evidence of an edge wins. Returns 1 on an edge, 0 when max_us passed, -1 with no button armed."""
+        low), timing first edges by the loop, whatever the IRQ scheduler does. The loop is hw.scan (a viper
+        loop reading the GPIO input and timer registers, a few µs a pass; the scheduler waits meanwhile);
+        a board without one gets maus.pollpy's Python loop instead of this method (RaceWindow sets it).
+        Shares the IRQ path's state: the earliest evidence of an edge wins. Returns 1 on an edge, 0 when
+        max_us passed, -1 with no button armed."""
         scan = self.scan
-        if scan is None:
-            return self._poll_py(max_us)
         state = self._state
         armed = 0
         for i in range(self.n):
@@ -116,28 +126,6 @@ class Capture:
                     self._t[i] = t  # its handler ran first (right after the loop), with a later time
         self.pending = True
         return 1
-
-    def _poll_py(self, max_us):
-        ticks = self._ticks
-        levels = self._levels
-        state = self._state
-        n = self.n
-        t0 = ticks()
-        while True:
-            t = ticks()
-            low = levels()
-            if low:
-                for i in range(n):
-                    if low & (1 << i) and state[i] == _ARMED:
-                        self._t[i] = t
-                        self._snap[i] = low
-                        state[i] = _SETTLING
-                        self._pins[i].irq(handler=None)
-                        self.pending = True
-                if self.pending:
-                    return True
-            if ticks_diff(t, t0) >= max_us:
-                return False
 
     # --- main-loop context ----------------------------------------------------------------------------
     def _arm(self, i):
@@ -250,3 +238,51 @@ class Capture:
             if st == _SETTLING or st == _HOLDOFF:
                 return True
         return False
+
+
+class RaceWindow:
+    def __init__(self, hw, capture, unit=None):
+        self.hw = hw
+        self.capture = capture
+        self.unit = unit  # the unit (maus.unit.core): its running GameLog (.log) holds records in the window
+        self.poll = hw.board.get("capture") == "poll"
+        if self.poll:
+            scan = getattr(hw, "scan", None)
+            if scan is not None:
+                capture.scan = scan
+            else:  # no register loop on this board (not an ESP32): a Python loop, loaded only here
+                from maus.pollpy import install
+
+                install(capture)
+        self._window = getattr(hw, "window", None)
+        self._collect = getattr(hw, "collect", None) or gc.collect  # the simulator times its pause
+        self.is_open = False
+
+    def open(self):
+        if self.is_open:
+            return
+        self._collect()  # now, at the reveal (no reaction is that fast), never inside the window
+        lg = self.unit.log if self.unit is not None else None
+        if lg is not None:
+            lg.hold()
+        self.is_open = True
+        if self._window is not None:
+            self._window(True)
+
+    def close(self):
+        if not self.is_open:
+            return
+        self.is_open = False
+        if self._window is not None:
+            self._window(False)
+        lg = self.unit.log if self.unit is not None else None
+        if lg is not None:
+            lg.release()
+
+    def step(self):
+        """The main loop's pass inside a window, after capture.service() and the timers."""
+        hw = self.hw
+        hw.wdt_feed()
+        if self.poll and self.capture.poll(_POLL_US) >= 0:
+            return  # an edge or a full loop: service() next; with no button armed, sleep instead
+        hw.idle(1)
