@@ -52,9 +52,9 @@ class Capture:
         self._ticks = ticks_us
         self._levels = levels if levels is not None else self._read_levels
         self.emit = emit
-        self._state = [_ARMED] * n
+        self._state = bytearray(n)  # each button's state, _ARMED (0) to begin with
         self._t = [0] * n  # first-edge time of the current press
-        self._snap = [0] * n  # levels of all buttons when the edge was seen
+        self._snap = bytearray(n)  # levels of all buttons when the edge was seen (a bitmask of <= 6 bits)
         self._since = [0] * n  # time the current state began (release, hold-off)
         self._hard = False
         self._seen_at = 0  # when service() last looked
@@ -68,8 +68,9 @@ class Capture:
         self._handlers = [self._make_handler(i) for i in range(n)]
 
     def _make_handler(self, i):
-        def handler(_pin):
-            self._edge(i)
+        # the capture and the index as default arguments: a function and a 2-tuple, no closure cells
+        def handler(_pin, cap=self, i=i):
+            cap._edge(i)
 
         return handler
 
@@ -254,27 +255,24 @@ class RaceWindow:
                 from maus.pollpy import install
 
                 install(capture)
-        self._window = getattr(hw, "window", None)
-        self._collect = getattr(hw, "collect", None) or gc.collect  # the simulator times its pause
         self.is_open = False
 
     def open(self):
         if self.is_open:
             return
-        self._collect()  # now, at the reveal (no reaction is that fast), never inside the window
+        # now, at the reveal (no reaction is that fast), never inside the window; the simulator times its pause
+        getattr(self.hw, "collect", gc.collect)()
         lg = self.unit.log if self.unit is not None else None
         if lg is not None:
             lg.hold()
         self.is_open = True
-        if self._window is not None:
-            self._window(True)
+        self.hw.window(True)
 
     def close(self):
         if not self.is_open:
             return
         self.is_open = False
-        if self._window is not None:
-            self._window(False)
+        self.hw.window(False)
         lg = self.unit.log if self.unit is not None else None
         if lg is not None:
             lg.release()
