@@ -45,12 +45,16 @@ class Capture:
     def __init__(self, pins, ticks_us, levels=None, emit=None):
         """pins: Pin-like objects, one per player (active low). ticks_us: the clock (read first in the
         handler). levels(): bitmask of buttons that are low now (bit k = player k+1) — one input-register
-        read on the ESP32; None falls back to reading each pin. emit(kind, index, t_us) receives events."""
+        read on the ESP32; None: maus.capture_py reads each pin. emit(kind, index, t_us) receives events."""
         n = len(pins)
         self.n = n
         self._pins = pins
         self._ticks = ticks_us
-        self._levels = levels if levels is not None else self._read_levels
+        if levels is None:  # no register read on this board (not an ESP32): one read a pin
+            from maus.capture_py import pin_levels
+
+            levels = pin_levels(pins)
+        self._levels = levels
         self.emit = emit
         self._state = bytearray(n)  # each button's state, _ARMED (0) to begin with
         self._t = [0] * n  # first-edge time of the current press
@@ -74,14 +78,6 @@ class Capture:
 
         return handler
 
-    def _read_levels(self):
-        v = 0
-        pins = self._pins
-        for k in range(self.n):
-            if not pins[k].value():
-                v |= 1 << k
-        return v
-
     # --- interrupt context: no allocation, no floats ----------------------------------------------
     def _edge(self, i):
         t = self._ticks()
@@ -98,7 +94,7 @@ class Capture:
         """`poll` capture for race windows: watch every armed button for up to max_us (or until one reads
         low), timing first edges by the loop, whatever the IRQ scheduler does. The loop is hw.scan (a viper
         loop reading the GPIO input and timer registers, a few µs a pass; the scheduler waits meanwhile);
-        a board without one gets maus.pollpy's Python loop instead of this method (RaceWindow sets it).
+        a board without one gets maus.capture_py's Python loop instead of this method (RaceWindow sets it).
         Shares the IRQ path's state: the earliest evidence of an edge wins. Returns 1 on an edge, 0 when
         max_us passed, -1 with no button armed."""
         scan = self.scan
@@ -252,7 +248,7 @@ class RaceWindow:
             if scan is not None:
                 capture.scan = scan
             else:  # no register loop on this board (not an ESP32): a Python loop, loaded only here
-                from maus.pollpy import install
+                from maus.capture_py import install
 
                 install(capture)
         self.is_open = False

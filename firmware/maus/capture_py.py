@@ -1,12 +1,28 @@
-# The poll capture's loop in Python, for a board that says "capture": "poll" but has no register loop
-# (hw.scan: viper, ESP32 only). maus.capture.RaceWindow loads it there, once; the ESP32 and the
-# simulator never do, so its code is not in their heap.
+# maus.capture's pure-Python parts for a board without the ESP32's register loops (maus.hw.esp32_setup,
+# viper): the buttons' levels read pin by pin (no hw.levels), and the poll capture's loop (no hw.scan, on
+# a board that says "capture": "poll"). Loaded only there: the ESP32 and the simulator have both loops,
+# so this code is not in their heap.
 from micropython import const
 
 from maus.ticks import ticks_diff
 
 _ARMED = const(0)  # maus.capture's button states
 _SETTLING = const(1)
+
+
+def pin_levels(pins):
+    """levels() for maus.capture.Capture: the bitmask of buttons low now (bit k = pins[k]), one read a pin.
+    Runs in the IRQ handler: allocates nothing."""
+    n = len(pins)
+
+    def levels():
+        v = 0
+        for k in range(n):
+            if not pins[k].value():
+                v |= 1 << k
+        return v
+
+    return levels
 
 
 def install(cap):
