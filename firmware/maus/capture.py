@@ -59,7 +59,7 @@ class Capture:
         self._state = bytearray(n)  # each button's state, _ARMED (0) to begin with
         self._t = [0] * n  # first-edge time of the current press
         self._snap = bytearray(n)  # levels of all buttons when the edge was seen (a bitmask of <= 6 bits)
-        self._since = [0] * n  # time the current state began (release, hold-off)
+        self._since = [0] * n  # when the current hold-off began (after a release or a stuck button)
         self._hard = False
         self._seen_at = 0  # when service() last looked
         self.pending = False  # set by the handler: service() has work
@@ -142,7 +142,6 @@ class Capture:
         for i in range(self.n):
             if low & (1 << i):
                 self._state[i] = _STUCK
-                self._since[i] = now
                 self._emit(EV_STUCK, i, now)
             else:
                 self._state[i] = _ARMED
@@ -172,55 +171,57 @@ class Capture:
         seen = self._seen_at
         blind = ticks_diff(now, seen) > self.debounce_us
         self._seen_at = now
-        for i in range(self.n):
-            st = self._state[i]
+        state = self._state
+        first = self._t
+        snap = self._snap
+        n = self.n
+        for i in range(n):
+            st = state[i]
             is_low = low & (1 << i)
             if st == _ARMED:
                 if is_low:
                     # An edge whose IRQ was lost (queue overflow): take the earliest evidence we have,
                     # another button's snapshot that already showed this one low, else now.
                     t = now
-                    for k in range(self.n):
-                        if self._state[k] != _ARMED and self._snap[k] & (1 << i) and ticks_diff(self._t[k], t) < 0:
-                            t = self._t[k]
+                    for k in range(n):
+                        if state[k] != _ARMED and snap[k] & (1 << i) and ticks_diff(first[k], t) < 0:
+                            t = first[k]
                     self._pins[i].irq(handler=None)
-                    self._t[i] = t
-                    self._snap[i] = low
-                    self._state[i] = _SETTLING
+                    first[i] = t
+                    snap[i] = low
+                    state[i] = _SETTLING
                     st = _SETTLING
             if st == _SETTLING:
                 # Low at a check after the settle time: a press, timed by its first edge, even if the
                 # contact was still bouncing at the first check. High until the debounce window ends:
                 # a glitch.
-                age = ticks_diff(now, self._t[i])
+                age = ticks_diff(now, first[i])
                 if age >= self.settle_us:
-                    if is_low or (blind and self._snap[i] & (1 << i) and ticks_diff(self._t[i], seen) > 0):
-                        self._state[i] = _DOWN
-                        self._since[i] = self._t[i]
-                        self._emit(EV_PRESS, i, self._t[i])
+                    if is_low or (blind and snap[i] & (1 << i) and ticks_diff(first[i], seen) > 0):
+                        state[i] = _DOWN
+                        self._emit(EV_PRESS, i, first[i])
                     elif age >= self.debounce_us:
-                        self._emit(EV_GLITCH, i, self._t[i])
-                        self._state[i] = _ARMED
+                        self._emit(EV_GLITCH, i, first[i])
+                        state[i] = _ARMED
                         self._arm(i)
             elif st == _DOWN:
-                held = ticks_diff(now, self._t[i])
+                held = ticks_diff(now, first[i])
                 if not is_low and held >= self.debounce_us:
-                    self._state[i] = _HOLDOFF
+                    state[i] = _HOLDOFF
                     self._since[i] = now
                     self._emit(EV_RELEASE, i, now)
                 elif is_low and held >= self.stuck_ms * 1000:
-                    self._state[i] = _STUCK
-                    self._since[i] = now
+                    state[i] = _STUCK
                     self._emit(EV_STUCK, i, now)
             elif st == _HOLDOFF:
                 if ticks_diff(now, self._since[i]) >= self.debounce_us:
-                    self._state[i] = _ARMED
+                    state[i] = _ARMED
                     self._arm(i)
                     if self._levels() & (1 << i):
                         self.pending = True  # pressed again during the hold-off: next service() takes it
             elif st == _STUCK:
                 if not is_low:
-                    self._state[i] = _HOLDOFF
+                    state[i] = _HOLDOFF
                     self._since[i] = now
                     self._emit(EV_UNSTUCK, i, now)
 
