@@ -29,7 +29,7 @@ def handler_cost(n=20000):
     hw = Hardware({"name": "bench", "family": "sim", "buttons": [0, 1, 2, 3, 4, 5], "parts": {}}, world=w)
     cap = Capture(hw.buttons, time.ticks_us, hw.levels)
     cap.start()
-    h = cap._handler
+    h = cap._handlers[0]
     st = cap._state
     pin = hw.buttons[0]
     ticks = time.ticks_us

@@ -13,7 +13,7 @@ def handler_cost(n=20000):
     pins = [SimPin(w, i) for i in range(6)]
     cap = Capture(pins, w.ticks_us)
     cap.start()
-    h = cap._handler
+    h = cap._handlers[0]
     st = cap._state
     gc.collect()
     a0 = gc.mem_alloc()

@@ -68,16 +68,20 @@ class Capture:
         # where it puts each button's µs since the call.
         self.scan = None
         self._dt = array("i", [0] * n)
-        # The handler of every pin, bound once (re-arming must not make a bound method each time)
-        self._handler = self._edge
+        # One handler per pin, made once: the IRQ receives only the Pin object.
+        self._handlers = [self._make_handler(i) for i in range(n)]
+
+    def _make_handler(self, i):
+        # the capture and the index as default arguments: a function and a 2-tuple, no closure cells
+        def handler(_pin, cap=self, i=i):
+            cap._edge(i)
+
+        return handler
 
     # --- interrupt context: no allocation, no floats ----------------------------------------------
-    def _edge(self, pin):
-        # The IRQ passes the Pin object (the same object as in `pins`: the ESP32's are static); which
-        # button it is comes after the clock read.
+    def _edge(self, i):
         t = self._ticks()
         self.irq_count += 1
-        i = self._pins.index(pin)
         if self._state[i] != _ARMED:
             return
         self._t[i] = t
@@ -125,13 +129,13 @@ class Capture:
         pin = self._pins[i]
         trig = pin.IRQ_FALLING
         if not self._hard:
-            pin.irq(handler=self._handler, trigger=trig)
+            pin.irq(handler=self._handlers[i], trigger=trig)
             return
         try:
-            pin.irq(handler=self._handler, trigger=trig, hard=True)
+            pin.irq(handler=self._handlers[i], trigger=trig, hard=True)
         except TypeError:  # the ESP32 port has only soft pin IRQs
             self._hard = False
-            pin.irq(handler=self._handler, trigger=trig)
+            pin.irq(handler=self._handlers[i], trigger=trig)
 
     def start(self, hard=True):
         """Arm every button; a button already low is stuck until released."""

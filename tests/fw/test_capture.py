@@ -161,7 +161,7 @@ def test_press_again_during_holdoff():
 
 def test_handler_path_allocates_nothing():
     w, pins, cap, ev = _rig()
-    h = cap._handler  # every pin's
+    h = cap._handlers[2]
     pins[2].level = 0
     w.now = 777
     micropython.heap_lock()
