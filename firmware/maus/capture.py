@@ -71,24 +71,22 @@ class Capture:
         # One handler per pin, made once: the IRQ receives only the Pin object.
         self._handlers = [self._make_handler(i) for i in range(n)]
 
+    # --- interrupt context: no allocation, no floats ----------------------------------------------
     def _make_handler(self, i):
-        # the capture and the index as default arguments: a function and a 2-tuple, no closure cells
+        # The capture and the index as default arguments (a function and a 2-tuple, no closure cells), the
+        # whole edge in this one call, the clock read first.
         def handler(_pin, cap=self, i=i):
-            cap._edge(i)
+            t = cap._ticks()
+            cap.irq_count += 1
+            if cap._state[i] != _ARMED:
+                return
+            cap._t[i] = t
+            cap._snap[i] = cap._levels()
+            cap._state[i] = _SETTLING
+            cap._pins[i].irq(handler=None)
+            cap.pending = True
 
         return handler
-
-    # --- interrupt context: no allocation, no floats ----------------------------------------------
-    def _edge(self, i):
-        t = self._ticks()
-        self.irq_count += 1
-        if self._state[i] != _ARMED:
-            return
-        self._t[i] = t
-        self._snap[i] = self._levels()
-        self._state[i] = _SETTLING
-        self._pins[i].irq(handler=None)
-        self.pending = True
 
     def poll(self, max_us):
         """`poll` capture for race windows: watch every armed button for up to max_us (or until one reads
