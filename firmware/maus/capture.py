@@ -6,6 +6,15 @@
 # runs in service(), called by the main loop: a press counts only if the pin is still low after the
 # settle time (glitches are rejected, the first-edge time is kept); releases, re-arming after the
 # debounce window and stuck buttons are handled there too. See docs/capture.md.
+#
+# Race windows (RaceWindow, below): from a reveal until the race is decided the unit does nothing but
+# time presses. The window touches no flash (the game log holds its records until the race is decided:
+# a flash write holds the ESP32's GPIO interrupts off for milliseconds), collects no garbage (one
+# collection as it opens leaves the heap room for the window's few allocations), refreshes no display
+# and polls no RFID (the unit pauses them). Capture inside it: "capture": "irq" sleeps 1 ms at a time
+# and lets the soft IRQ handlers time the edges; "poll" runs the capture's register loop (hw.scan) and
+# hands back to the IRQ path between its calls and when the window closes.
+import gc
 from array import array
 
 from micropython import const
@@ -24,6 +33,8 @@ EV_GLITCH = const(3)
 EV_STUCK = const(4)
 EV_UNSTUCK = const(5)
 
+_POLL_US = const(2000)  # one register loop at most this long: service(), timers and the WDT in between
+
 
 class Capture:
     # Timing knobs are attributes, like micropython-async's primitives; the runtime sets them from settings.
@@ -34,63 +45,57 @@ class Capture:
     def __init__(self, pins, ticks_us, levels=None, emit=None):
         """pins: Pin-like objects, one per player (active low). ticks_us: the clock (read first in the
         handler). levels(): bitmask of buttons that are low now (bit k = player k+1) — one input-register
-        read on the ESP32; None falls back to reading each pin. emit(kind, index, t_us) receives events."""
+        read on the ESP32; None: maus.capture_py reads each pin. emit(kind, index, t_us) receives events."""
         n = len(pins)
         self.n = n
         self._pins = pins
         self._ticks = ticks_us
-        self._levels = levels if levels is not None else self._read_levels
+        if levels is None:  # no register read on this board (not an ESP32): one read a pin
+            from maus.capture_py import pin_levels
+
+            levels = pin_levels(pins)
+        self._levels = levels
         self.emit = emit
-        self._state = [_ARMED] * n
+        self._state = bytearray(n)  # each button's state, _ARMED (0) to begin with
         self._t = [0] * n  # first-edge time of the current press
-        self._snap = [0] * n  # levels of all buttons when the edge was seen
-        self._since = [0] * n  # time the current state began (release, hold-off)
+        self._snap = bytearray(n)  # levels of all buttons when the edge was seen (a bitmask of <= 6 bits)
+        self._since = [0] * n  # when the current hold-off began (after a release or a stuck button)
         self._hard = False
         self._seen_at = 0  # when service() last looked
         self.pending = False  # set by the handler: service() has work
         self.irq_count = 0
-        # The poll capture's register loop (hw.scan, maus.race sets it for "capture": "poll"), and
+        # The poll capture's register loop (hw.scan, RaceWindow sets it for "capture": "poll"), and
         # where it puts each button's µs since the call.
         self.scan = None
         self._dt = array("i", [0] * n)
         # One handler per pin, made once: the IRQ receives only the Pin object.
         self._handlers = [self._make_handler(i) for i in range(n)]
 
+    # --- interrupt context: no allocation, no floats ----------------------------------------------
     def _make_handler(self, i):
-        def handler(_pin):
-            self._edge(i)
+        # The capture and the index as default arguments (a function and a 2-tuple, no closure cells), the
+        # whole edge in this one call, the clock read first.
+        def handler(_pin, cap=self, i=i):
+            t = cap._ticks()
+            cap.irq_count += 1
+            if cap._state[i] != _ARMED:
+                return
+            cap._t[i] = t
+            cap._snap[i] = cap._levels()
+            cap._state[i] = _SETTLING
+            cap._pins[i].irq(handler=None)
+            cap.pending = True
 
         return handler
 
-    def _read_levels(self):
-        v = 0
-        pins = self._pins
-        for k in range(self.n):
-            if not pins[k].value():
-                v |= 1 << k
-        return v
-
-    # --- interrupt context: no allocation, no floats ----------------------------------------------
-    def _edge(self, i):
-        t = self._ticks()
-        self.irq_count += 1
-        if self._state[i] != _ARMED:
-            return
-        self._t[i] = t
-        self._snap[i] = self._levels()
-        self._state[i] = _SETTLING
-        self._pins[i].irq(handler=None)
-        self.pending = True
-
     def poll(self, max_us):
         """`poll` capture for race windows: watch every armed button for up to max_us (or until one reads
-        low), timing first edges by the loop, whatever the IRQ scheduler does. With hw.scan (a viper loop
-        reading the GPIO input and timer registers, a few µs a pass) the scheduler waits meanwhile;
-        without, a Python loop of levels() and ticks_us(). Shares the IRQ path's state: the earliest
-        evidence of an edge wins. Returns 1 on an edge, 0 when max_us passed, -1 with no button armed."""
+        low), timing first edges by the loop, whatever the IRQ scheduler does. The loop is hw.scan (a viper
+        loop reading the GPIO input and timer registers, a few µs a pass; the scheduler waits meanwhile);
+        a board without one gets maus.capture_py's Python loop instead of this method (RaceWindow sets it).
+        Shares the IRQ path's state: the earliest evidence of an edge wins. Returns 1 on an edge, 0 when
+        max_us passed, -1 with no button armed."""
         scan = self.scan
-        if scan is None:
-            return self._poll_py(max_us)
         state = self._state
         armed = 0
         for i in range(self.n):
@@ -117,28 +122,6 @@ class Capture:
         self.pending = True
         return 1
 
-    def _poll_py(self, max_us):
-        ticks = self._ticks
-        levels = self._levels
-        state = self._state
-        n = self.n
-        t0 = ticks()
-        while True:
-            t = ticks()
-            low = levels()
-            if low:
-                for i in range(n):
-                    if low & (1 << i) and state[i] == _ARMED:
-                        self._t[i] = t
-                        self._snap[i] = low
-                        state[i] = _SETTLING
-                        self._pins[i].irq(handler=None)
-                        self.pending = True
-                if self.pending:
-                    return True
-            if ticks_diff(t, t0) >= max_us:
-                return False
-
     # --- main-loop context ----------------------------------------------------------------------------
     def _arm(self, i):
         pin = self._pins[i]
@@ -161,7 +144,6 @@ class Capture:
         for i in range(self.n):
             if low & (1 << i):
                 self._state[i] = _STUCK
-                self._since[i] = now
                 self._emit(EV_STUCK, i, now)
             else:
                 self._state[i] = _ARMED
@@ -191,55 +173,57 @@ class Capture:
         seen = self._seen_at
         blind = ticks_diff(now, seen) > self.debounce_us
         self._seen_at = now
-        for i in range(self.n):
-            st = self._state[i]
+        state = self._state
+        first = self._t
+        snap = self._snap
+        n = self.n
+        for i in range(n):
+            st = state[i]
             is_low = low & (1 << i)
             if st == _ARMED:
                 if is_low:
                     # An edge whose IRQ was lost (queue overflow): take the earliest evidence we have,
                     # another button's snapshot that already showed this one low, else now.
                     t = now
-                    for k in range(self.n):
-                        if self._state[k] != _ARMED and self._snap[k] & (1 << i) and ticks_diff(self._t[k], t) < 0:
-                            t = self._t[k]
+                    for k in range(n):
+                        if state[k] != _ARMED and snap[k] & (1 << i) and ticks_diff(first[k], t) < 0:
+                            t = first[k]
                     self._pins[i].irq(handler=None)
-                    self._t[i] = t
-                    self._snap[i] = low
-                    self._state[i] = _SETTLING
+                    first[i] = t
+                    snap[i] = low
+                    state[i] = _SETTLING
                     st = _SETTLING
             if st == _SETTLING:
                 # Low at a check after the settle time: a press, timed by its first edge, even if the
                 # contact was still bouncing at the first check. High until the debounce window ends:
                 # a glitch.
-                age = ticks_diff(now, self._t[i])
+                age = ticks_diff(now, first[i])
                 if age >= self.settle_us:
-                    if is_low or (blind and self._snap[i] & (1 << i) and ticks_diff(self._t[i], seen) > 0):
-                        self._state[i] = _DOWN
-                        self._since[i] = self._t[i]
-                        self._emit(EV_PRESS, i, self._t[i])
+                    if is_low or (blind and snap[i] & (1 << i) and ticks_diff(first[i], seen) > 0):
+                        state[i] = _DOWN
+                        self._emit(EV_PRESS, i, first[i])
                     elif age >= self.debounce_us:
-                        self._emit(EV_GLITCH, i, self._t[i])
-                        self._state[i] = _ARMED
+                        self._emit(EV_GLITCH, i, first[i])
+                        state[i] = _ARMED
                         self._arm(i)
             elif st == _DOWN:
-                held = ticks_diff(now, self._t[i])
+                held = ticks_diff(now, first[i])
                 if not is_low and held >= self.debounce_us:
-                    self._state[i] = _HOLDOFF
+                    state[i] = _HOLDOFF
                     self._since[i] = now
                     self._emit(EV_RELEASE, i, now)
                 elif is_low and held >= self.stuck_ms * 1000:
-                    self._state[i] = _STUCK
-                    self._since[i] = now
+                    state[i] = _STUCK
                     self._emit(EV_STUCK, i, now)
             elif st == _HOLDOFF:
                 if ticks_diff(now, self._since[i]) >= self.debounce_us:
-                    self._state[i] = _ARMED
+                    state[i] = _ARMED
                     self._arm(i)
                     if self._levels() & (1 << i):
                         self.pending = True  # pressed again during the hold-off: next service() takes it
             elif st == _STUCK:
                 if not is_low:
-                    self._state[i] = _HOLDOFF
+                    state[i] = _HOLDOFF
                     self._since[i] = now
                     self._emit(EV_UNSTUCK, i, now)
 
@@ -250,3 +234,48 @@ class Capture:
             if st == _SETTLING or st == _HOLDOFF:
                 return True
         return False
+
+
+class RaceWindow:
+    def __init__(self, hw, capture, unit=None):
+        self.hw = hw
+        self.capture = capture
+        self.unit = unit  # the unit (maus.unit.core): its running GameLog (.log) holds records in the window
+        self.poll = hw.board.get("capture") == "poll"
+        if self.poll:
+            scan = getattr(hw, "scan", None)
+            if scan is not None:
+                capture.scan = scan
+            else:  # no register loop on this board (not an ESP32): a Python loop, loaded only here
+                from maus.capture_py import install
+
+                install(capture)
+        self.is_open = False
+
+    def open(self):
+        if self.is_open:
+            return
+        # now, at the reveal (no reaction is that fast), never inside the window; the simulator times its pause
+        getattr(self.hw, "collect", gc.collect)()
+        lg = self.unit.log if self.unit is not None else None
+        if lg is not None:
+            lg.hold()
+        self.is_open = True
+        self.hw.window(True)
+
+    def close(self):
+        if not self.is_open:
+            return
+        self.is_open = False
+        self.hw.window(False)
+        lg = self.unit.log if self.unit is not None else None
+        if lg is not None:
+            lg.release()
+
+    def step(self):
+        """The main loop's pass inside a window, after capture.service() and the timers."""
+        hw = self.hw
+        hw.wdt_feed()
+        if self.poll and self.capture.poll(_POLL_US) >= 0:
+            return  # an edge or a full loop: service() next; with no button armed, sleep instead
+        hw.idle(1)

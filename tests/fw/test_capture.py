@@ -1,5 +1,6 @@
 import micropython
 from maus.capture import EV_GLITCH, EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK, Capture
+from maus.capture_py import install
 from maus.sim.world import SimPin, World
 from maus.ticks import PERIOD, ticks_diff
 
@@ -180,7 +181,9 @@ def test_irq_falls_back_to_soft():
 
 
 def test_poll_capture_times_first_edges_in_a_race():
+    # the Python loop a board without a register loop (hw.scan) polls with
     w, pins, cap, ev = _rig()
+    install(cap)
     for p in pins:
         p.irq(handler=None)  # as if the scheduler never delivered: poll mode must still see them
     _press(w, pins[2], 10000)

@@ -1,8 +1,7 @@
 import micropython
 from maus import gamelog, logread
 from maus.arbiter import VALID, Arbiter
-from maus.capture import EV_PRESS, Capture
-from maus.race import RaceWindow
+from maus.capture import EV_PRESS, Capture, RaceWindow
 from maus.sim.world import Esp32Timing, FlashFile, SimPin, World
 from maus.ticks import ticks_diff
 

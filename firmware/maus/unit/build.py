@@ -2,9 +2,8 @@
 # so its code need not stay in RAM while the unit waits or plays (docs/build.md section 7). The modules it
 # imports stay: the unit's parts are made from them.
 from maus.buttons import Gestures
-from maus.capture import Capture
+from maus.capture import Capture, RaceWindow
 from maus.feedback import Feedback
-from maus.race import RaceWindow
 from maus.settings import Settings
 
 
