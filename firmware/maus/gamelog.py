@@ -80,7 +80,7 @@ class GameLog:
         self._last = clock()
         self._f = f
         self._ok = 0  # seq after the last record committed to flash: numbering goes on from it after a failure
-        # A race window (maus.race) holds records here until the race is decided: a flash write holds
+        # A race window (maus.capture.RaceWindow) holds records here until the race is decided: a flash write holds
         # the ESP32's GPIO interrupts off for milliseconds. Preallocated, so holding allocates nothing.
         self.holding = False
         self.held = 0

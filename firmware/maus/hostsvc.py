@@ -82,7 +82,7 @@ class HostService:
 
     # --- the main loop's hook -----------------------------------------------------------------------
     def serve(self, now=None):
-        """Unit.pollers: serve the host this pass; -> the most ms the loop may idle, or None (no bound)."""
+        """Each main-loop pass outside races (HostWake.serve): serve the host; -> the most ms the loop may idle, or None (no bound)."""
         w = self.poll(_NO_BOUND)
         return None if w == _NO_BOUND else w
 
@@ -588,7 +588,7 @@ def _write_escaped(w, data, n):
         w(mv[start:n])
 
 
-# --- maus.hostwake's: the service made when a frame starts, and let go when the host has gone quiet ----
+# --- maus.unit.core.HostWake's: the service made when a frame starts, and let go when the host has gone quiet ----
 def woken(w, mark):
     """The service for the HostWake w, which has just seen a frame's "#" (mark: maus.loaded() before this
     module was imported); None if there is no room for it now (the host asks again)."""

@@ -27,8 +27,11 @@ def records(root: Path) -> list[dict]:
 
 
 def mausbox(env, *args, timeout=120):
-    return subprocess.run([sys.executable, "-m", "mausbox", *args], env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    # A command that talks to the unit waits up to 60 s for each answer (its default, 10 s, is a user's
+    # patience; on a machine busy with other tests the unit mid-game may take longer to load its service).
+    extra = ("--timeout", "60") if "--port" in args else ()
+    return subprocess.run([sys.executable, "-m", "mausbox", *args, *extra], env=env, capture_output=True,
+                          text=True, timeout=timeout)
 
 
 def test_host_commands_on_a_virtual_unit_in_a_game(tmp_path):

@@ -365,7 +365,7 @@ class Hardware:
             _wdt.check()
 
     def collect(self):
-        """gc.collect() for the firmware (maus.unit's idle collection, maus.race's at a window's start):
+        """gc.collect() for the firmware (maus.unit's idle collection, RaceWindow's at a window's start):
         the world charges the board's pause for it (Esp32Timing.gc_pause_us)."""
         gc.collect()
         self.world.collected()
@@ -402,7 +402,7 @@ class Hardware:
             self.scenario_end_us -= shift
 
     def window(self, is_open):
-        """maus.race: a race window opens or closes (the simulator counts flash writes and GCs in it)."""
+        """maus.capture.RaceWindow: a race window opens or closes (the simulator counts flash writes and GCs in it)."""
         self._gc_check()
         self.world.window = is_open
         if is_open:

@@ -36,7 +36,7 @@ class Esp32Timing:
     # pending handler runs in the last 155 µs of a delay. sleep_ms(ms) with ms <= the FreeRTOS tick
     # (10 ms, CONFIG_FREERTOS_HZ=100, the ESP-IDF default the port keeps) is all mp_hal_delay_us.
     sleep_tail_us = 155
-    # The capture handler on the board: scheduler call, closure, self._edge(i), up to its ticks_us()
+    # The capture handler on the board: scheduler call, the handler (its edge inlined), up to its ticks_us()
     # read (entry), and the whole call. The host's cost (`make bench`: capture.handler_cost, ~1.5 µs)
     # times bytecode_x, entry about a third of it.
     handler_entry_us = 12
@@ -114,7 +114,7 @@ class World:
         self.dropped = 0
         self.irqs_run = 0
         self.busy_us = 0  # time spent in simulated C calls
-        self.window = False  # a race window is open (set by maus.race through the hardware)
+        self.window = False  # a race window is open (set by maus.capture.RaceWindow through the hardware)
         self.window_flash_writes = 0  # flash writes while a window was open (must stay 0)
         self.window_gcs = 0  # garbage collections while a window was open (must stay 0)
         self.quiet = False  # no console line for them (a benchmark that writes in windows on purpose)
