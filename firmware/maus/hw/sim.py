@@ -527,8 +527,13 @@ class Hardware:
             return
 
     def _scenario_step(self, act):
-        self.apply(act)
-        self._next_scenario()
+        try:
+            self.apply(act)
+        finally:
+            # The next action is queued even when this one failed (the simulator itself out of memory in a
+            # heap search: the exception reaches the firmware, which may go on): a stalled scenario would
+            # never finish, and its virtual time would run on for ever.
+            self._next_scenario()
 
     def _open_ctl(self, path):
         self._ctl_f = open(path, "r")
