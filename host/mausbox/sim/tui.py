@@ -257,13 +257,16 @@ def main(root: Path, heap: str, serial: bool = False, link: str | None = None, b
     if lang is not None:
         print(f"a new unit: it speaks {'German' if lang == 'de' else 'English'} (LANG); change it with the `lang` "
               "setting (the unit's Settings menu, or `mausbox config set lang de|en`)", flush=True)
-    else:
+    if not serial:
         exe = micropython_binary()
         if exe is None:
             print("MicroPython unix port not found: run `make setup`", file=sys.stderr)
             return 3
-        proc = subprocess.Popen([exe, "-X", f"heapsize={heap}", "main.py"], cwd=root, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, env=simrun.firmware_env(root, **fifo.env()))
+        # The unit's console is a pipe of ours, never the terminal: the firmware's host wake-up reads its
+        # console, and keys typed for the screen would go to it instead of to curses.
+        proc = subprocess.Popen([exe, "-X", f"heapsize={heap}", "main.py"], cwd=root, stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                env=simrun.firmware_env(root, **fifo.env()))
         os.set_blocking(proc.stdout.fileno(), False)  # type: ignore[union-attr]
     try:
         if headless or not sys.stdout.isatty():
