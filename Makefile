@@ -12,13 +12,20 @@ PORT_ARG := $(if $(PORT),--port $(PORT),)
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
 
+# pip -qq: errors only (a pip configured with a missing find-links folder warns for every package); one line
+# per step says what is happening instead.
+PIP := $(BIN)/python -m pip install -qq --disable-pip-version-check
+
 $(STAMP): requirements-dev.txt pyproject.toml
+	@echo "setting up $(VENV) with every pinned tool (about a minute) ..."
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
-	$(BIN)/python -m pip install --quiet --no-deps -e .
-	rm -rf typings && $(BIN)/python -m pip install --quiet --no-deps --no-user --target typings \
+	@$(PIP) --upgrade pip
+	@$(PIP) -r requirements-dev.txt
+	@$(PIP) --no-deps -e .
+	@echo "installing the MicroPython type stubs into typings/ ..."
+	@rm -rf typings && $(PIP) --no-deps --no-user --target typings \
 		micropython-esp32-stubs==1.29.0.post1 micropython-stdlib-stubs==1.29.0.post2
+	@echo "$(VENV) is ready"
 	@touch $@
 
 # The 32-bit MicroPython (the ESP32's object sizes) is built once from the pinned source and cached in

@@ -122,6 +122,13 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return EXIT_USAGE
+    group = _subparsers(parser)[args.command]
+    actions = [a for a in group._actions if isinstance(a, argparse._SubParsersAction)]
+    if actions and getattr(args, actions[0].dest, None) is None:
+        # a command group without its action (`mausbox clock`): its help lists the actions, exit 2 as a usage
+        # error, as `mausbox` alone does
+        group.print_help()
+        return EXIT_USAGE
     try:
         return int(modules[args.command].run(args) or 0)
     except UserError as e:

@@ -11,7 +11,7 @@ mausbox boards diagram --all             # regenerate schematics/<board>/
 
 
 def add_parser(p):
-    sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    sub = p.add_subparsers(dest="action", metavar="ACTION")
     ls = sub.add_parser("list", help="every board in boards/ with its parts and whether it validates")
     ls.add_argument("--json", action="store_true", help="print the list as JSON")
     ck = sub.add_parser("check", help="validate a board by name or file; exit 1 when it breaks a rule")

@@ -23,7 +23,7 @@ KINDS = {"mice": "mouse", "clothing": "clothing", "cheese_cards": "cheese", "car
 
 
 def add_parser(p):
-    sub = p.add_subparsers(dest="cards_cmd", metavar="ACTION", required=True)
+    sub = p.add_subparsers(dest="cards_cmd", metavar="ACTION")
 
     def unit(q):
         q.add_argument("--port", help="serial port or pty of the unit (default: the only one connected)")

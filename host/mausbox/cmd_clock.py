@@ -41,8 +41,6 @@ def run(args) -> int:
     from mausbox.cli import EXIT_LINK, EXIT_USAGE, UserError
     from mausbox.link import UnitLink
 
-    if args.action is None:
-        raise UserError("say what to do: clock set, or clock show", EXIT_USAGE)
     utc = getattr(args, "utc", False)
     with UnitLink(args.port, timeout=args.timeout) as link:
         link.hello()

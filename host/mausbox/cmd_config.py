@@ -77,8 +77,6 @@ def run(args) -> int:
     from mausbox.link import UnitError, UnitLink
     from mausbox.shown import shown
 
-    if args.action is None:
-        raise UserError("say what to do: config get [KEY], config set KEY VALUE, or config reset", EXIT_USAGE)
     value = None
     if args.action == "set":
         value = parse_value(args.key, args.value)

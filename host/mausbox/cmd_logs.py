@@ -14,7 +14,7 @@ mausbox logs export --format csv --what reactions -o reactions.csv
 
 
 def add_parser(p):
-    sub = p.add_subparsers(dest="logs_cmd", metavar="ACTION", required=True)
+    sub = p.add_subparsers(dest="logs_cmd", metavar="ACTION")
 
     def common(q, names=True):
         q.add_argument("--store", help="the SQLite store (default: ~/.local/share/mausbox/logs.sqlite)")
@@ -157,14 +157,15 @@ def _pull(args) -> int:
             link = connect(port)
         except UserError as e:
             return UnitResult(port, error=str(e), unreachable=True)
-        bar = progress.Bar(port, 0, enabled=show)
+        # the label names the file being pulled; the counter is every log's bytes so far, and says so
+        bar = progress.Bar(port, 0, enabled=show, scope="in all")
         cur = {"name": None, "base": 0}
 
         def moved(name, done, size):
             if cur["name"] != name:
                 cur["name"] = name
                 cur["base"] = bar.done
-                bar.label = "%s %s" % (port, name)
+                bar.label = name
             bar.set(cur["base"] + done, max(bar.total, cur["base"] + size))
 
         links = [link]

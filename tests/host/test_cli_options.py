@@ -87,3 +87,16 @@ def test_main_hoists(monkeypatch):
     assert cli.main(["--port", "/dev/null", "doctor", "--json"]) == 0
     assert seen["port"] == "/dev/null" and seen["json"] is True
     assert isinstance(PARSER, argparse.ArgumentParser)
+
+
+GROUPS = [name for name, p in cli._subparsers(PARSER).items() if cli._subparsers(p)]
+
+
+@pytest.mark.parametrize("group", GROUPS)
+def test_a_group_alone_shows_its_help_with_every_action(group, capsys):
+    assert {"boards", "cards", "clock", "config", "logs"} <= set(GROUPS)
+    assert cli.main([group]) == 2  # a usage error, as `mausbox` alone
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: mausbox {group}") and "examples:" in out
+    for action in cli._subparsers(cli._subparsers(PARSER)[group]):
+        assert action in out

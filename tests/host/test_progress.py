@@ -33,6 +33,22 @@ def test_the_bar_says_bytes_rate_and_time_left():
     assert quiet.getvalue() == ""
 
 
+def test_the_bar_fits_80_columns_and_redraws_in_place(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    out = io.StringIO()
+    bar = Bar("/dev/serial/by-id/usb-Silicon_Labs_CP2102_USB_to_UART_Bridge_0001 00012-mim.jsonl", 0,
+              stream=out, min_interval=0, scope="in all")
+    bar.t0 -= 3.0
+    for done, total in ((10, 40_000), (9_000, 40_000), (39_000_000, 41_000_000), (41_000_000, 41_000_000)):
+        bar.set(done, total)
+    draws = out.getvalue().split("\r")[1:]
+    assert draws and all(len(d) <= 79 for d in draws), [len(d) for d in draws]  # never the last column: no wrap
+    assert all("\n" not in d for d in draws)
+    assert all(d.rstrip().endswith("left") and "in all" in d for d in draws)  # the counter says it is every log's
+    assert all("00012-mim.jsonl" in d for d in draws)  # a long label loses its start, never the file's name
+    assert Bar("x", 10).line(width=40).__len__() <= 40
+
+
 def _run_on_a_terminal(args: list[str], env: dict) -> tuple[int, bytes, bytes]:
     """The command with its standard error on a pty (a terminal), standard output piped."""
     m, s = os.openpty()

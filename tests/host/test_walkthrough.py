@@ -24,9 +24,13 @@ def walkthrough(text: str) -> list[tuple[int, list[str]]]:
             for n, body in MARK.findall(text)]
 
 
+GIT = ["git", "-c", "user.name=walkthrough", "-c", "user.email=walkthrough@localhost", "-c", "commit.gpgsign=false"]
+
+
 def _copy_checkout(dest):
     """The checkout's files as a fresh clone has them (the working tree's, so uncommitted work is tested),
-    times kept; the venv is this checkout's (same code), so `make setup` finds it up to date."""
+    times kept, committed in a repository of their own so that `git status` afterwards shows what the
+    walkthrough left; the venv is this checkout's (same code), so `make setup` finds it up to date."""
     files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
     for rel in filter(None, files.decode().split("\0")):
         src = ROOT / rel
@@ -34,6 +38,14 @@ def _copy_checkout(dest):
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
     (dest / ".venv").symlink_to(ROOT / ".venv")
+    subprocess.run(GIT + ["init", "-q"], cwd=dest, check=True)
+    subprocess.run(GIT + ["add", "-A"], cwd=dest, check=True)
+    subprocess.run(GIT + ["commit", "-q", "-m", "clone"], cwd=dest, check=True)
+
+
+def git_status(clone) -> str:
+    return subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=clone,
+                          capture_output=True, text=True, check=True).stdout
 
 
 def test_the_readme_walkthrough_works_as_written(tmp_path):
@@ -42,6 +54,7 @@ def test_the_readme_walkthrough_works_as_written(tmp_path):
     assert any("make setup" in ln for ln in blocks[0][1]) and any("activate" in ln for ln in blocks[0][1])
     clone = tmp_path / "mausbox"
     _copy_checkout(clone)
+    assert git_status(clone) == ""
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     env["PATH"] = "/usr/local/bin:/usr/bin:/bin"  # a new terminal: no venv active, no `mausbox` on the PATH
     env["XDG_DATA_HOME"] = str(tmp_path / "home")  # the reader's own data folder: no other unit registered
@@ -77,3 +90,4 @@ def test_the_readme_walkthrough_works_as_written(tmp_path):
     assert report.exists()
     text = report.read_text(encoding="utf-8")
     assert "M is for Mouse" in text and "00001-mim.jsonl" in text
+    assert git_status(clone) == "", "the walkthrough left files in the checkout (.gitignore them):\n" + git_status(clone)
