@@ -48,10 +48,11 @@ def add_parser(p):
     q.add_argument("--yes", action="store_true", help="do not wait for Enter before each card")
 
     q = sub.add_parser("list", help="what the unit has enrolled")
-    q.add_argument("--port")
+    q.add_argument("--port", help="serial port or pty of the unit (default: the only one connected)")
     q.add_argument("--baud", type=int, default=115200)
-    q.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the unit's answer")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--timeout", type=float, default=10.0,
+                   help="seconds to wait for each answer of the unit (default %(default)s)")
+    q.add_argument("--json", action="store_true", help="print the enrolment as JSON")
 
     q = sub.add_parser("print", help="a printable card sheet (SVG, A4) from a catalog")
     cards(q)
@@ -61,7 +62,7 @@ def add_parser(p):
 
     q = sub.add_parser("check", help="validate a catalog file with the game's own validator")
     q.add_argument("file")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help="print the result as JSON")
     q.add_argument("--compile", action="store_true",
                    help="also write its compiled form (FILE.cat beside it) for the unit (docs/build.md section 7)")
 

@@ -38,7 +38,7 @@ def run(args) -> int:
     import json
     import time
 
-    from mausbox.cli import EXIT_LINK, EXIT_USAGE, UserError
+    from mausbox.cli import EXIT_LINK, UserError
     from mausbox.link import UnitLink
 
     utc = getattr(args, "utc", False)

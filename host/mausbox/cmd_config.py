@@ -73,7 +73,7 @@ def show(value) -> str:
 def run(args) -> int:
     import json
 
-    from mausbox.cli import EXIT_LINK, EXIT_PROBLEM, EXIT_USAGE, UserError
+    from mausbox.cli import EXIT_LINK, EXIT_PROBLEM, UserError
     from mausbox.link import UnitError, UnitLink
     from mausbox.shown import shown
 

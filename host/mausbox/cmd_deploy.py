@@ -6,6 +6,7 @@ HELP = "copy the firmware to a unit (only changed files), then confirm it boots"
 EXAMPLES = """\
 mausbox deploy --port /dev/ttyUSB0
 mausbox deploy --board esp32-devkitc-6p --json
+mausbox deploy --port /dev/ttyUSB0 --dry-run
 """  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 
@@ -18,13 +19,60 @@ def add_parser(p):
     p.add_argument("--romfs", action="store_true", help="put the app into the unit's ROMFS partition (where its "
                                                         "MicroPython has one) so its bytecode runs from flash")
     p.add_argument("--force", action="store_true", help="deploy even to a unit in a game (the game ends unfinished)")
-    p.add_argument("--timeout", type=float, default=15.0, help="seconds to wait for each answer of the unit")
+    p.add_argument("--dry-run", action="store_true", help="say what would be compiled and sent, and to which "
+                                                          "board; touch no port")
+    p.add_argument("--timeout", type=float, default=15.0,
+                   help="seconds to wait for each answer of the unit (default %(default)s)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def dry_plan(args) -> dict:
+    """What a deployment would do, known without the unit: the files come from this checkout, the unit's
+    MicroPython decides .mpy or .py, and only what differs from the unit's copy is sent."""
+    from mausbox.deploy import BOOT_FILES, SIM_ONLY, board_file
+    from mausbox.paths import FIRMWARE_PKG
+
+    if args.board:
+        board_file(args.board)  # no such board: said now, as the real deploy would
+    srcs = [s for s in sorted(FIRMWARE_PKG.rglob("*")) if s.is_file() and "__pycache__" not in s.parts
+            and s.suffix in (".py", ".json", ".cat")]
+    board_only = [s for s in srcs if not ("maus/" + s.relative_to(FIRMWARE_PKG).as_posix()).startswith(SIM_ONLY)]
+    return {"port": args.port, "board": args.board, "romfs": args.romfs,
+            "files": len(board_only) + 1 + len(BOOT_FILES), "source_bytes": sum(s.stat().st_size for s in board_only),
+            "python_files": sum(s.suffix == ".py" for s in board_only), "force": args.force,
+            "mip": not args.no_mip, "confirm": not args.no_confirm}
+
+
+def _say_dry(d: dict) -> None:
+    where = d["port"] or "the only unit connected"
+    print(f"deploy: ask the unit on {where} what it runs and does")
+    print("  (a unit in a game is " + ("stopped: --force)" if d["force"] else "left alone unless --force)"))
+    print(f"  compile {d['python_files']} firmware modules with mpy-cross for its MicroPython")
+    print(f"  ({d['files']} files in all with board.json, boot.py and main.py)")
+    own = "the unit's own (new unit: esp32-devkitc; virtual: sim)"
+    print(f"  board: {d['board'] or own}")
+    if d["romfs"]:
+        print("  write them into the unit's ROMFS partition")
+    else:
+        print("  send only the files whose sha256 differs from the unit's, check each,")
+        print("  remove stale ones")
+    if d["mip"] and not d["romfs"]:
+        print("  install the micropython-lib packages the firmware needs (ssd1306)")
+    if d["confirm"]:
+        print("  then soft-reset the unit and wait for it to say MAUSBOX READY")
 
 
 def run(args) -> int:
     import json
     from dataclasses import asdict
+
+    if args.dry_run:
+        plan = dry_plan(args)
+        if args.json:
+            print(json.dumps(plan, indent=2))
+        else:
+            _say_dry(plan)
+        return 0
 
     from mausbox import progress
     from mausbox.deploy import deploy, deploy_romfs

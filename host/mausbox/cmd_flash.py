@@ -11,8 +11,10 @@ from __future__ import annotations
 
 HELP = "write MicroPython to an ESP32 board (esptool), verify, then deploy the firmware"
 EXAMPLES = """\
+mausbox flash --port /dev/ttyUSB0
 mausbox flash --firmware ESP32_GENERIC-v1.28.0.bin --port /dev/ttyUSB0
 mausbox flash --version 1.28.0 --dry-run
+mausbox flash --board esp32-devkitc-6p --dry-run
 """  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 ESP_MAGIC = 0xE9
@@ -38,11 +40,12 @@ def add_parser(p):
     p.add_argument("--port", help="serial port (default: the only ESP32 board connected)")
     src = p.add_mutually_exclusive_group()
     src.add_argument("--firmware", metavar="FILE.bin", help="a MicroPython image for the board's chip")
-    src.add_argument("--version", metavar="V", help="fetch the official MicroPython V (e.g. 1.29.0) with mpflash")
+    src.add_argument("--version", metavar="V", help="fetch the official MicroPython V (e.g. 1.29.0) with mpflash "
+                     "(default without --firmware: the MicroPython the firmware is tested on)")
     p.add_argument("--board", help="board file: chooses the image and is deployed after (see mausbox deploy)")
-    p.add_argument("--dry-run", action="store_true", help="say which image would go where, and the deploy after; "
+    p.add_argument("--dry-run", action="store_true", help="say what would be written where, and the deploy after; "
                                                           "touch no port")
-    p.add_argument("--json", action="store_true", help="with --dry-run: the same as JSON")
+    p.add_argument("--json", action="store_true", help="with --dry-run: print the plan as JSON")
     p.add_argument("--yes", action="store_true", help="do not ask before erasing the board")
     p.add_argument("--no-deploy", action="store_true", help="only write MicroPython")
 
@@ -201,16 +204,21 @@ def fetch_image(version: str, chip: str, board: str | None = None) -> str:
     board = board or MPY_BOARD.get(chip)
     if board is None:
         raise UserError(f"no official generic MicroPython image known for {chip}: pass --firmware FILE.bin", 2)
+    dest = data_home() / "firmware"
+    dest.mkdir(parents=True, exist_ok=True)
+    v = version if version.startswith("v") else "v" + version
+    found = sorted(dest.rglob(f"{board}-{v}*.bin"))
+    if found:  # fetched before: offline is fine
+        print(f"flash: MicroPython {v} for {board}: {found[-1]} (fetched before)")
+        return str(found[-1])
     exe = shutil.which("mpflash") or str(Path(sys.executable).parent / "mpflash")
     if not Path(exe).exists() and not shutil.which("mpflash"):
         raise UserError("fetching images needs mpflash (`pip install mpflash`); or download "
                         f"https://micropython.org/download/{board}/ and pass --firmware FILE.bin", 2)
-    dest = data_home() / "firmware"
-    dest.mkdir(parents=True, exist_ok=True)
-    v = version if version.startswith("v") else "v" + version
+    print(f"flash: fetching MicroPython {v} for {board} with mpflash ...")
     proc = subprocess.run([exe, "download", "--version", v, "--board", board, "--dest", str(dest)],
                           capture_output=True, text=True)
-    found = sorted(dest.rglob(f"{board}*{v}*.bin"))
+    found = sorted(dest.rglob(f"{board}-{v}*.bin"))
     if proc.returncode != 0 or not found:
         raise UserError(f"could not fetch MicroPython {v} for {board} (offline?): download it from "
                         f"https://micropython.org/download/{board}/ and pass --firmware FILE.bin", 4)
@@ -257,11 +265,44 @@ def check_port(port: str) -> None:
         raise open_error(port, e) from None
 
 
+def default_version() -> str:
+    """The MicroPython the firmware is built and tested against (the pinned 32-bit build's): what `flash`
+    writes when no image is named."""
+    from mausbox.mpbuild import VERSION
+
+    return VERSION
+
+
+def chipless_plan(args) -> dict:
+    """What `flash` without --board would do, said without a port: the chip comes from the board itself."""
+    out: dict = {"board": None, "port": args.port, "chip": None, "firmware": args.firmware,
+                 "version": None if args.firmware else (args.version or default_version()),
+                 "offset": None, "deploy": "mausbox deploy"}
+    if args.firmware:
+        out["chip"], out["offset"] = read_image(args.firmware)
+    return out
+
+
 def _say_plan(p: dict) -> None:
-    print(f"flash: {p['board']} is an {p['chip']} board ({p['module']}, {p['psram']} PSRAM): image {p['image']}")
-    print(f"  write {p['firmware'] or p['image'] + ' (' + p['download'] + ')'} at offset {hex(p['offset'])} "
-          "after erasing the flash, then verify it")
-    print(f"  then: {p['deploy']} (the firmware as .mpy on the filesystem)")
+    if p["board"] is None:
+        where = f"the board on {p['port']}" if p["port"] else "the only ESP32 board connected"
+        print(f"flash: ask {where} which chip it is (esptool)")
+        if p["firmware"]:
+            print(f"  if it is an {p['chip']}: erase its flash, write {p['firmware']}")
+            print(f"  at offset {hex(p['offset'])} and verify it")
+        else:
+            print(f"  fetch MicroPython {p['version']} for that chip (mpflash, online; or the copy")
+            print("  fetched before), erase the flash, write it at the chip's bootloader offset")
+            print("  and verify it")
+        print(f"  then: {p['deploy']} (the unit's board file, else esp32-devkitc)")
+        return
+    psram = "no PSRAM" if p["psram"] == "none" else f"{p['psram']} PSRAM"
+    print(f"flash: {p['board']} is an {p['chip']} board ({p['module']}, {psram})")
+    print(f"  image {p['image']}")
+    print(f"  erase the flash, write {p['firmware'] or p['image']} at offset {hex(p['offset'])}, verify it")
+    if not p["firmware"]:
+        print(f"  (the image: {p['download']})")
+    print(f"  then: {p['deploy']} (the firmware as .mpy files)")
 
 
 def run(args) -> int:
@@ -271,19 +312,19 @@ def run(args) -> int:
     from mausbox.link import resolve_port
     from mausbox.sim.ports import running_units
 
+    if args.json and not args.dry_run:
+        raise UserError("--json goes with --dry-run (a flash shows esptool's progress as it writes)", EXIT_USAGE)
     p = plan(args.board, args.firmware) if args.board else None
     if args.dry_run:
-        if p is None:
-            raise UserError("--dry-run needs --board NAME (the board file says which image)", EXIT_USAGE)
+        shown = p if p is not None else chipless_plan(args)
         if args.json:
             import json
 
-            print(json.dumps(p, indent=2))
+            print(json.dumps(shown, indent=2))
         else:
-            _say_plan(p)
+            _say_plan(shown)
         return 0
-    if not args.firmware and not args.version:
-        raise UserError("say which image: --firmware FILE.bin, or --version V to fetch the official one", EXIT_USAGE)
+    version = None if args.firmware else (args.version or default_version())
     if p is not None:
         _say_plan(p)
     # Inputs in order, each named when it is the problem: the image (exists, an ESP image, for this board),
@@ -299,7 +340,7 @@ def run(args) -> int:
     if p is not None and p["chip"] != chip:
         raise UserError(f"the board on {port} is an {chip}, but {args.board} is an {p['chip']} board: "
                         "refusing to write (wrong board file, or the wrong board plugged in?)", EXIT_PROBLEM)
-    path = args.firmware or fetch_image(args.version, chip, p["image"] if p else None)
+    path = args.firmware or fetch_image(version, chip, p["image"] if p else None)
     want, offset = image if image is not None else read_image(path)
     if want != chip:
         raise UserError(f"{Path(path).name} is built for an {want}, but the board is an {chip}: refusing to write "

@@ -31,7 +31,7 @@ def add_parser(p):
     q.add_argument("--timeout", type=float, default=10.0,
                    help="seconds to wait for each answer of the unit (default %(default)s)")
     q.add_argument("--no-mark", action="store_true", help="do not mark logs pulled on the unit")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help="print what each unit gave as JSON")
     q.add_argument("-v", "--verbose", action="store_true", help="report retries and resumes")
 
     q = sub.add_parser("rebuild", help="rebuild the store from the folders of pulled logs (it is a cache of them)")
@@ -42,18 +42,18 @@ def add_parser(p):
     common(q, names=False)
     q.add_argument("--unit")
     q.add_argument("--game", help="mg, mim or mms")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help="print the games as JSON")
 
     q = sub.add_parser("show", help="one game as a readable timeline")
     common(q)
     q.add_argument("game", help="game id, log name (00003-mg.jsonl or 00003) or unit/name")
-    q.add_argument("--json", action="store_true", help="the records as JSON")
+    q.add_argument("--json", action="store_true", help="print the records as JSON")
 
     q = sub.add_parser("stats", help="per-player statistics: reaction times (median, p10, p90), false starts, wins")
     common(q)
     q.add_argument("--unit")
     q.add_argument("--game", help="mg, mim or mms")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help="print the statistics as JSON")
 
     q = sub.add_parser("export", help="CSV or JSON export")
     common(q)

@@ -16,7 +16,8 @@ def add_parser(p):
     p.add_argument("--count", type=int, help="stop after this many events")
     p.add_argument("--seconds", type=float, help="stop after this many seconds")
     p.add_argument("--timeout", type=float, default=5.0,
-                   help="seconds without an answer before the unit counts as gone (default %(default)s)")
+                   help="seconds to wait for each answer of the unit; silent that long, it counts as gone "
+                        "(default %(default)s)")
 
 
 def format_line(line: str, raw: bool = False) -> tuple[dict | None, str | None]:

@@ -31,7 +31,7 @@ def add_parser(p):
                         "would have one; 512k with --serial or on a 64-bit build)")
     p.add_argument("--headless", action="store_true", help="with --serial: no terminal UI")
     p.add_argument("-v", "--verbose", action="store_true", help="print the unit's console (events, prompts)")
-    p.add_argument("--json", action="store_true", help="scenario/replay result as JSON")
+    p.add_argument("--json", action="store_true", help="print the scenario or replay result as JSON")
 
 
 def _root(args) -> Path:

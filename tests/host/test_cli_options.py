@@ -100,3 +100,35 @@ def test_a_group_alone_shows_its_help_with_every_action(group, capsys):
     assert out.startswith(f"usage: mausbox {group}") and "examples:" in out
     for action in cli._subparsers(cli._subparsers(PARSER)[group]):
         assert action in out
+
+
+def _options(name):
+    for words, p in ALL:
+        for a in p._actions:
+            if name in a.option_strings and a.default is not argparse.SUPPRESS:
+                yield " ".join(words), a
+
+
+def test_the_same_option_means_the_same_everywhere():
+    """--port, --timeout, --json, --dry-run and --board: one meaning, said in one way, on every command."""
+    seen = {o: list(_options(o)) for o in ("--port", "--timeout", "--json", "--dry-run", "--board")}
+    assert all(seen.values()), seen
+    for cmd, a in seen["--port"]:
+        assert a.help and a.help.startswith("serial port"), (cmd, a.help)
+    for cmd, a in seen["--timeout"]:
+        assert a.type is float and a.help.startswith("seconds to wait for each"), (cmd, a.help)
+        assert "default" in a.help or "cards" in cmd, (cmd, a.help)
+    for cmd, a in seen["--json"]:
+        assert a.help and "print" in a.help and "JSON" in a.help, (cmd, a.help)
+    assert {c for c, _ in seen["--dry-run"]} == {"mausbox flash", "mausbox deploy"}
+    for cmd, a in seen["--dry-run"]:
+        assert a.help.startswith("say what") and a.help.endswith("touch no port"), (cmd, a.help)
+    for cmd, a in seen["--board"]:
+        assert "board file" in a.help, (cmd, a.help)
+
+
+def test_flash_json_is_only_its_plan(capsys):
+    assert cli.main(["flash", "--json"]) == 2
+    assert "--json goes with --dry-run" in capsys.readouterr().err
+    assert cli.main(["flash", "--json", "--dry-run"]) == 0  # no --board: the plan the board's chip completes
+    assert '"version"' in capsys.readouterr().out

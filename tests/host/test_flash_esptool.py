@@ -110,3 +110,22 @@ def test_dry_run_names_the_image_each_board_needs(capsys):
     assert main(["flash", "--board", "esp32-devkitc", "--dry-run"]) == 0
     out = capsys.readouterr().out
     assert "image ESP32_GENERIC\n" in out and "offset 0x1000" in out and "mausbox deploy --board esp32-devkitc" in out
+
+
+def test_flash_with_no_image_named_writes_the_tested_micropython_fetched_before(bootloader, tmp_path, capfd,
+                                                                                 monkeypatch):
+    """docs/build.md's `mausbox flash --port P`: the MicroPython the firmware is tested on, for the chip the
+    board reports; a copy fetched before is used without the network."""
+    from mausbox.cmd_flash import default_version
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "home"))
+    cache = tmp_path / "home" / "mausbox" / "firmware"
+    cache.mkdir(parents=True)
+    fw = cache / f"ESP32_GENERIC-v{default_version()}.bin"
+    fw.write_bytes(image(0, b"Generic ESP32 module"))
+    (cache / "ESP32_GENERIC_S3-v1.28.0.bin").write_bytes(image(9, b"Generic ESP32S3 module"))  # not this chip's
+    port = bootloader("esp32")
+    assert main(["flash", "--port", port, "--yes", "--no-deploy"]) == 0
+    out = capfd.readouterr().out
+    assert "the board is an ESP32" in out and "(fetched before)" in out and "Hash of data verified" in out
+    assert read_flash(port, 0x1000, 8192, tmp_path) == fw.read_bytes()
