@@ -115,8 +115,38 @@ def _check(args) -> int:
             print(f"  {e}")
         return EXIT_PROBLEM
     print(f"{path}: ok")
-    print("  " + boardmod.summary(b).replace("\n", "\n  "))
+    print("  the unit's boot screen shows:")
+    for line, said in explain(b):
+        print(f"  {line:<16}  {said}")
     return EXIT_OK
+
+
+WORDS = {"led": "LEDs", "bz": "buzzer", "oled": "OLED display", "rfid": "RFID reader",
+         "jmp": "latency-test jumper", "piezo-a": "piezo on an analog (ADC) pin",
+         "piezo-d": "piezo through a comparator (digital pin)"}
+CAPTURE = {"poll": "presses read by a polling loop", "irq": "presses read by pin interrupts"}
+
+
+def explain(board: dict) -> list[tuple[str, str]]:
+    """Each line of the boot screen's summary (maus.board.summary) with what it says in plain words."""
+    from maus import board as boardmod
+
+    lines = boardmod.summary(board).split("\n")
+    out = [(lines[0], "the board file's name")]
+    psram = boardmod.psram(board)
+    if board.get("module"):
+        out[0] = (lines[0], f"{board['module']}, " + ("no PSRAM" if psram == "none" else f"{psram} PSRAM"))
+    for line in lines[1:]:
+        words = line.split()
+        if len(words) == 3 and words[1] == "players":
+            said = f"{words[0]} player buttons, {CAPTURE.get(words[2], words[2])}"
+        elif words[:1] == ["pull"]:
+            said = {"internal": "the chip's own pull-up resistors on the buttons",
+                    "external": "10 kΩ pull-up resistors on the buttons"}.get(words[-1], line)
+        else:
+            said = ", ".join(WORDS.get(w, w) for w in words)
+        out.append((line, said))
+    return out
 
 
 def _diagram(args) -> int:

@@ -184,8 +184,28 @@ def _check_ident(ident: str) -> str:
 
     c = cards.normalise(ident)
     if c is None:
-        raise UserError("not a card identity: %r (want e.g. mg/mouse/07 or game/mausgeflippt)" % ident, EXIT_USAGE)
+        raise UserError(_no_card(ident), EXIT_USAGE)
     return c
+
+
+def _no_card(ident: str) -> str:
+    """Why an identity names no card: a number past its kind's last card, a kind its game does not have, or
+    not an identity at all."""
+    from maus import cards
+
+    parts = ident.strip().lower().removeprefix(cards.PREFIX).split("/")
+    kinds = {(g, k): (first, last) for g, k, first, last in cards.KINDS}
+    if len(parts) == 3 and (parts[0], parts[1]) in kinds and parts[2].isdigit():
+        first, last = kinds[parts[0], parts[1]]
+        return (f"no card {ident} in the {parts[0]} catalog (it has {cards.format_id(parts[0], parts[1], first)} "
+                f"to {cards.format_id(parts[0], parts[1], last)})")
+    games = {g for g, _ in kinds}
+    if len(parts) == 3 and parts[0] in games:
+        have = ", ".join(k for g, k in kinds if g == parts[0])
+        return f"no card {ident}: the {parts[0]} catalog has no kind {parts[1]!r} (its kinds: {have})"
+    if len(parts) == 2 and parts[0] == "game":
+        return f"no game card {ident}: the game cards are " + ", ".join("game/" + n for n in cards.GAME_CARDS)
+    return "not a card identity: %r (want e.g. mg/mouse/07 or game/mausgeflippt)" % ident
 
 
 # --- the printable sheet -------------------------------------------------------------------------

@@ -93,6 +93,13 @@ def test_sheet_goes_to_one_file_or_a_named_folder(tmp_path, capsys, monkeypatch)
     assert main(["cards", "print", "--catalog", "mg", "--kind", "cheese", "-o", str(tmp_path / "c.svg")]) == 0
     assert main(["cards", "print", "mouse 7", "-o", str(tmp_path / "x.svg")]) == 2
     assert "not a card identity" in capsys.readouterr().err
+    # a well-formed identity past the catalog's last card: the card does not exist, and which ones do
+    assert main(["cards", "print", "mg/mouse/99", "-o", str(tmp_path / "y.svg")]) == 2
+    err = capsys.readouterr().err
+    assert "no card mg/mouse/99 in the mg catalog (it has mg/mouse/01 to mg/mouse/32)" in err, err
+    assert "not a card identity" not in err
+    assert main(["cards", "print", "mg/hat/3", "-o", str(tmp_path / "y.svg")]) == 2
+    assert "has no kind 'hat'" in capsys.readouterr().err
 
 
 def test_fit_shrinks_and_wraps_to_the_box():

@@ -219,3 +219,23 @@ def test_cli_diagram(capsys, tmp_path: Path):
     (tmp_path / "bad.json").write_text(json.dumps(bad))
     assert main(["boards", "diagram", str(tmp_path / "bad.json"), "--out", str(tmp_path)]) == 1
     assert not (tmp_path / "bad").exists()
+
+
+def test_the_docs_show_the_boot_summary_the_board_gives_and_check_says_it_in_words(capsys):
+    """build.md and boards.md print esp32-devkitc's boot-screen summary: the one maus.board.summary gives
+    (it drifted: `irq` where the board file says `poll`), and `boards check` says each line in plain words."""
+    import json
+    import re
+
+    from maus import board as boardmod
+    from mausbox.paths import BOARDS_DIR, REPO_ROOT
+
+    want = boardmod.summary(json.loads((BOARDS_DIR / "esp32-devkitc.json").read_text()))
+    for doc in ("docs/build.md", "docs/boards.md"):
+        blocks = re.findall(r"```\n(esp32-devkitc\n.*?)```", (REPO_ROOT / doc).read_text(), re.S)
+        assert blocks and all(b.strip() == want for b in blocks), (doc, blocks)
+    assert main(["boards", "check", "esp32-devkitc"]) == 0
+    out = capsys.readouterr().out
+    assert "jmp piezo-a       latency-test jumper, piezo on an analog (ADC) pin" in out
+    assert "ESP32-WROOM-32E, no PSRAM" in out and "none PSRAM" not in out
+    assert "polling loop" in out
