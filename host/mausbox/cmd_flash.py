@@ -50,6 +50,11 @@ def add_parser(p):
     p.add_argument("--no-deploy", action="store_true", help="only write MicroPython")
 
 
+def psram_words(psram: str) -> str:
+    """"no PSRAM", "quad PSRAM": the board file's `psram` said as a sentence would."""
+    return "no PSRAM" if psram == "none" else f"{psram} PSRAM"
+
+
 def official_image(board: dict) -> str:
     """The official MicroPython image a board file needs: its module's PSRAM decides the variant."""
     from maus import board as boardmod
@@ -109,7 +114,7 @@ def plan(board_name: str, firmware: str | None = None) -> dict:
         variant = image_variant(data)
         if variant is not None and variant != image:
             raise UserError(f"{Path(firmware).name} is the {variant} image, but {board_name} ({board.get('module')}, "
-                            f"{out['psram']} PSRAM) needs {image}: refusing to write it", EXIT_PROBLEM)
+                            f"{psram_words(out['psram'])}) needs {image}: refusing to write it", EXIT_PROBLEM)
         out["offset"] = got_offset
         out["variant"] = variant
     return out
@@ -296,7 +301,7 @@ def _say_plan(p: dict) -> None:
             print("  and verify it")
         print(f"  then: {p['deploy']} (the unit's board file, else esp32-devkitc)")
         return
-    psram = "no PSRAM" if p["psram"] == "none" else f"{p['psram']} PSRAM"
+    psram = psram_words(p["psram"])
     print(f"flash: {p['board']} is an {p['chip']} board ({p['module']}, {psram})")
     print(f"  image {p['image']}")
     print(f"  erase the flash, write {p['firmware'] or p['image']} at offset {hex(p['offset'])}, verify it")
