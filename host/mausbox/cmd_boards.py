@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mausbox.shown import plural
+
 HELP = "list board definitions, check one against the pin rules, generate its wiring diagram, BOM and power budget"
 EXAMPLES = """\
 mausbox boards list
@@ -91,15 +93,13 @@ def _list(args) -> int:
     w = max(len(r["name"]) for r in rows)
     print(f"{'NAME':<{w}}  FAMILY   PLAYERS  STATUS    PARTS")
     for r in rows:
-        status = "ok" if r["valid"] else f"{len(r['errors'])} errors"
+        status = "ok" if r["valid"] else plural(len(r["errors"]), "error")
         print(f"{r['name']:<{w}}  {r['family']:<8} {r['players']!s:<8} {status:<9} {' '.join(r['parts'])}")
     return 0
 
 
 def _check(args) -> int:
     import json
-
-    from maus import board as boardmod
 
     from mausbox.cli import EXIT_OK, EXIT_PROBLEM
 

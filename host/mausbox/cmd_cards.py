@@ -8,6 +8,8 @@ host protocol (`card_write`, `card_read`, `enrol`, `enrolled`: docs/protocol.md)
 
 from __future__ import annotations
 
+from mausbox.shown import plural
+
 HELP = "write card identities to NTAG stickers, enrol UIDs, list enrolled cards, print a card sheet, check a catalog"
 EXAMPLES = """\
 mausbox cards print --catalog mg -o mg-cards.html   # a printable sheet of every Mausgeflippt card
@@ -269,8 +271,8 @@ def _print(args) -> int:
             shown = "%s (%d SVG pages)" % (out, len(pages))
         elif out.suffix.lower() == ".svg":
             if len(pages) > 1:
-                raise UserError("%d cards make %d pages, one SVG holds one: give -o SHEET.html (all pages in one "
-                                "file) or -o FOLDER/ (one SVG a page)" % (len(cards), len(pages)), EXIT_USAGE)
+                raise UserError("%s make %d pages, one SVG holds one: give -o SHEET.html (all pages in one "
+                                "file) or -o FOLDER/ (one SVG a page)" % (plural(len(cards), "card"), len(pages)), EXIT_USAGE)
             out.write_text(pages[0], encoding="utf-8")
             shown = str(out)
         else:
@@ -278,7 +280,7 @@ def _print(args) -> int:
             shown = "%s (%d A4 pages; open it in a browser and print)" % (out, len(pages))
     except OSError as e:
         raise UserError("cannot write %s: %s" % (out, e.strerror or e), EXIT_USAGE) from None
-    print("wrote %d cards: %s" % (len(cards), shown))
+    print("wrote %s: %s" % (plural(len(cards), "card"), shown))
     return 0
 
 
@@ -303,7 +305,7 @@ def _check(args) -> int:
         for e in errs:
             print("  " + e)
     else:
-        print("%s: a good %s catalog, %d cards" % (args.file, data["game"], len(card_list(data))))
+        print("%s: a good %s catalog, %s" % (args.file, data["game"], plural(len(card_list(data)), "card")))
         if args.compile:
             print("  compiled: %s (copy it to the unit beside the .json)" % cat if cat else
                   "  no compiled form for this game: the unit reads the .json")

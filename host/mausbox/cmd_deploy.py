@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mausbox.shown import plural
+
 HELP = "copy the firmware to a unit (only changed files), then confirm it boots"
 EXAMPLES = """\
 mausbox deploy --port /dev/ttyUSB0
@@ -48,7 +50,7 @@ def _say_dry(d: dict) -> None:
     print(f"deploy: ask the unit on {where} what it runs and does")
     print("  (a unit in a game is " + ("stopped: --force)" if d["force"] else "left alone unless --force)"))
     print(f"  compile {d['python_files']} firmware modules with mpy-cross for its MicroPython")
-    print(f"  ({d['files']} files in all with board.json, boot.py and main.py)")
+    print(f"  ({plural(d['files'], 'file')} in all with board.json, boot.py and main.py)")
     own = "the unit's own (new unit: esp32-devkitc; virtual: sim)"
     print(f"  board: {d['board'] or own}")
     if d["romfs"]:
@@ -103,7 +105,7 @@ def run(args) -> int:
         return 0
     for note in report.notes:
         print(f"note: {shown(note)}")
-    done = f"{len(report.sent)} files sent ({report.bytes_sent} bytes over the link), {report.unchanged} unchanged"
+    done = f"{plural(len(report.sent), 'file')} sent ({report.bytes_sent} bytes over the link), {report.unchanged} unchanged"
     if report.ready:
         print(f"deploy: {done}; the unit booted: Mausbox {shown(report.ready)}")
     else:

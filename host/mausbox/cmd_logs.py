@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mausbox.shown import plural
+
 HELP = "pull game logs from units (verified, resumable) and list, show, analyse or export them"
 EXAMPLES = """\
 mausbox logs pull                      # the one connected unit (a virtual unit counts)
@@ -108,7 +110,8 @@ def run(args) -> int:
 def _rebuild(args) -> int:
     store = _store(args, args.dest)
     n = store.rebuild()
-    print("store %s: rebuilt from %s: %d games" % (store.path, ", ".join(str(f) for f in store.folders()), n))
+    print("store %s: rebuilt from %s: %s" % (store.path, ", ".join(str(f) for f in store.folders()),
+                                            plural(n, "game")))
     return 0
 
 
@@ -274,7 +277,7 @@ def _stats(args) -> int:
     if args.json:
         print(json.dumps({"games": len(games), "players": rows}, indent=1, ensure_ascii=False))
         return 0
-    print("%d games" % len(games))
+    print(plural(len(games), "game"))
     # presses: every press of every reveal (late: after the race was decided; locked: ignored by it);
     # times: each player's first press after a reveal, in ms
     print("%-20s %5s %4s %6s %7s %5s %6s %6s %8s %7s %7s" % ("player", "games", "wins", "false", "presses", "late",

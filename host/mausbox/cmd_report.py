@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from mausbox.shown import plural
+
 HELP = "an HTML report for a class: players, reaction-time distributions, scores over sessions"
 EXAMPLES = """\
 mausbox report -o class.html
@@ -30,5 +32,5 @@ def run(args) -> int:
             f.write(text)
     except OSError as e:
         raise UserError("cannot write %s: %s" % (args.output, e), EXIT_USAGE) from None
-    print("wrote %s (%d games)" % (args.output, len(store.games(unit=args.unit, game=args.game))))
+    print("wrote %s (%s)" % (args.output, plural(len(store.games(unit=args.unit, game=args.game)), "game")))
     return 0

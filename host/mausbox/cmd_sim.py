@@ -6,6 +6,8 @@ import json
 import sys
 from pathlib import Path
 
+from mausbox.shown import plural
+
 HELP = "run the virtual unit: interactive, a scenario file, a log replay, or a serial pty"
 EXAMPLES = """\
 mausbox sim                                              # play in this terminal
@@ -53,6 +55,10 @@ def run(args) -> int:
         if not path.is_file():
             raise UserError(f"no scenario file {path}", EXIT_USAGE)
         before = {log.name: log.stat().st_size for log in simrun.logs_in(root)}
+        simrun.prepare_root(root)
+        from mausbox.sim.tui import follow_lang
+
+        follow_lang(root)  # a new unit speaks the terminal's language, as in the interactive sim
         try:
             rc, lines = simrun.run_scenario(path, root, heap=heap, echo=print if args.verbose else None)
         except simrun.ScenarioError as e:
@@ -147,16 +153,34 @@ def serial_scenario(args, root: Path, heap: str) -> int:
               flush=True)
         if not wait_ready(root, since):
             print("the firmware did not report ready within 120 s; playing the scenario anyway", flush=True)
-        print(f"scenario {path.name}: {len(events)} events over {events[-1][0] if events else 0:.0f} s, "
+        print(f"scenario {path.name}: {plural(len(events), 'event')} over {events[-1][0] if events else 0:.0f} s, "
               "starting now", flush=True)
         n = play(fifo, events, time.monotonic())
-        print(f"scenario {path.name}: all {n} events played; the unit keeps running (Ctrl-C stops it)", flush=True)
+        print(f"scenario {path.name}: {'all ' if n > 1 else ''}{plural(n, 'event')} played; the unit keeps "
+              "running (Ctrl-C stops it)", flush=True)
         play(fifo, [], 0, forever=True)  # until Ctrl-C or SIGTERM
         return 0
     except KeyboardInterrupt:
         return 0
     finally:
         unit.stop()
+
+
+def ending(log_name: str, end: dict) -> str:
+    """A game_end record in words, players in order: "Mausgeflippt: scores P1 8, P2 7; winner P1 (last
+    mouse)". Mucks Mäuschen Still counts the sticks each player has left (fewest wins)."""
+    from mausbox.report import GAME_NAMES
+
+    game = log_name.rsplit(".", 1)[0].partition("-")[2]
+    scores = end.get("scores") if isinstance(end.get("scores"), dict) else {}
+    order = sorted(scores, key=lambda k: (int(k) if str(k).isdigit() else 99, str(k)))
+    what = "sticks left" if game == "mms" else "scores"
+    line = f"{GAME_NAMES.get(game, game)}: {what} " + (", ".join(f"P{k} {scores[k]}" for k in order) or "none")
+    winners = [w for w in end.get("winners") or [] if isinstance(w, int)]
+    if winners:
+        line += f"; {'winner' if len(winners) == 1 else 'winners'} " + ", ".join(f"P{w}" for w in winners)
+    why = end.get("why") or end.get("reason")
+    return line + (f" ({str(why).replace('_', ' ')})" if why else "")
 
 
 def _report(root: Path, rc: int, lines: list[str], args, before: dict[str, int], name: str) -> int:
@@ -185,8 +209,7 @@ def _report(root: Path, rc: int, lines: list[str], args, before: dict[str, int],
             end = g["end"] or {}
             assert isinstance(end, dict)
             if end.get("type") == "game_end":
-                print(f"{Path(g['log']).name}: scores {end.get('scores')}, winners {end.get('winners')} "
-                      f"({end.get('why') or end.get('reason')})")
+                print(f"{Path(g['log']).name}: {ending(Path(g['log']).name, end)}")
             else:
                 print(f"{Path(g['log']).name}: {end.get('type', 'no end record')} {end.get('reason', '')}")
     if none:

@@ -23,6 +23,7 @@ from mausbox.build import compile_bytes, mpy_compatible, parse_mpy_info
 from mausbox.cli import EXIT_PROBLEM, UserError
 from mausbox.link import LinkError, LinkTimeout, NoService, UnitLink
 from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG
+from mausbox.shown import plural
 
 BOOT_FILES = ("boot.py", "main.py")  # firmware/boot.py (the watchdog keeper), firmware/main.py (the app)
 MAIN_PY = (FIRMWARE_DIR / "main.py").read_bytes()
@@ -343,7 +344,7 @@ def deploy_romfs(link: UnitLink, board: str | None = None, say=print, force: boo
     with tempfile.TemporaryDirectory() as tmp:
         app = romfs_tree(files, Path(tmp))
         link.close()  # mpremote opens the port itself
-        say(f"deploy: {len(app)} files into the ROMFS partition ({how}, board {board}) with mpremote")
+        say(f"deploy: {plural(len(app), 'file')} into the ROMFS partition ({how}, board {board}) with mpremote")
         proc = subprocess.run([sys.executable, "-m", "mpremote", "connect", link.port, "romfs", "--no-mpy",
                                "deploy", tmp], capture_output=True, text=True)
         if proc.returncode != 0:

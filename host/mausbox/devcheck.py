@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mausbox.build import compile_file, firmware_sources
 from mausbox.paths import FIRMWARE_DIR, REPO_ROOT
+from mausbox.shown import plural
 
 
 def step(title: str, cmd: list[str], env: dict | None = None) -> bool:
@@ -32,7 +33,7 @@ def check_mpy_cross() -> bool:
             if err:
                 ok = False
                 print(err.rstrip())
-    print(f"   {n} files {'compiled' if ok else 'checked, with errors above'}")
+    print(f"   {plural(n, 'file')} {'compiled' if ok else 'checked, with errors above'}")
     return ok
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mausbox.shown import plural
 from mausbox.store import Game, Store
 
 _OFFSET_KEYS = ("offset_us", "us", "dt_us", "reaction_us")
@@ -202,8 +203,8 @@ def _fmt_t(ms: int) -> str:
 def timeline(store: Store, g: Game, names: dict[str, str] | None = None) -> list[str]:
     names = names or {}
     start = next((r for r in store.events(g.id) if r.get("type") == "game_start"), None)
-    lines = ["%s/%s  %s  %s  %d records  %s%s" % (
-        g.unit, g.name, game_title(g.game, g.variant), when(g, start), g.records, g.status,
+    lines = ["%s/%s  %s  %s  %s  %s%s" % (
+        g.unit, g.name, game_title(g.game, g.variant), when(g, start), plural(g.records, "record"), g.status,
         ": " + g.reason if g.reason else "")]
     for d in g.damage:
         lines.append("  DAMAGE %s" % d)
@@ -384,8 +385,8 @@ def html_report(store: Store, names: dict[str, str] | None = None, title: str = 
     out = ["<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>%s</title><style>%s</style>"
            "</head><body><h1>%s</h1>" % (_esc(title), _CSS, _esc(title))]
     units = sorted({g.unit for g in games})
-    out.append('<p class="muted">%d games from %d unit%s; %d players.</p>'
-               % (len(games), len(units), "" if len(units) == 1 else "s", len(stats)))
+    out.append('<p class="muted">%s from %s; %s.</p>'
+               % (plural(len(games), "game"), plural(len(units), "unit"), plural(len(stats), "player")))
     damaged = [g for g in games if g.damage]
     if damaged:
         out.append('<p class="warn">%d log(s) are damaged: %s</p>'

@@ -21,3 +21,11 @@ def shown(value: object, lines: bool = False) -> str:
     if isinstance(value, (bytes, bytearray)):
         value = bytes(value).decode("utf-8", "replace")
     return (_BAD if lines else _BAD_NL).sub(_esc, str(value))
+
+
+_PLURALS = {"mouse": "mice", "press": "presses", "entry": "entries", "family": "families"}
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """"1 card", "2 cards", "0 games": the count and its noun in the number it takes."""
+    return f"{n} {word if n == 1 else many or _PLURALS.get(word) or word + 's'}"

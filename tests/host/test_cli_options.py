@@ -132,3 +132,14 @@ def test_flash_json_is_only_its_plan(capsys):
     assert "--json goes with --dry-run" in capsys.readouterr().err
     assert cli.main(["flash", "--json", "--dry-run"]) == 0  # no --board: the plan the board's chip completes
     assert '"version"' in capsys.readouterr().out
+
+
+def test_counts_take_their_nouns_number(tmp_path, capsys):
+    from mausbox.shown import plural
+
+    assert [plural(n, "card") for n in (0, 1, 2)] == ["0 cards", "1 card", "2 cards"]
+    assert plural(1, "press") == "1 press" and plural(3, "press") == "3 presses"
+    assert cli.main(["cards", "print", "mg/mouse/07", "-o", str(tmp_path / "one.svg")]) == 0
+    assert "wrote 1 card:" in capsys.readouterr().out
+    assert cli.main(["logs", "stats", "--store", str(tmp_path / "none.sqlite")]) == 0
+    assert capsys.readouterr().out.startswith("0 games\n")

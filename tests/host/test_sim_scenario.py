@@ -92,3 +92,27 @@ def test_the_cli_reports_the_game_it_played_and_fails_when_none_started(tmp_path
     proc = _sim("--scenario", idle, "--root", root)
     assert proc.returncode == 1
     assert "started no game" in proc.stderr and "jsonl" not in proc.stdout and "Traceback" not in proc.stderr
+
+
+def test_the_cli_says_each_game_in_words_players_in_order_and_speaks_the_terminals_language(tmp_path):
+    import os
+
+    from mausbox.cmd_sim import ending
+
+    end = {"type": "game_end", "scores": {"1": 8, "4": 6, "3": 5, "2": 7, "10": 1}, "winners": [1],
+           "why": "last_mouse"}
+    assert ending("00001-mg.jsonl", end) == "Mausgeflippt: scores P1 8, P2 7, P3 5, P4 6, P10 1; winner P1 (last mouse)"
+    assert ending("00004-mms.jsonl", {"scores": {"2": 2, "1": 0}, "winners": [1, 2]}) == \
+        "Mucks Mäuschen Still: sticks left P1 0, P2 2; winners P1, P2"
+    for lang, want in (("en_GB.UTF-8", "en"), ("de_DE.UTF-8", "de")):
+        root = tmp_path / lang
+        env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES")}
+        env["LANG"] = lang
+        proc = subprocess.run([sys.executable, "-m", "mausbox", "sim", "--scenario",
+                               str(SCENARIOS / "mms-3p-last.jsonl"), "--root", str(root)], env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout.strip() == ("00001-mms.jsonl: Mucks Mäuschen Still: sticks left P1 2, P2 2, P3 0; "
+                                       "winner P3 (last stick)"), proc.stdout
+        saved = root / "settings.json"  # German, the default, needs no settings file
+        assert (json.loads(saved.read_text())["lang"] if saved.exists() else "de") == want
