@@ -289,11 +289,13 @@ def chipless_plan(args) -> dict:
 
 
 def _say_plan(p: dict) -> None:
+    from pathlib import Path
+
     if p["board"] is None:
         where = f"the board on {p['port']}" if p["port"] else "the only ESP32 board connected"
         print(f"flash: ask {where} which chip it is (esptool)")
         if p["firmware"]:
-            print(f"  if it is an {p['chip']}: erase its flash, write {p['firmware']}")
+            print(f"  if it is an {p['chip']}: erase its flash, write {Path(p['firmware']).name}")
             print(f"  at offset {hex(p['offset'])} and verify it")
         else:
             print(f"  fetch MicroPython {p['version']} for that chip (mpflash, online; or the copy")
@@ -304,7 +306,7 @@ def _say_plan(p: dict) -> None:
     psram = psram_words(p["psram"])
     print(f"flash: {p['board']} is an {p['chip']} board ({p['module']}, {psram})")
     print(f"  image {p['image']}")
-    print(f"  erase the flash, write {p['firmware'] or p['image']} at offset {hex(p['offset'])}, verify it")
+    print(f"  erase the flash, write {Path(p['firmware']).name if p['firmware'] else p['image']} at offset {hex(p['offset'])}, verify it")
     if not p["firmware"]:
         print(f"  (the image: {p['download']})")
     print(f"  then: {p['deploy']} (the firmware as .mpy files)")

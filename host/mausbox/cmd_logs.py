@@ -236,12 +236,17 @@ def _list(args) -> int:
     if not games:
         print("no games in the store yet: mausbox logs pull")
         return 0
-    print("%4s  %-16s %-18s %-5s %-19s %-10s %s" % ("id", "unit", "log", "game", "when", "status", "winners"))
+    # columns as wide as their widest entry, the time to the minute: a line fits 80 columns
+    uw = max(4, min(16, max(len(g.unit) for g in games)))
+    lw = max(3, max(len(g.name) for g in games))
+    gw = max(4, max(len(g.game or "?") for g in games))
+    fmt = "%4s  %-*s %-*s %-*s %-16s %-9s %s"
+    print(fmt % ("id", uw, "unit", lw, "log", gw, "game", "when", "status", "winners"))
     for g in games:
         winners = ",".join("P%d" % p["player"] for p in store.players(g.id) if p["winner"])
-        print("%4d  %-16s %-18s %-5s %-19s %-10s %s" % (g.id, shown(g.unit[:16]), shown(g.name), shown(g.game or "?"),
-                                                       shown(g.wall or "-"), g.status + ("!" if g.damage else ""),
-                                                       winners or "-"))
+        when = (g.wall or "-")[:16].replace("T", " ")
+        print(fmt % (g.id, uw, shown(g.unit[:uw]), lw, shown(g.name), gw, shown(g.game or "?"), shown(when),
+                     g.status + ("!" if g.damage else ""), winners or "-"))
     return 0
 
 
@@ -259,9 +264,15 @@ def _show(args) -> int:
     if args.json:
         print(json.dumps(store.events(g.id), indent=1))
     else:
-        from mausbox.shown import shown
+        import re
 
-        print("\n".join(shown(line) for line in timeline(store, g, _names(args))))
+        from mausbox.shown import shown, wrapped
+
+        # lines that do not fit the terminal wrap under their detail column (--json is never wrapped)
+        col = re.compile(r"\s*\S+\s+#\d+\s+\S+\s+")
+        for line in timeline(store, g, _names(args)):
+            m = col.match(line)
+            print("\n".join(wrapped(shown(line), m.end() if m else 2)))
     _notes(store)
     return 1 if g.damage else 0
 
@@ -277,17 +288,23 @@ def _stats(args) -> int:
     if args.json:
         print(json.dumps({"games": len(games), "players": rows}, indent=1, ensure_ascii=False))
         return 0
+    from mausbox.shown import width
+
     print(plural(len(games), "game"))
     # presses: every press of every reveal (late: after the race was decided; locked: ignored by it);
-    # times: each player's first press after a reveal, in ms
-    print("%-20s %5s %4s %6s %7s %5s %6s %6s %8s %7s %7s" % ("player", "games", "wins", "false", "presses", "late",
-                                                            "locked", "timed", "median", "p10", "p90"))
+    # times: each player's first press after a reveal, in ms. The numbers take 62 columns, the name the rest
+    # of the terminal's width (a long one is cut).
+    w = max(6, min(max((len(d["name"]) for d in rows), default=6), width() - 63))
+    fmt = "%-*s %5s %4s %5s %7s %4s %6s %5s %6s %5s %5s"
+    print(fmt % (w, "player", "games", "wins", "false", "presses", "late", "locked", "timed", "median", "p10",
+                 "p90"))
+
     def f(v):
         return ("-" if v is None else "%.0f" % v)
     for d in rows:
-        print("%-20s %5d %4d %6d %7d %5d %6d %6d %8s %7s %7s" % (
-            d["name"][:20], d["games"], d["wins"], d["false_starts"], d["presses"], d["late"], d["locked"],
-            d["reactions"], f(d["median_ms"]), f(d["p10_ms"]), f(d["p90_ms"])))
+        name = d["name"] if len(d["name"]) <= w else d["name"][:w - 1] + "…"
+        print(fmt % (w, name, d["games"], d["wins"], d["false_starts"], d["presses"], d["late"], d["locked"],
+                     d["reactions"], f(d["median_ms"]), f(d["p10_ms"]), f(d["p90_ms"])))
     return 0
 
 

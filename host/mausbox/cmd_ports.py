@@ -58,18 +58,24 @@ def run(args) -> int:
     if not rows:
         print("no units or ESP32 boards found (plug one in, or run `mausbox sim --serial`)")
         return 0
-    from mausbox.shown import shown
+    from mausbox.shown import shown, wrapped
 
+    dev_w = max(len(r["device"]) for r in rows)
+    kind_w = max(len(r["kind"]) for r in rows)
+    usb_w = max(len(r["usb_id"] or "-") for r in rows)
     for r in rows:
         doing = r.get("mode") or ""
         if r.get("game"):
             doing = f"playing {r['game']}" if doing == "play" else f"{doing}, {r['game']}"
-        what = {"unit": f"Mausbox {r.get('firmware')} (MicroPython {r.get('micropython')}), unit {r.get('unit')}, "
-                        f"{doing}",
+        what = {"unit": f"Mausbox {r.get('firmware')} (MicroPython {r.get('micropython')}), unit {r.get('unit')}"
+                        + (f", {doing}" if doing else ""),
                 "micropython": "MicroPython REPL, the app is not running: `mausbox doctor` says why",
                 "busy": "busy (another program has it open)",
                 "no answer": "no answer: no Mausbox firmware (`mausbox deploy`), or no MicroPython (`mausbox flash`)"
                 }.get(r.get("state", ""), "")
         usb = r["usb_id"] or "-"
-        print(f"{r['device']:<22} {r['kind']:<14} {usb:<10} {shown(what or r['description'])}")
+        # what the port holds wraps under its own column; on a narrow terminal, under the port
+        head = f"{r['device']:<{dev_w}}  {r['kind']:<{kind_w}}  {usb:<{usb_w}}  "
+        indent = len(head) if len(head) <= 40 else 4
+        print("\n".join(wrapped(head + shown(what or r["description"]), indent)))
     return 0

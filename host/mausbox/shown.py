@@ -29,3 +29,22 @@ _PLURALS = {"mouse": "mice", "press": "presses", "entry": "entries", "family": "
 def plural(n: int, word: str, many: str | None = None) -> str:
     """"1 card", "2 cards", "0 games": the count and its noun in the number it takes."""
     return f"{n} {word if n == 1 else many or _PLURALS.get(word) or word + 's'}"
+
+
+def width() -> int:
+    """The columns output may use: the terminal's (COLUMNS first), 80 when it is not a terminal."""
+    import shutil
+
+    return max(40, shutil.get_terminal_size((80, 24)).columns)
+
+
+def wrapped(line: str, indent: int, cols: int | None = None) -> list[str]:
+    """One line of output in lines of at most `cols` characters (default width()); the lines after the first
+    start `indent` spaces in (under the column they continue). Spacing inside the line is kept."""
+    import textwrap
+
+    cols = cols or width()
+    if len(line) <= cols:
+        return [line]
+    return textwrap.wrap(line, width=cols, subsequent_indent=" " * min(indent, cols // 2),
+                         break_on_hyphens=False, drop_whitespace=True) or [line[:cols]]

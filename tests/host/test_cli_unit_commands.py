@@ -134,6 +134,11 @@ def test_ports_lists_a_registered_unit_and_commands_find_it(unit, tmp_path, monk
     rows = json.loads(capsys.readouterr().out)
     assert len(rows) == 1 and rows[0]["device"] == unit.port and rows[0]["kind"] == "virtual"
     assert rows[0]["state"] == "unit" and rows[0]["firmware"] and rows[0]["mode"] in ("menu", "play", "end")
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["ports"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(unit.port) and all(len(ln) <= 80 for ln in out.splitlines()), out
+    assert f"unit {rows[0]['unit']}" in " ".join(out.split())  # wrapped, nothing lost
     assert main(["config", "get", "volume"]) == 0  # without --port: the only unit
 
 

@@ -60,6 +60,7 @@ def unit(tmp_path_factory):
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "MAUSBOX_SIM_TIMING")}
     env["XDG_DATA_HOME"] = str(tmp / "home")
     env["PATH"] = f"{Path(sys.executable).parent}:{env.get('PATH', '/usr/bin:/bin')}"
+    env["COLUMNS"] = "80"  # and everything they print fits 80 columns
     log = tmp / "unit.log"
     with open(log, "w") as out:
         proc = subprocess.Popen([sys.executable, "-m", "mausbox", "sim", "--serial", "--headless", "--root",
@@ -93,6 +94,7 @@ def test_each_block_runs_as_written(unit, doc, body):
     said = run.stdout + run.stderr
     assert run.returncode == 0 and "FAILED" not in said, f"{doc}:\n{body}\n{said[-3000:]}"
     assert "mausbox" not in run.stderr, said[-3000:]  # no command complained
+    assert all(len(line) <= 80 for line in said.splitlines()), said
     if "mausbox flash" in body:
         assert f"ask the board on {port} which chip it is" in run.stdout
     if "mausbox deploy" in body:
@@ -117,3 +119,4 @@ def test_each_inline_command_and_help_example_runs(unit, line, tmp_path):
     run = _bash(shlex.join(argv), env, tmp_path)
     assert run.returncode == 0, f"{line}: {run.stdout[-2000:]}{run.stderr[-2000:]}"
     assert run.stdout.startswith(("flash: ", "deploy: ", "{")), run.stdout
+    assert all(len(line) <= 80 for line in run.stdout.splitlines()), run.stdout

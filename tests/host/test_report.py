@@ -266,3 +266,29 @@ document.getElementById("result").textContent = JSON.stringify(out);
     assert m, proc.stderr[-2000:]
     got = json.loads(m.group(1).replace("&quot;", '"'))
     assert got["overflow"] <= 0 and got["charts"] == 5 and got["bad"] == [], got
+
+
+def test_logs_output_fits_80_columns_and_json_stays_whole(tmp_path, capsys, monkeypatch):
+    """`logs show`, `list` and `stats` on an 80-column terminal: a long line wraps under its column, a long
+    name is cut; --json is the records as they are."""
+    monkeypatch.setenv("COLUMNS", "80")
+    rng = random.Random(3)
+    unit = "5e1d31b1f8f5a0b1"
+    s = Store(tmp_path / "logs.sqlite")
+    p = s.raw_dir(unit) / "00001-mg.jsonl"
+    p.parent.mkdir(parents=True)
+    p.write_bytes(game_log(rng, unit, {1: [210_000] * 3, 2: [330_000] * 3, 3: [250_000] * 3, 4: [400_000] * 3},
+                           {2: 1}, {1: 3, 2: 1, 3: 2, 4: 0}))
+    s.ingest(unit, p)
+    names = tmp_path / "names.json"
+    names.write_text(json.dumps({"1": "Annabella-Maximiliane von Oberhausen", "2": "Ben"}))
+    for argv in (["show", "1"], ["show", "1", "--names", str(names)], ["list"], ["stats", "--names", str(names)]):
+        assert main(["logs", *argv, "--store", str(s.path)]) == 0
+        out = capsys.readouterr().out
+        assert out and all(len(line) <= 80 for line in out.splitlines()), [ln for ln in out.splitlines()
+                                                                            if len(ln) > 80]
+    assert main(["logs", "show", "1", "--store", str(s.path), "--names", str(names)]) == 0
+    out = capsys.readouterr().out
+    assert "Annabella-Maximiliane von Oberhausen" in " ".join(out.split())  # wrapped, not cut
+    assert main(["logs", "show", "1", "--store", str(s.path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == s.events(s.games()[0].id)
