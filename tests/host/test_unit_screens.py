@@ -24,3 +24,15 @@ def test_the_variant_screen_names_each_variant(tmp_path):
     assert rc == 0 and len(shown) == 3, lines[-20:]
     for line, name in zip(shown, ("A: reihum", "B: Spielleiter", "C: alle zugleich")):
         assert f"| {name} |" in line, line
+
+
+@pytest.mark.parametrize("lang,head", [("en", "Game over! | Sticks left: | "), ("de", "Spielende! | Noch Staebchen: | ")])
+def test_the_mms_end_screen_says_the_numbers_are_sticks_left(tmp_path, lang, head):
+    from scenariokit import SCENARIOS
+
+    root = simrun.prepare_root(tmp_path / "unit")
+    (root / "settings.json").write_text(json.dumps({"lang": lang}))
+    rc, lines = simrun.run_scenario(SCENARIOS / "mms-2p-draw.jsonl", root, timeout=300)
+    end = [ln for ln in lines if ln.startswith("SAY " + head)]
+    assert rc == 0 and len(end) == 1, [ln for ln in lines if ln.startswith("SAY")][-5:]
+    assert end[0].startswith(f"SAY {head}*P1: 2 | *P2: 2 | "), end[0]  # a draw: 2 sticks left each

@@ -11,6 +11,9 @@ def end(u, s):
     u.gest.reset()  # the press that ended the game must not start the next one
     scores = s.get("scores", {})
     lines = []
+    said = _scores_are(u)
+    if said:
+        lines.append(said)  # what the numbers count, where the game says (Mucks Mäuschen Still: sticks left)
     for pid in sorted(scores, key=lambda k: int(k)):
         mark = "*" if int(pid) in s.get("winners", []) else " "
         lines.append("%sP%s: %s" % (mark, pid, scores[pid]))
@@ -20,6 +23,13 @@ def end(u, s):
         u.fb.led(w, "white", "blink")
     u.fb.sound("win")
     u.last_summary = s
+
+
+def _scores_are(u):
+    # the game's own `end_scores` text, in the unit's language (None: plain points)
+    table = getattr(u.game, "TEXT", None)
+    mine = table.get(u.lang) if table is not None else None
+    return mine.get("end_scores") if mine is not None else None
 
 
 def abort(u, reason):

@@ -18,6 +18,11 @@ from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG, micropython_bi
 
 DEFAULT_HEAP = "512k"  # tests and tools: the firmware loaded as .mpy plus the simulated chips, with room to spare
 ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise", "rfid")
+# The sim's knock keys (`k` gentle, `K` hard). A fresh unit (sensitivity 5, no calibration) alarms from about
+# 0.03 of full scale (its base threshold, 768 counts of the detector's deviation, docs/piezo.md), and every
+# bump from 0.05 up (the softest that rings the game's bell) must alarm: a gentle knock the castle takes in
+# silence is well under that (0.01: the meter moves, no alarm); the hard one rings.
+KNOCKS = {"gentle": {"knock": 0.01, "ms": 40}, "hard": {"knock": 0.7, "ms": 60}}
 
 
 class ScenarioError(ValueError):
