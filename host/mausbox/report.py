@@ -37,6 +37,20 @@ VARIANT_NAMES = {("mim", "A"): "A, turns", ("mim", "B"): "B, the game leader", (
 AXIS_MIN_SPAN_MS = 400
 
 
+def reaction_kind(game: str | None, variant: str | None) -> str:
+    """Which reaction times compare: a Mausgeflippt race (a reveal to the first press, well under 2 s) is not
+    an M is for Mouse claim in variant B or C (seconds of searching the cards), nor variant A's turn."""
+    if game == "mim":
+        return "mim-A" if variant == "A" else "mim-BC" if variant in ("B", "C") else "mim"
+    return "mg" if game == "mausgeflippt" else game or "?"
+
+
+KIND_TITLES = {"mg": "Mausgeflippt: the races", "mausgeflippt": "Mausgeflippt: the races",
+               "mim-A": "M is for Mouse, variant A (turns)",
+               "mim-BC": "M is for Mouse, variants B and C: the claims", "mim": "M is for Mouse",
+               "mms": "Mucks Mäuschen Still"}
+
+
 def game_title(game: str | None, variant: str | None = None) -> str:
     name = GAME_NAMES.get(game or "", game or "unknown game")
     if variant:
@@ -327,13 +341,31 @@ def svg_histogram(values: list[float], lo: float, hi: float, bins: int = 20, w: 
             parts.append('<line x1="%.1f" x2="%.1f" y1="2" y2="%d" stroke="#000" stroke-width="1.2"%s/>'
                          % (x, x, h - pad_b, ' stroke-dasharray="%s"' % dash if dash else ""))
     parts.append('<line x1="%d" x2="%d" y1="%d" y2="%d" stroke="#888"/>' % (pad_l, w, h - pad_b, h - pad_b))
+    secs = hi >= 10_000  # claims of many seconds: "12.5 s" reads better than "12500 ms"
     for frac in (0, 0.25, 0.5, 0.75, 1):
         x = pad_l + frac * (w - pad_l)
         anchor = "start" if frac == 0 else "end" if frac == 1 else "middle"
-        parts.append('<text x="%.1f" y="%d" font-size="10" text-anchor="%s" fill="#444">%d%s</text>'
-                     % (x, h - 3, anchor, lo + frac * (hi - lo), " ms" if frac in (0, 1) else ""))
+        v = lo + frac * (hi - lo)
+        said = ("%.1f" % (v / 1000) if secs else "%d" % v) + ((" s" if secs else " ms") if frac in (0, 1) else "")
+        parts.append('<text x="%.1f" y="%d" font-size="10" text-anchor="%s" fill="#444">%s</text>'
+                     % (x, h - 3, anchor, said))
     parts.append("</svg>")
     return "".join(parts)
+
+
+def ticks(lo: float, hi: float, most: int = 6) -> list[int]:
+    """Axis marks from lo to hi (both inside): whole steps of 1, 2 or 5 x 10^k, at most `most` of them."""
+    span = max(hi - lo, 1)
+    step = 1
+    while True:
+        for s in (1, 2, 5):
+            k = s * step
+            first, last = math.floor(lo / k) * k, math.ceil(hi / k) * k
+            if (last - first) // k + 1 <= most:
+                return list(range(int(first), int(last) + 1, int(k)))
+        step *= 10
+        if step > span * 10:
+            return [int(math.floor(lo)), int(math.ceil(hi))]
 
 
 def svg_scores(series: list[tuple[str, str, list[int]]], w: int = 620, h: int = 240, x_label: str = "session",
@@ -341,15 +373,16 @@ def svg_scores(series: list[tuple[str, str, list[int]]], w: int = 620, h: int = 
     """Scores over sessions: one line per player (label, colour, scores in game order)."""
     n = max((len(s[2]) for s in series), default=0)
     allv = [v for s in series for v in s[2]] or [0]
-    lo, hi = min(min(allv), 0), max(max(allv), 1)
-    pl, pr, pt, pb = 36, 130, 10, 28
+    marks = ticks(min(min(allv), 0), max(max(allv), 1))
+    lo, hi = marks[0], marks[-1]
+    pl, pr, pt, pb = 44, 130, 10, 28
     def X(i):
         return (pl + (w - pl - pr) * (i / max(n - 1, 1)))
     def Y(v):
         return (pt + (h - pt - pb) * (1 - (v - lo) / (hi - lo)))
     parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" role="img">'
              % (w, h, w, h)]
-    for v in sorted({lo, 0, hi, (lo + hi) // 2}):
+    for v in marks:  # whole steps of 1, 2 or 5 x 10^k: labels at least a fifth of the height apart
         parts.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/><text x="%d" y="%.1f" '
                      'font-size="10" text-anchor="end" fill="#444">%d</text>'
                      % (pl, w - pr, Y(v), Y(v), pl - 4, Y(v) + 3, v))
@@ -376,7 +409,41 @@ _CSS = """body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;max-wid
 h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ccc}
 table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:right}
 th:first-child,td:first-child{text-align:left}.grid{display:flex;flex-wrap:wrap;gap:10px 24px}
-.card{width:310px}.card b{display:block}.muted{color:#777}.warn{color:#b00}"""
+.card{width:310px}.card b{display:block}.muted{color:#777}.warn{color:#b00}h3{font-size:15px;margin-top:20px}
+table.games td,table.games th{text-align:left}"""
+
+
+def _reaction_section(kind: str, kgames: list[Game], stats: list[PlayerStats], games: list[Game]) -> list[str]:
+    """One kind of reaction time: each player's median, p10 and p90, histograms on an axis of their own, and
+    each player's median per game over the session."""
+    ids = {g.id for g in kgames}
+    order = {g.id: n for n, g in enumerate(games)}
+    mine = [(s, sorted(v for gid, vs in s.per_game_ms.items() if gid in ids for v in vs)) for s in stats]
+    mine = [(s, rs) for s, rs in mine if rs]
+    title = KIND_TITLES.get(kind, kind)
+    lo, hi = axis([v for _s, rs in mine for v in rs])
+    out = ["<h3>%s</h3><table><tr><th>Player</th><th>Reactions</th><th>Median ms</th><th>p10 ms</th>"
+           "<th>p90 ms</th></tr>" % _esc(title)]
+    for s, rs in mine:
+        out.append("<tr><td>%s</td><td>%d</td>%s</tr>" % (_esc(s.name), len(rs), "".join(
+            "<td>%.0f</td>" % (percentile(rs, p) or 0) for p in (50, 10, 90))))
+    out.append('</table><p class="muted">%sTimes above %d ms are in the last bar.</p><div class=grid>'
+               % ("Times below %d ms are in the first bar. " % lo if lo > 0 else "", hi))
+    for i, (s, rs) in enumerate(mine):
+        out.append('<div class=card><b>%s</b><span class=muted>%s, median %.0f ms</span>%s</div>'
+                   % (_esc(s.name), plural(len(rs), "reaction"), percentile(rs, 50) or 0,
+                      svg_histogram(rs, lo, hi, colour=_COLOURS[i % len(_COLOURS)],
+                                    marks=(percentile(rs, 10), percentile(rs, 50), percentile(rs, 90)))))
+    out.append("</div>")
+    series = []
+    for i, (s, _rs) in enumerate(mine):
+        meds = [round(percentile(sorted(v), 50) or 0) for gid, v in
+                sorted(s.per_game_ms.items(), key=lambda kv: order.get(kv[0], 0)) if gid in ids]
+        series.append((s.name, _COLOURS[i % len(_COLOURS)], meds))
+    out.append("<h3>Reaction times over the session: %s</h3><p class=\"muted\">Each player's median reaction "
+               "time (ms) in each of these games they played, in the order the games were played: going down "
+               "is getting quicker.</p>%s" % (_esc(title), svg_scores(series, x_label="game", unit=" ms")))
+    return out
 
 
 def html_report(store: Store, names: dict[str, str] | None = None, title: str = "Mausbox class report",
@@ -392,37 +459,24 @@ def html_report(store: Store, names: dict[str, str] | None = None, title: str = 
         out.append('<p class="warn">%d log(s) are damaged: %s</p>'
                    % (len(damaged), _esc(", ".join("%s/%s" % (g.unit, g.name) for g in damaged))))
     out.append("<h2>Players</h2><table><tr><th>Player</th><th>Games</th><th>Wins</th><th>False starts</th>"
-               "<th>Presses</th><th>Late</th><th>Locked out</th>"
-               "<th>Reactions</th><th>Median ms</th><th>p10 ms</th><th>p90 ms</th></tr>")
+               "<th>Presses</th><th>Late</th><th>Locked out</th><th>Reactions</th></tr>")
     for s in stats:
         d = s.summary()
         out.append("<tr><td>%s</td>%s</tr>" % (_esc(s.name), "".join(
             "<td>%s</td>" % ("–" if d[k] is None else d[k]) for k in
-            ("games", "wins", "false_starts", "presses", "late", "locked", "reactions", "median_ms", "p10_ms",
-             "p90_ms"))))
+            ("games", "wins", "false_starts", "presses", "late", "locked", "reactions"))))
     out.append("</table>")
-    allr = sorted(v for s in stats for v in s.reactions_ms)
-    if allr:
-        lo, hi = axis(allr)
-        out.append("<h2>Reaction times</h2><p class=\"muted\">Each bar counts presses; the solid line is the "
-                   "median, dashed lines p10 and p90. %sTimes above %d ms are in the last bar.</p><div class=grid>"
-                   % ("Times below %d ms are in the first bar. " % lo if lo > 0 else "", hi))
-        for i, s in enumerate(st for st in stats if st.reactions_ms):
-            rs = sorted(s.reactions_ms)
-            out.append('<div class=card><b>%s</b><span class=muted>%d presses, median %.0f ms</span>%s</div>'
-                       % (_esc(s.name), len(rs), percentile(rs, 50) or 0,
-                          svg_histogram(rs, lo, hi, colour=_COLOURS[i % len(_COLOURS)],
-                                        marks=(percentile(rs, 10), percentile(rs, 50), percentile(rs, 90)))))
-        out.append("</div>")
-        order = {g.id: n for n, g in enumerate(games)}
-        series = []
-        for i, s in enumerate(st for st in stats if st.per_game_ms):
-            meds = [round(percentile(sorted(v), 50) or 0) for _gid, v in
-                    sorted(s.per_game_ms.items(), key=lambda kv: order.get(kv[0], 0))]
-            series.append((s.name, _COLOURS[i % len(_COLOURS)], meds))
-        out.append("<h2>Reaction times over the session</h2><p class=\"muted\">Each player's median reaction "
-                   "time (ms) in each game they played, in the order the games were played: going down is "
-                   "getting quicker.</p>%s" % svg_scores(series, x_label="game", unit=" ms"))
+    kinds: dict[str, list[Game]] = {}
+    for g in games:
+        kinds.setdefault(reaction_kind(g.game, g.variant), []).append(g)
+    shown_kinds = [(k, gs) for k, gs in sorted(kinds.items())
+                   if any(gid in s.per_game_ms for s in stats for gid in (g.id for g in gs))]
+    if shown_kinds:
+        out.append("<h2>Reaction times</h2><p class=\"muted\">Per game (and per variant where a reaction means "
+                   "something else): a race in Mausgeflippt and a claim in M is for Mouse are not compared. Each "
+                   "bar counts presses; the solid line is the median, dashed lines p10 and p90.</p>")
+    for kind, kgames in shown_kinds:
+        out += _reaction_section(kind, kgames, stats, games)
     by_game: dict[str, list[PlayerStats]] = {}
     for s in stats:
         for _gid, gname, _v in s.scores:
@@ -433,7 +487,7 @@ def html_report(store: Store, names: dict[str, str] | None = None, title: str = 
         for i, s in enumerate(players):
             series.append((s.name, _COLOURS[i % len(_COLOURS)], [v for _g, gn, v in s.scores if gn == gname]))
         out.append("<h2>Scores over sessions: %s</h2>%s" % (_esc(game_title(gname)), svg_scores(series)))
-    out.append("<h2>Games</h2><table><tr><th>Log</th><th>Game</th><th>When</th><th>Status</th><th>Winners</th></tr>")
+    out.append("<h2>Games</h2><table class=games><tr><th>Log</th><th>Game</th><th>When</th><th>Status</th><th>Winners</th></tr>")
     for g in games:
         winners = ", ".join(label(g.unit, p["player"], names or {}) for p in store.players(g.id) if p["winner"])
         start = next((r for r in store.events(g.id) if r.get("type") == "game_start"), None)

@@ -16,8 +16,9 @@ from mausbox.store import Store
 
 
 def game_log(rng: random.Random, unit: str, reactions: dict[int, list[int]], false_starts: dict[int, int],
-             scores: dict[int, int], wall: str | None = "2026-11-30T09:00:00", game: str = "mg") -> bytes:
-    recs = [("game_start", {"v": 1, "game": game, "variant": None, "board": "sim", "unit": unit, "fw": "0.1",
+             scores: dict[int, int], wall: str | None = "2026-11-30T09:00:00", game: str = "mg",
+             variant: str | None = None) -> bytes:
+    recs = [("game_start", {"v": 1, "game": game, "variant": variant, "board": "sim", "unit": unit, "fw": "0.1",
                             "settings": {}, "wall": wall, "ticks": 0,
                             "players": [{"id": p, "colour": "red", "young": p == 2} for p in scores]})]
     rounds = max(len(v) for v in reactions.values())
@@ -61,6 +62,55 @@ def store(tmp_path):
     p.write_bytes(bad)
     s.ingest("u2", p)
     return s
+
+
+@pytest.fixture
+def class_store(tmp_path):
+    """A morning of a class: Mausgeflippt races (100-400 ms) with penalties (scores below 0), and M is for
+    Mouse variant B, whose claims take 10-23 s, and variant A."""
+    rng = random.Random(7)
+    s = Store(tmp_path / "class" / "logs.sqlite")
+    plays = []
+    for i in range(3):
+        plays.append(("mg", None, {1: [rng.randrange(100_000, 400_000) for _ in range(12)],
+                                   2: [rng.randrange(150_000, 450_000) for _ in range(12)]},
+                      {1: 20 - 4 * i, 2: (-1, 0, -1)[i]}))  # a penalty leaves P2 at -1
+    for i in range(2):
+        plays.append(("mim", "B", {1: [rng.randrange(10_000_000, 23_000_000) for _ in range(5)],
+                                   2: [rng.randrange(12_000_000, 23_000_000) for _ in range(5)]}, {1: 12, 2: 4}))
+    for n, (game, variant, rts, scores) in enumerate(plays, 1):
+        p = s.raw_dir("u1") / ("%05d-%s.jsonl" % (n, game))
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(game_log(rng, "u1", rts, {}, scores, game=game, variant=variant))
+        s.ingest("u1", p)
+    return s
+
+
+def test_reaction_times_are_shown_per_game_and_variant(class_store):
+    """A 200 ms race and a 15 s claim share no median, no histogram axis and no trend chart."""
+    text = report.html_report(class_store)
+    mg, mim = text.split("<h3>Mausgeflippt: the races</h3>", 1)[1].split(
+        "<h3>M is for Mouse, variants B and C: the claims</h3>", 1)
+    mim = mim.split("<h2>", 1)[0]
+    assert "Reaction times over the session: Mausgeflippt: the races" in mg
+    assert "Reaction times over the session: M is for Mouse, variants B and C" in mim
+
+    def medians(section):
+        rows = section.split("</table>", 1)[0].split("<tr>")[2:]
+        return [float(r.split("<td>")[3].split("</td>")[0]) for r in rows]
+
+    assert all(100 <= m <= 450 for m in medians(mg)) and all(10_000 <= m <= 23_000 for m in medians(mim))
+    last_bar = [int(sec.split("Times above ", 1)[1].split(" ms", 1)[0]) for sec in (mg, mim)]
+    assert last_bar[0] <= 600 and last_bar[1] >= 20_000  # each its own axis
+    assert "Median ms" not in text.split("<h2>Reaction times</h2>", 1)[0]  # no mixed median in the players table
+
+
+def test_score_axis_marks_are_whole_steps_apart():
+    for lo, hi in ((-1, 8), (-10, 30), (0, 1), (-3, 0), (0, 21_600), (0, 7)):
+        marks = report.ticks(lo, hi)
+        assert marks[0] <= lo and marks[-1] >= hi and 2 <= len(marks) <= 6, (lo, hi, marks)
+        assert len({b - a for a, b in zip(marks, marks[1:])}) == 1, marks
+    assert report.ticks(-1, 8) == [-2, 0, 2, 4, 6, 8]
 
 
 def test_ingest_is_idempotent_and_replaces_changed_logs(store):
@@ -232,23 +282,32 @@ CHROMIUM = __import__("shutil").which("chromium") or __import__("shutil").which(
 
 
 @pytest.mark.skipif(CHROMIUM is None and not __import__("os").environ.get("CI"), reason="no chromium")
-def test_report_in_a_browser_fits_the_page(store, tmp_path):
+@pytest.mark.parametrize("which", ["store", "class_store"])
+def test_report_in_a_browser_fits_the_page(which, request, tmp_path):
     """A screenshot of the report in headless Chromium, and its layout measured there: nothing wider than the
-    page, every chart drawn, every axis label inside its chart."""
+    page, every chart drawn, every axis label inside its chart and clear of the others (a class's
+    Mausgeflippt scores, -1..20, had 0 and -1 on top of each other)."""
     import re
     import struct
     import subprocess
 
+    store = request.getfixturevalue(which)
     page = tmp_path / "r.html"
-    page.write_text(report.html_report(store).replace("</body>", """<pre id="result"></pre><script>
-const out = {overflow: document.documentElement.scrollWidth - window.innerWidth, charts: 0, bad: []};
+    html = report.html_report(store)
+    page.write_text(html.replace("</body>", """<pre id="result"></pre><script>
+const out = {overflow: document.documentElement.scrollWidth - window.innerWidth, charts: 0, bad: [], overlap: []};
 for (const svg of document.querySelectorAll("svg")) {
   out.charts++;
   const box = svg.getBoundingClientRect();
+  const seen = [];
   for (const t of svg.querySelectorAll("text")) {
     const b = t.getBoundingClientRect();
     if (b.left < box.left - 1 || b.right > box.right + 1 || b.top < box.top - 1 || b.bottom > box.bottom + 1)
       out.bad.push(t.textContent);
+    for (const [o, ob] of seen)
+      if (b.left < ob.right - 1 && ob.left < b.right - 1 && b.top < ob.bottom - 1 && ob.top < b.bottom - 1)
+        out.overlap.push(o + " / " + t.textContent);
+    seen.push([t.textContent, b]);
   }
 }
 document.getElementById("result").textContent = JSON.stringify(out);
@@ -265,7 +324,8 @@ document.getElementById("result").textContent = JSON.stringify(out);
     m = re.search(r'<pre id="result">(.*?)</pre>', proc.stdout, re.S)
     assert m, proc.stderr[-2000:]
     got = json.loads(m.group(1).replace("&quot;", '"'))
-    assert got["overflow"] <= 0 and got["charts"] == 5 and got["bad"] == [], got
+    assert got["overflow"] <= 0 and got["charts"] == html.count("<svg") >= 5 and got["bad"] == [], got
+    assert got["overlap"] == [], got
 
 
 def test_logs_output_fits_80_columns_and_json_stays_whole(tmp_path, capsys, monkeypatch):
