@@ -75,7 +75,7 @@ def class_store(tmp_path):
         plays.append(("mg", None, {1: [rng.randrange(100_000, 400_000) for _ in range(12)],
                                    2: [rng.randrange(150_000, 450_000) for _ in range(12)]},
                       {1: 20 - 4 * i, 2: (-1, 0, -1)[i]}))  # a penalty leaves P2 at -1
-    for i in range(2):
+    for _ in range(2):
         plays.append(("mim", "B", {1: [rng.randrange(10_000_000, 23_000_000) for _ in range(5)],
                                    2: [rng.randrange(12_000_000, 23_000_000) for _ in range(5)]}, {1: 12, 2: 4}))
     for n, (game, variant, rts, scores) in enumerate(plays, 1):
