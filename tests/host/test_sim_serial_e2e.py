@@ -427,6 +427,29 @@ def test_three_crashes_in_a_row_start_safe_mode_until_cleared(vunit, console, ca
 
 # -- 6. mausbox doctor and config against the running firmware ---------------------------------------------
 
+def test_doctor_reports_the_virtual_units_flash_not_the_host_disk(vunit, console, tmp_path, capsys):
+    """The virtual unit's flash is its folder inside a stock ESP32's 2 MiB littlefs partition: statvfs on the
+    unit (and so doctor) says that partition less what the folder holds, in 4 KiB blocks."""
+    vunit.wait_ready()
+    console.close()
+
+    def free():
+        assert mausbox_main(["doctor", "--port", vunit.pty, "--json"]) == 0
+        return json.loads(capsys.readouterr().out)["status"]["free_bytes"]
+
+    before = free()
+    assert 0 < before < 2 * 1024 * 1024 and before % 4096 == 0
+    big = tmp_path / "unit" / "logs" / "big.bin"
+    big.write_bytes(b"x" * 100_000)  # 25 blocks
+    try:
+        assert free() == before - 25 * 4096
+    finally:
+        big.unlink()
+    assert free() == before
+    assert mausbox_main(["doctor", "--port", vunit.pty]) == 0
+    assert f"{before // 1024} KB free" in capsys.readouterr().out
+
+
 def test_doctor_and_config_against_the_running_firmware(vunit, console, capsys):
     import maus
 
