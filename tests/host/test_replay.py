@@ -88,8 +88,12 @@ def test_a_changed_verdict_is_a_mismatch_naming_the_line(logs, tmp_path):
     assert f"original line {line}:" in proc.stderr
     assert "differs: ok: false vs true" in proc.stderr and "MISMATCH" in proc.stderr
     assert "Traceback" not in proc.stderr
+    # it says what it is doing meanwhile: the log, then a line a run
+    assert proc.stderr.startswith(f"replay: disputed.jsonl: {len(orig)} records; playing"), proc.stderr[:300]
+    assert "replay: run 1 (" in proc.stderr and "a verdict differs" in proc.stderr
 
     js = _cli("--replay", bad, "--root", tmp_path / "u", "--json")
+    assert "replay: run 1 (" in js.stderr  # the JSON alone on standard output
     res = json.loads(js.stdout)
     assert js.returncode == 1 and res["exit"] == 1 and res["match"] is False
     assert res["mismatch"]["original_line"] == line

@@ -531,8 +531,14 @@ def replay_log(log: Path, root: Path, heap: str = "512k", echo=None) -> dict:
     t0 = None
     best: tuple | None = None
     runs = placements = 0
+    if echo:
+        echo(f"{log.name}: {len(recs)} records; playing its presses, cards and knocks again on a virtual unit")
+        echo(f"in virtual time, a run for each placement of the presses tried (at most {MAX_RUNS})")
+    import time
+
     while placements < MAX_RUNS and runs < MAX_RUNS + MAX_CHOICE_RUNS:
         runs += 1
+        started = time.monotonic()
         warnings: list[str] = []
         try:
             if t0 is None:  # first run: the prelude's own estimate
@@ -547,13 +553,15 @@ def replay_log(log: Path, root: Path, heap: str = "512k", echo=None) -> dict:
             res.update(exit=EXIT_MISMATCH, error=f"the replay could not run: {e}")
             return res
         rrecs, rlines = _records(out)
-        if echo:
-            echo(f"run {runs}: exit {rc}, {len(rrecs)} records")
         if rc != 0 or not rrecs:
             res.update(exit=EXIT_MISMATCH, error="the virtual unit failed:\n" + "\n".join(console[-15:]))
             return res
         cmp = compare(recs, rrecs, ended)
         faithful = cmp["match"] and _timing_report(recs, rrecs)["same_presses"]
+        if echo:
+            echo(f"run {runs} ({time.monotonic() - started:.0f} s): " + (
+                "every verdict the same" if cmp["match"] else "a verdict differs") + (
+                "" if faithful else "; the presses placed again"))
         score = (cmp["match"], faithful, sum(cmp["compared"].values()))
         if best is None or score > best[0]:
             best = (score, cmp, rrecs, rlines, out, warnings, dict(plan.choices))
@@ -656,7 +664,8 @@ def replay(log: Path, root: Path, heap: str = "512k", as_json: bool = False) -> 
     if not log.is_file():
         raise UserError(f"no log file {log}", EXIT_USAGE)
     try:
-        res = replay_log(log, root, heap=heap)
+        # what it is doing goes to standard error, a line a run (the result, or --json, to standard output)
+        res = replay_log(log, root, heap=heap, echo=lambda m: print(f"replay: {m}", file=sys.stderr, flush=True))
     except FileNotFoundError as e:  # no MicroPython unix port
         raise UserError(str(e), EXIT_USAGE) from None
     if as_json:
