@@ -70,8 +70,26 @@ def run(args) -> int:
         return simreplay.replay(Path(args.replay), root, heap=heap, as_json=args.json)
     from mausbox.sim import tui as simtui
 
+    starting(root, args.serial)
     return simtui.main(root, heap=heap, serial=args.serial, link=args.link, baud=args.baud,
                        exec_delay_ms=args.exec_delay_ms, headless=args.headless)
+
+
+def starting(root: Path, serial: bool) -> None:
+    """Say what the start-up waits for: laying the firmware into the unit's flash folder (compiled with
+    mpy-cross: the first time takes a while), then the firmware's boot."""
+    import time
+
+    from mausbox.sim import run as simrun
+
+    first = not (root / ".sim" / "manifest.json").exists()
+    print(f"sim: {'compiling the firmware into' if first else 'checking the firmware in'} {root}"
+          + (" (first time: a minute)" if first else "") + " ...", flush=True)
+    t0 = time.monotonic()
+    simrun.prepare_root(root)
+    print(f"sim: firmware ready ({time.monotonic() - t0:.0f} s); starting MicroPython, the unit boots", flush=True)
+    print("sim: " + ("mpremote and mausbox commands answer once it has booted (MAUSBOX READY)" if serial
+                     else "its screen shows once the firmware has booted"), flush=True)
 
 
 def timeline(actions: list[dict]) -> list[tuple[float, dict]]:

@@ -116,3 +116,29 @@ def test_the_cli_says_each_game_in_words_players_in_order_and_speaks_the_termina
                                        "winner P3 (last stick)"), proc.stdout
         saved = root / "settings.json"  # German, the default, needs no settings file
         assert (json.loads(saved.read_text())["lang"] if saved.exists() else "de") == want
+
+
+def test_the_serial_units_start_up_says_what_it_waits_for(tmp_path):
+    """A new unit's start: the firmware compiled into its folder (the long part), then its boot; each said
+    before it is waited for, in lines that fit 80 columns."""
+    import os
+    import re
+    import signal
+
+    env = dict(os.environ, XDG_DATA_HOME=str(tmp_path / "home"))
+    proc = subprocess.Popen([sys.executable, "-m", "mausbox", "sim", "--serial", "--headless", "--root",
+                             str(tmp_path / "u")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=env, start_new_session=True)
+    said = []
+    try:
+        for line in proc.stdout:
+            said.append(line.rstrip("\n"))
+            if line.startswith("virtual unit on"):
+                break
+    finally:
+        os.killpg(proc.pid, signal.SIGINT)
+        proc.wait(timeout=60)
+    assert said[0].startswith("sim: compiling the firmware into ") and "first time" in said[0], said
+    assert re.match(r"sim: firmware ready \(\d+ s\); starting MicroPython", said[1]), said
+    assert "once it has booted" in said[2] and said[3].startswith("virtual unit on"), said
+    assert all(len(ln) <= 80 for ln in said[1:3]), said

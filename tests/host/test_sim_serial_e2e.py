@@ -44,6 +44,8 @@ class VirtualUnit:
         assert self.proc.stdout is not None
         self._ctl = -1
         first = self.proc.stdout.readline().decode()
+        while first.startswith("sim: "):  # what the start-up is waiting for, said first
+            first = self.proc.stdout.readline().decode()
         m = re.search(r"virtual unit on (\S+);", first)
         if not m:
             self.stop()
