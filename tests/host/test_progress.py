@@ -79,12 +79,15 @@ def test_logs_pull_shows_a_bar_on_a_terminal_only(tmp_path):
 
     root = tmp_path / "unit"
     write_unit(root, {"00001-mg.jsonl": make_log(random.Random(5), 3000)})
-    env = dict(os.environ)
+    env = dict(os.environ, COLUMNS="80")
     with PtyUnit(root) as unit:
         rc, out, err = _run_on_a_terminal(["logs", "pull", "--port", unit.port, "--store", str(tmp_path / "a")],
                                           env)
         assert rc == 0 and b"1 pulled" in out, out + err
         assert b"00001-mg.jsonl [" in err and b"/s" in err and b"left" in err  # the bar, on the terminal
+        draws = [d for d in err.split(b"\r") if d.strip()]
+        assert draws and all(len(d.decode()) <= 79 for d in draws), draws  # never wraps at 80 columns
+        assert all(b"in all" in d for d in draws)  # the counter is every log's, and says so
         assert b"left" not in out
         rc, out, err = _run_on_a_terminal(["logs", "pull", "--port", unit.port, "--store", str(tmp_path / "b" / "logs.sqlite"),
                                            "--json"], env)
