@@ -331,7 +331,7 @@ def run(args) -> int:
         else:
             _say_plan(shown)
         return 0
-    version = None if args.firmware else (args.version or default_version())
+    version: str = args.version or default_version()  # used only without --firmware
     if p is not None:
         _say_plan(p)
     # Inputs in order, each named when it is the problem: the image (exists, an ESP image, for this board),

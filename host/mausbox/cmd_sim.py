@@ -190,7 +190,8 @@ def ending(log_name: str, end: dict) -> str:
     from mausbox.report import GAME_NAMES
 
     game = log_name.rsplit(".", 1)[0].partition("-")[2]
-    scores = end.get("scores") if isinstance(end.get("scores"), dict) else {}
+    raw = end.get("scores")
+    scores: dict = raw if isinstance(raw, dict) else {}
     order = sorted(scores, key=lambda k: (int(k) if str(k).isdigit() else 99, str(k)))
     what = "sticks left" if game == "mms" else "scores"
     line = f"{GAME_NAMES.get(game, game)}: {what} " + (", ".join(f"P{k} {scores[k]}" for k in order) or "none")
