@@ -143,3 +143,14 @@ def test_counts_take_their_nouns_number(tmp_path, capsys):
     assert "wrote 1 card:" in capsys.readouterr().out
     assert cli.main(["logs", "stats", "--store", str(tmp_path / "none.sqlite")]) == 0
     assert capsys.readouterr().out.startswith("0 games\n")
+
+
+def test_deploy_dry_run_says_the_plan_and_touches_no_port(capsys, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # no unit known: a real deploy would say "no unit"
+    assert cli.main(["deploy", "--dry-run", "--json", "--board", "esp32-devkitc-6p"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["board"] == "esp32-devkitc-6p" and plan["files"] > plan["python_files"] > 50
+    assert cli.main(["deploy", "--dry-run", "--board", "no-such-board"]) == 2
+    assert "no board named 'no-such-board'" in capsys.readouterr().err
