@@ -305,6 +305,12 @@ def _stats(args) -> int:
         name = d["name"] if len(d["name"]) <= w else d["name"][:w - 1] + "…"
         print(fmt % (w, name, d["games"], d["wins"], d["false_starts"], d["presses"], d["late"], d["locked"],
                      d["reactions"], f(d["median_ms"]), f(d["p10_ms"]), f(d["p90_ms"])))
+    from mausbox.report import reaction_kind
+
+    timed = {gid for s in stats for gid in s.per_game_ms}
+    if len({reaction_kind(g.game, g.variant) for g in games if g.id in timed}) > 1:
+        # a race and a claim in one median: say where they are apart
+        print("note: these times mix kinds of game; `mausbox report` shows each apart")
     return 0
 
 

@@ -105,6 +105,13 @@ def test_reaction_times_are_shown_per_game_and_variant(class_store):
     assert "Median ms" not in text.split("<h2>Reaction times</h2>", 1)[0]  # no mixed median in the players table
 
 
+def test_logs_stats_says_when_its_times_mix_kinds_of_game(class_store, store, capsys):
+    assert main(["logs", "stats", "--store", str(class_store.path)]) == 0
+    assert "note: these times mix kinds of game; `mausbox report` shows each apart" in capsys.readouterr().out
+    assert main(["logs", "stats", "--store", str(class_store.path), "--game", "mg"]) == 0
+    assert "note:" not in capsys.readouterr().out
+
+
 def test_score_axis_marks_are_whole_steps_apart():
     for lo, hi in ((-1, 8), (-10, 30), (0, 1), (-3, 0), (0, 21_600), (0, 7)):
         marks = report.ticks(lo, hi)
