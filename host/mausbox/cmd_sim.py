@@ -160,6 +160,7 @@ def serial_scenario(args, root: Path, heap: str) -> int:
     except simrun.ScenarioError as e:
         raise UserError(str(e), EXIT_USAGE) from None
     simrun.prepare_root(root)
+    simtui.follow_lang(root)  # a new unit speaks the terminal's language, as in the interactive sim
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     fifo = simtui.Link(root)
     unit = SerialUnit(root, heapsize=heap, baud=args.baud, exec_delay_ms=args.exec_delay_ms, env=fifo.env(),
