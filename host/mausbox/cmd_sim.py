@@ -55,7 +55,7 @@ def run(args) -> int:
         if not path.is_file():
             raise UserError(f"no scenario file {path}", EXIT_USAGE)
         before = {log.name: log.stat().st_size for log in simrun.logs_in(root)}
-        simrun.prepare_root(root)
+        root.mkdir(parents=True, exist_ok=True)
         from mausbox.sim.tui import follow_lang
 
         follow_lang(root)  # a new unit speaks the terminal's language, as in the interactive sim
