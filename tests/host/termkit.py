@@ -80,7 +80,7 @@ class SimTerm:
                     LINES=str(rows))
         base.update(env or {})
         self.child = pexpect.spawn(argv[0], argv[1:], dimensions=(rows, cols), cwd=str(cwd) if cwd else None,
-                                   env=base, echo=False)
+                                   env=base, echo=True)  # a terminal as a person has it
         self.eof = False
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()

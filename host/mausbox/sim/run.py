@@ -17,7 +17,7 @@ from pathlib import Path
 from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
 
 DEFAULT_HEAP = "512k"  # tests and tools: the firmware loaded as .mpy plus the simulated chips, with room to spare
-ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise", "rfid")
+ACTIONS = ("press", "release", "hold", "double", "tap", "remove", "knock", "noise", "rfid")
 
 
 class ScenarioError(ValueError):
@@ -147,7 +147,7 @@ def parse_scenario(text: str, name: str = "scenario") -> list[dict]:
             raise ScenarioError(f"{where}: unknown field(s) {', '.join(sorted(extra))}")
         v = act[kind]
         clean: dict = {"at_ms": at, kind: v}
-        if kind in ("press", "release", "hold"):
+        if kind in ("press", "release", "hold", "double"):
             if type(v) is not int or not 1 <= v <= 6:
                 raise ScenarioError(f"{where}: \"{kind}\" takes a player number 1..6")
             if kind == "hold":

@@ -205,18 +205,16 @@ class Link:
                 self.tone_at = now
 
     # gestures -------------------------------------------------------------------------------------
+    # One control line a gesture, its release timed by the unit's clock (maus.hw.sim): a unit that a busy
+    # machine stalls still sees a click as a click, not a press and release read back to back.
     def click(self, p: int) -> None:
-        self.send({"press": p})
-        self.send({"release": p}, 0.08)
+        self.send({"hold": p, "ms": 80})
 
     def double(self, p: int) -> None:
-        self.click(p)
-        self.send({"press": p}, 0.2)
-        self.send({"release": p}, 0.28)
+        self.send({"double": p})
 
     def hold(self, p: int, s: float) -> None:
-        self.send({"press": p})
-        self.send({"release": p}, s)
+        self.send({"hold": p, "ms": int(s * 1000)})
 
 
 def _latest_log(root: Path) -> list[dict]:
