@@ -1,0 +1,38 @@
+"""The web page's browser tests: the page built once per session into a temporary folder, served on localhost."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+import webkit  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def page_url(tmp_path_factory):
+    why = webkit.missing()
+    if why is not None:
+        pytest.skip(f"no browser for the web tests: {why}")
+    from mausbox import web
+
+    out = web.build(tmp_path_factory.mktemp("web") / "web")
+    srv, url = web.serve(out)
+    yield url
+    srv.shutdown()
+
+
+@pytest.fixture
+def browser():
+    drivers = []
+
+    def make(width=1366, height=768, downloads=None):
+        d = webkit.browser(width, height, downloads=downloads)
+        drivers.append(d)
+        return d
+
+    yield make
+    for d in drivers:
+        webkit.close(d)
