@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import webkit
-
 from mausbox.sim import run as simrun
 
 SCEN = Path(__file__).resolve().parents[1] / "scenarios"
