@@ -254,6 +254,8 @@ state.playScenario = playScenario;
 // --- the worker ------------------------------------------------------------------------------------
 function send(act) { worker.postMessage({ act }); }
 state.send = send;
+// ?clock=manual: the unit's clock moves only when asked (tests play a game through the page deterministically)
+state.advanceTo = (ms) => new Promise((res) => { const id = Math.random(); waits.set(id, res); worker.postMessage({ advance_to: ms, id }); });
 state.frameNow = () => new Promise((res) => { const id = Math.random(); waits.set(id, res); worker.postMessage({ frame: id }); });
 const waits = new Map();
 function onOut(line) {
@@ -274,7 +276,7 @@ worker.onmessage = (ev) => {
   const m = ev.data;
   if (m.out !== undefined) onOut(m.out);
   if (m.console !== undefined) onConsole(m.console);
-  if (m.id !== undefined && waits.has(m.id)) { waits.get(m.id)(m.frame); waits.delete(m.id); }
+  if (m.id !== undefined && waits.has(m.id)) { waits.get(m.id)(m.frame !== undefined ? m.frame : m.tick); waits.delete(m.id); }
   if (m.logs && downloadWanted) { downloadWanted = false; saveLogs(m.logs); }
   if (m.logs) state.logs = m.logs;
   if (m.ready) {
@@ -308,7 +310,7 @@ worker.onmessage = (ev) => {
     document.querySelector('[data-tab="log"]').click();
     worker.postMessage({ start: 1, scenario: norm });
   } else {
-    worker.postMessage({ start: 1, lang: LANG });
+    worker.postMessage({ start: 1, lang: LANG, manual: params.get("clock") === "manual" });
   }
   if ("serviceWorker" in navigator && location.protocol !== "file:") navigator.serviceWorker.register("sw.js").catch(() => {});
 })();

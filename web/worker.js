@@ -5,7 +5,7 @@ import { loadMicroPython } from "./micropython.mjs";
 
 let mp = null, bridge = null, cfg = null;
 let outBuf = "";
-let playing = false, t0 = 0, v0 = 0;
+let playing = false, manual = false, t0 = 0, v0 = 0;
 const pending = [];
 
 function post(m) { self.postMessage(m); }
@@ -99,11 +99,23 @@ self.onmessage = async (ev) => {
       bridge.follow_lang(m.lang || "en");
       v0 = bridge.start();
       t0 = performance.now();
-      playing = true;
-      post({ ready: true, boot_ms: t0 - t, heap_used: bridge.heap() });
-      tick();
+      post({ ready: true, boot_ms: t0 - t, heap_used: bridge.heap(), tick: v0 });
+      manual = !!m.manual;
+      playing = !manual;
+      if (playing) tick();
     } else if (m.act !== undefined) {
-      pending.push(JSON.stringify(m.act));
+      if (manual) bridge.act(JSON.stringify(m.act)); else pending.push(JSON.stringify(m.act));
+    } else if (m.advance_to !== undefined) {
+      // The manual clock (the page's ?clock=manual, for tests): the unit runs to this virtual ms, in slices.
+      const slice = () => {
+        try {
+          const heap = bridge.heap();
+          const v = bridge.advance(Math.max(0, Math.min(200, m.advance_to - bridge.now_ms())));
+          if (v < m.advance_to) { post({ heap_used: heap }); setTimeout(slice, 0); return; }
+          post({ tick: v, heap_used: heap, id: m.id });
+        } catch (e) { post({ error: pyError(e), logs: readLogs() }); }
+      };
+      slice();
     } else if (m.frame !== undefined) {
       post({ frame: bridge.frame(), id: m.frame });
     } else if (m.logs !== undefined) {
