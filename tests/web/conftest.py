@@ -12,14 +12,20 @@ import webkit  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def page_url(tmp_path_factory):
+def page_dir(tmp_path_factory):
     why = webkit.missing()
     if why is not None:
         pytest.skip(f"no browser for the web tests: {why}")
     from mausbox import web
 
-    out = web.build(tmp_path_factory.mktemp("web") / "web")
-    srv, url = web.serve(out)
+    return web.build(tmp_path_factory.mktemp("web") / "web")
+
+
+@pytest.fixture(scope="session")
+def page_url(page_dir):
+    from mausbox import web
+
+    srv, url = web.serve(page_dir)
     yield url
     srv.shutdown()
 
@@ -28,8 +34,8 @@ def page_url(tmp_path_factory):
 def browser():
     drivers = []
 
-    def make(width=1366, height=768, downloads=None):
-        d = webkit.browser(width, height, downloads=downloads)
+    def make(width=1366, height=768, downloads=None, lang="en-US"):
+        d = webkit.browser(width, height, downloads=downloads, lang=lang)
         drivers.append(d)
         return d
 

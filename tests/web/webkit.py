@@ -24,7 +24,8 @@ def missing() -> str | None:
     return None
 
 
-def browser(width: int = 1366, height: int = 768, downloads: Path | None = None, offline: bool = True):
+def browser(width: int = 1366, height: int = 768, downloads: Path | None = None, offline: bool = True,
+            lang: str = "en-US"):
     """A fresh headless Chromium; `offline`: every host but localhost unreachable (no network)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
@@ -34,16 +35,17 @@ def browser(width: int = 1366, height: int = 768, downloads: Path | None = None,
     profile = tempfile.mkdtemp(prefix="mausbox-chromium-")
     for a in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
               "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
-              f"--user-data-dir={profile}", f"--window-size={width},{height}", "--lang=en-US",
+              f"--user-data-dir={profile}", f"--window-size={width},{height}", f"--lang={lang}",
               "--autoplay-policy=no-user-gesture-required"):
         opts.add_argument(a)
     if offline:
         # No network: only the page's own server answers (a proxy that is not there for every other host).
         opts.add_argument("--proxy-server=http://127.0.0.1:9")
         opts.add_argument("--proxy-bypass-list=<-loopback>;127.0.0.1")
+    prefs: dict = {"intl.accept_languages": lang}
     if downloads is not None:
-        opts.add_experimental_option("prefs", {"download.default_directory": str(downloads),
-                                               "download.prompt_for_download": False})
+        prefs.update({"download.default_directory": str(downloads), "download.prompt_for_download": False})
+    opts.add_experimental_option("prefs", prefs)
     drv = webdriver.Chrome(options=opts, service=Service(CHROMEDRIVER))
     drv.set_window_size(width, height)
     drv.profile_dir = profile  # type: ignore[attr-defined]
