@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 import webkit
-
 from mausbox.sim.run import parse_scenario
 
 SCEN = Path(__file__).resolve().parents[1] / "scenarios"

@@ -71,7 +71,7 @@ def test_runs_offline_once_loaded(page_dir, browser):
     drv.get(url)
     webkit.wait_for(drv, "window.mausbox && window.mausbox.ready", "the page's unit ready")
     drv.execute_async_script("navigator.serviceWorker.ready.then(() => arguments[0]())")
-    webkit.wait_for(drv, "caches.keys().then(k => k.length)", "the offline cache")  # noqa: the promise resolves
+    webkit.wait_for(drv, "caches.keys().then(k => k.length)", "the offline cache")  # a promise: WebDriver waits for it
     srv.shutdown()
     srv.server_close()  # nothing answers on that address any more
     drv.get(url)
