@@ -77,3 +77,18 @@ def test_runs_offline_once_loaded(page_dir, browser):
     drv.get(url)
     webkit.wait_for(drv, "window.mausbox && window.mausbox.ready && window.mausbox.frame", "the page, offline")
     assert drv.execute_script("return !!navigator.serviceWorker.controller")
+
+
+def test_plays_in_real_time(page_url, browser):
+    """Without the manual clock the unit's time follows the page's, and a player's tap reaches the menu."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    drv = browser()
+    drv.get(page_url + "?lang=en")
+    webkit.wait_for(drv, "window.mausbox && window.mausbox.ready && window.mausbox.said.length", "the menu")
+    start = drv.execute_script("return window.mausbox.vnow")
+    webkit.wait_for(drv, f"window.mausbox.vnow > {start} + 1000", "a virtual second passing")
+    before = drv.execute_script("return window.mausbox.said.length")
+    ActionChains(drv).key_down("1").pause(0.1).key_up("1").perform()  # player 1 clicks: the menu's next game
+    webkit.wait_for(drv, f"window.mausbox.said.length > {before}", "the menu moving on")
+    assert "M is for Mouse" in drv.execute_script("return window.mausbox.said.slice(-1)[0]")
