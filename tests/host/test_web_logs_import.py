@@ -10,7 +10,6 @@ import tarfile
 from pathlib import Path
 
 import pytest
-
 from mausbox.sim import run as simrun
 
 SCEN = Path(__file__).resolve().parents[1] / "scenarios"
