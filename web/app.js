@@ -12,7 +12,8 @@ const T = {
     heap: (h, b, s) => `Heap: ${h.toLocaleString()} bytes, the ESP32-WROOM-32's GC heap (${b.toLocaleString()}) plus the simulator's share (${s.toLocaleString()}), as the terminal sim gives it. This port grows its heap when it must and collects garbage between the page's calls, so the page measures the live heap after each collection and warns when it is over the board's.`,
     heapover: (n) => `Warning: the live heap reached ${n.toLocaleString()} bytes, more than the board has: on an ESP32 this is a MemoryError.`,
     scendone: (v, r) => `Scenario played: ${(v / 1000).toFixed(1)} s of unit time in ${(r / 1000).toFixed(1)} s.`,
-    scenbad: "Not a scenario: ", nocard: "no card on the pad", error: "The unit stopped: ",
+    scenbad: "Not a scenario: ", nocard: "no card on the pad", error: "The unit stopped: ", gamecard: "game card",
+    heapshort: (h) => `heap ${h.toLocaleString()} B, as the board's + the sim's share (About)`,
   },
   de: {
     loading: "Gerät startet…", ready: "Gerät läuft", cards: "Karten", castle: "Burg", log: "Spielprotokoll", about: "Info",
@@ -25,7 +26,8 @@ const T = {
     heap: (h, b, s) => `Speicher: ${h.toLocaleString()} Bytes, der GC-Heap des ESP32-WROOM-32 (${b.toLocaleString()}) und der Anteil des Simulators (${s.toLocaleString()}), wie im Terminal. Dieser Port vergrößert seinen Heap bei Bedarf und räumt zwischen den Aufrufen der Seite auf: die Seite misst den belegten Heap nach jedem Aufräumen und warnt, wenn er größer ist als auf dem Board.`,
     heapover: (n) => `Achtung: ${n.toLocaleString()} Bytes belegt, mehr als das Board hat: auf einem ESP32 ein MemoryError.`,
     scendone: (v, r) => `Szenario gespielt: ${(v / 1000).toFixed(1)} s Gerätezeit in ${(r / 1000).toFixed(1)} s.`,
-    scenbad: "Kein Szenario: ", nocard: "keine Karte auf dem Feld", error: "Das Gerät hat angehalten: ",
+    scenbad: "Kein Szenario: ", nocard: "keine Karte auf dem Feld", error: "Das Gerät hat angehalten: ", gamecard: "Spielkarte",
+    heapshort: (h) => `Heap ${h.toLocaleString()} B, wie das Board + Anteil des Simulators (Info)`,
   },
 };
 const params = new URLSearchParams(location.search);
@@ -119,8 +121,9 @@ function renderDeck() {
     b.dataset.id = c.id;
     const [head, ...rest] = c.label.split(": ");
     b.innerHTML = `<b></b><span></span>`;
-    b.firstChild.textContent = c.id.startsWith("game/") ? c.label.replace("game card ", "") : c.id;
-    b.lastChild.textContent = rest.join(": ") || head;
+    const game = c.id.startsWith("game/");
+    b.firstChild.textContent = game ? c.label.replace("game card ", "") : c.id;
+    b.lastChild.textContent = game ? t.gamecard : rest.join(": ") || head;
     b.onclick = () => toggleCard(c.id);
     deck.appendChild(b);
   }
@@ -300,6 +303,7 @@ worker.onmessage = (ev) => {
   cfg = await (await fetch("unit.json")).json();
   state.cfg = cfg;
   $("heapnote").textContent = t.heap(cfg.heap, cfg.board_heap, cfg.sim_share);
+  $("heapshort").textContent = t.heapshort(cfg.heap);
   renderDeck(); renderPad();
   const scen = sessionStorage.getItem("mausbox-scenario");
   sessionStorage.removeItem("mausbox-scenario");
