@@ -118,7 +118,7 @@ def test_a_whole_game_on_the_page(name, page_url, browser, tmp_path):
     shown = drv.find_element("id", "log").text
     assert "game_end" in shown and "game_start" in shown, "the game log on the page"
     drv.find_element("id", "download").click()
-    tars = webkit.wait_for(drv, "true", "") and _wait_file(downloads)
+    tars = _wait_file(downloads)
     with tarfile.open(tars) as tf:
         assert any(m.name.endswith(".jsonl") for m in tf.getmembers())
     store = tmp_path / "store.sqlite"
@@ -138,7 +138,7 @@ def _wait_file(folder: Path) -> Path:
     import time
 
     for _ in range(600):  # a hang guard, not a timing: the download is written by the browser
-        done = [p for p in folder.glob("*.tar")]
+        done = list(folder.glob("*.tar"))
         if done:
             return done[0]
         time.sleep(0.1)
