@@ -7,7 +7,7 @@ PORT ?=
 PORT_ARG := $(if $(PORT),--port $(PORT),)
 
 .DEFAULT_GOAL := help
-.PHONY: help setup mp32 vports test check sim bench catalogs deploy flash image clean
+.PHONY: help setup mp32 vports test check sim bench catalogs deploy flash image clean web
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -75,3 +75,6 @@ image: ## build an ESP32 image with the app frozen: make image MPY_DIR=~/micropy
 
 clean: ## remove the venv, caches and build output
 	rm -rf $(VENV) typings build .pytest_cache .mypy_cache .ruff_cache
+
+web: $(STAMP) ## build the virtual unit's web page into build/web/ (npm ci fetches the pinned MicroPython WebAssembly port)
+	$(BIN)/python -m mausbox.web

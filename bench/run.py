@@ -1,6 +1,6 @@
 """`make bench`: run every benchmark in bench/ and print `name: value unit`, one figure a line.
 
-Each bench/bench_*.py is run in its own process; it prints its figures itself.
+Each bench/bench_*.py, and bench/web_bench.py (the web page), is run in its own process; it prints its figures itself.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> int:
     failed = 0
-    for script in sorted(HERE.glob("bench_*.py")):
+    for script in [*sorted(HERE.glob("bench_*.py")), HERE / "web_bench.py"]:
         proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
         sys.stdout.write(proc.stdout)
         if proc.returncode != 0:

@@ -36,6 +36,12 @@ def add_parser(p):
     q.add_argument("--json", action="store_true", help="print what each unit gave as JSON")
     q.add_argument("-v", "--verbose", action="store_true", help="report retries and resumes")
 
+    q = sub.add_parser("import", help="take downloaded logs (the web page's .tar, or .jsonl files) into the store, "
+                                      "checked as a pull checks them")
+    common(q, names=False)
+    q.add_argument("files", nargs="+", metavar="FILE", help="a .tar of logs (the page's download) or a .jsonl log")
+    q.add_argument("--json", action="store_true", help="print what each file gave as JSON")
+
     q = sub.add_parser("rebuild", help="rebuild the store from the folders of pulled logs (it is a cache of them)")
     common(q, names=False)
     q.add_argument("--dest", action="append", help="a folder of pulled logs to include (as given to pull --dest)")
@@ -104,7 +110,41 @@ def _names(args):
 
 def run(args) -> int:
     return {"pull": _pull, "list": _list, "show": _show, "stats": _stats, "export": _export,
-            "rebuild": _rebuild}[args.logs_cmd](args)
+            "rebuild": _rebuild, "import": _import}[args.logs_cmd](args)
+
+
+def _import(args) -> int:
+    """`logs import FILE...` (mausbox.logimport): exit 0 every log taken in, 1 any refused or damaged."""
+    import json
+    from pathlib import Path
+
+    from mausbox.cli import EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, UserError
+    from mausbox.logimport import ImportError_, import_log, read_sources
+    from mausbox.shown import shown
+
+    try:
+        logs = [src for f in args.files for src in read_sources(Path(f))]
+    except ImportError_ as e:
+        raise UserError(str(e), EXIT_USAGE) from None
+    store = _store(args)
+    results = [import_log(store, *src) for src in logs]
+    if args.json:
+        print(json.dumps([{"source": r.source, "unit": r.unit or None, "error": r.error or None, "new": r.new,
+                           "path": str(r.outcome.path) if r.outcome and r.outcome.path else None,
+                           "damage": r.damage, "detail": (r.outcome.detail if r.outcome else "") or None}
+                          for r in results], indent=1))
+    else:
+        for r in results:
+            if r.error:
+                print("%s: REFUSED: %s" % (shown(r.source), shown(r.error)))
+                continue
+            assert r.outcome is not None
+            print("%s: unit %s, %s%s" % (shown(r.source), shown(r.unit), "imported" if r.new else "already here",
+                                         "  " + shown(r.outcome.detail) if r.outcome.detail else ""))
+            for d in r.damage:
+                print("    damaged: %s" % shown(d))
+        print("store %s: %d of %d logs in" % (store.path, sum(not r.error for r in results), len(results)))
+    return EXIT_OK if all(not r.error and not r.damage for r in results) else EXIT_PROBLEM
 
 
 def _rebuild(args) -> int:

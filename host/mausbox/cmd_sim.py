@@ -14,6 +14,7 @@ mausbox sim                                              # play in this terminal
 mausbox sim --scenario tests/scenarios/mg-4p-mice.jsonl --root /tmp/unit
 mausbox sim --serial --root /tmp/unit                    # plus a pty that mpremote and mausbox can use
 mausbox sim --replay game.jsonl --json
+mausbox sim --web                                        # the page of make web, on localhost, in your browser
 """  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 
@@ -34,6 +35,9 @@ def add_parser(p):
     p.add_argument("--headless", action="store_true", help="with --serial: no terminal UI")
     p.add_argument("-v", "--verbose", action="store_true", help="print the unit's console (events, prompts)")
     p.add_argument("--json", action="store_true", help="print the scenario or replay result as JSON")
+    p.add_argument("--web", action="store_true",
+                   help="serve the virtual unit's web page (build/web/, made by `make web` if missing) on localhost "
+                        "and open it in the browser (the address is printed)")
 
 
 def _root(args) -> Path:
@@ -46,6 +50,8 @@ def run(args) -> int:
     from mausbox.cli import EXIT_USAGE, UserError
     from mausbox.sim import run as simrun
 
+    if args.web:
+        return web_page()
     heap = args.heap or (simrun.DEFAULT_HEAP if args.serial else simrun.board_heap())
     root = _root(args)
     if args.scenario and args.serial:
@@ -90,6 +96,37 @@ def starting(root: Path, serial: bool) -> None:
     print(f"sim: firmware ready ({time.monotonic() - t0:.0f} s); starting MicroPython, the unit boots", flush=True)
     print("sim: " + ("mpremote and mausbox commands answer once it has booted (MAUSBOX READY)" if serial
                      else "its screen shows once the firmware has booted"), flush=True)
+
+
+def web_page() -> int:
+    """`mausbox sim --web`: build/web/ on a localhost server until Ctrl-C, opened in the browser if there is one."""
+    import os
+    import time
+    import webbrowser
+
+    from mausbox import web
+    from mausbox.cli import UserError
+
+    out = web.DEFAULT_OUT
+    if not (out / "unit.json").is_file():
+        print(f"building the page into {out} (make web)")
+        try:
+            web.build(out)
+        except web.WebBuildError as e:
+            raise UserError(str(e)) from None
+    srv, url = web.serve(out)
+    print(f"the virtual unit's page: {url} (Ctrl-C stops the server)")
+    if sys.platform in ("darwin", "win32") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        webbrowser.open(url)
+    else:
+        print("no graphical browser here: open the address above in one")
+    sys.stdout.flush()
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        srv.shutdown()
+    return 0
 
 
 def timeline(actions: list[dict]) -> list[tuple[float, dict]]:

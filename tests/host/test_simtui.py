@@ -113,13 +113,15 @@ def test_a_small_window_says_how_big_it_must_be(tmp_path):
 
 
 def test_a_tall_window_shows_a_long_game_log(tmp_path, monkeypatch):
-    monkeypatch.setattr(tui, "_latest_log", lambda root: [f"{i:7.1f}s press      {{}}" for i in range(50)])
+    monkeypatch.setattr(tui, "_latest_log", lambda root: [
+        {"seq": i, "t": i * 1000, "type": "press", "player": 1, "offset_us": 1000, "false_start": False}
+        for i in range(50)])
     monkeypatch.setattr(tui.simrun, "logs_in", lambda root: [])
     ui = _ui(tmp_path)
     ui._log_key = "x"  # stale: read again
     scr = FakeScreen(45, 120)
     ui.draw(scr, {})
-    assert sum("s press" in ln for ln in scr.lines()) >= 6
+    assert sum("s P1 pressed +1.0 ms" in ln for ln in scr.lines()) >= 6
 
 
 def test_question_mark_shows_the_full_help_and_back(tmp_path):
@@ -140,15 +142,15 @@ def test_card_search_lists_matches_to_pick_from(tmp_path):
     ui.key(ord("/"))
     for c in "yellow bow":
         ui.key(ord(c))
-    assert [i for i, _ in ui.hits] == ["mg/mouse/09", "mg/clothing/05"]
+    assert [i for i, _ in ui.hits] == ["mg/clothing/05", "mg/mouse/09"]  # the card named first
     scr = FakeScreen(24, 80)
     ui.draw(scr, {})
     assert "clothing 5: yellow bow" in scr.text() and "2 match(es)" in scr.text()
     ui.key(curses.KEY_DOWN)
     ui.key(10)
-    assert ui.fifo.sent[-1] == {"tap": "mg/clothing/05"} and ui.query is None  # not the top hit
+    assert ui.fifo.sent[-1] == {"tap": "mg/mouse/09"} and ui.query is None  # not the top hit
     ui.key(ord("-"))
-    assert ui.fifo.sent[-1] == {"remove": "mg/clothing/05"}
+    assert ui.fifo.sent[-1] == {"remove": "mg/mouse/09"}
 
 
 def test_the_unit_at_its_repl_is_said_and_r_restarts_the_app(tmp_path):
@@ -198,3 +200,31 @@ def test_a_serial_unit_knows_when_its_app_stopped(tmp_path):
             until(lambda: unit.app_running, "the reset did not start the app")
         finally:
             os.close(fd)
+
+
+def test_the_log_is_in_words_and_the_last_verdict_stays(tmp_path, monkeypatch):
+    recs = [{"seq": 0, "t": 0, "type": "game_start", "game": "mg", "players": [{"id": 1}, {"id": 2}]},
+            {"seq": 1, "t": 5000, "type": "verdict", "player": 1, "ok": False, "reason": "item_not_worn"},
+            {"seq": 2, "t": 5001, "type": "score", "player": 1, "delta": -1, "why": "wrong_item"},
+            {"seq": 3, "t": 5002, "type": "prompt", "what": "reveal"}]
+    recs += [{"seq": 4 + i, "t": 6000 + i, "type": "tap", "identity": "mg/mouse/0" + str(i % 9 + 1), "uid": "04"}
+             for i in range(30)]  # long after the verdict left the unit's display
+    monkeypatch.setattr(tui, "_latest_log", lambda root: recs)
+    monkeypatch.setattr(tui.simrun, "logs_in", lambda root: [])
+    for h, w in ((24, 80), (40, 120)):
+        ui = _ui(tmp_path)
+        ui._log_key = "x"
+        scr = FakeScreen(h, w)
+        ui.draw(scr, {})
+        text = scr.text()
+        assert "Last: P1: wrong, not worn!; P1 -1 (wrong item)" in text
+        assert '{"' not in text and "card mg/mouse/" in text  # words, not JSON
+
+
+def test_card_search_ranks_the_card_named_first():
+    cards = tui.catalog_cards()
+    hits = tui.search(cards, "red hat")
+    assert hits and hits[0][1].startswith("clothing") and "red hat" in hits[0][1], hits[:3]
+    hits = tui.search(cards, "cheese 1")
+    assert hits[0][0] == "mg/cheese/1", hits[:3]
+    assert tui.search(cards, "mg/mouse/07")[0][0] == "mg/mouse/07"

@@ -89,6 +89,9 @@ class RealWorld(World):
     def spend(self, us):
         if self.ctl:
             self.ctl(0)
+        if self._actions:  # a gesture's timed release (a control line's "hold"/"double")
+            self._sync()
+            self._apply_until(self.now)
         self.run_irqs()
         self._check_rebase()  # as a call returns, never inside one (its caller's times stay right)
 
@@ -99,11 +102,15 @@ class RealWorld(World):
         self._sync()
         while self.now < t_us:
             wait = min((t_us - self.now) // 1000, 20)
+            if self._actions:
+                wait = max(0, min(wait, (self._actions[0][0] - self.now) // 1000))
             if self.ctl:
                 self.ctl(wait)
             else:
                 time.sleep_ms(wait)
             self._sync()
+            if self._actions:
+                self._apply_until(self.now)
             if self.qlen:
                 self.run_irqs()
                 self._check_rebase()
@@ -491,6 +498,12 @@ class Hardware:
         elif "hold" in act:
             self.press(act["hold"])
             self.world.at(self.world.now + act.get("ms", 1000) * 1000, self.release, act["hold"])
+        elif "double" in act:  # two 80 ms clicks 200 ms apart, timed by the unit's clock
+            p, now, w = act["double"], self.world.now, self.world
+            self.press(p)
+            w.at(now + 80000, self.release, p)
+            w.at(now + 200000, self.press, p)
+            w.at(now + 280000, self.release, p)
         elif "tap" in act:
             self.tap(act["tap"])
         elif "remove" in act:

@@ -17,7 +17,7 @@ from pathlib import Path
 from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
 
 DEFAULT_HEAP = "512k"  # tests and tools: the firmware loaded as .mpy plus the simulated chips, with room to spare
-ACTIONS = ("press", "release", "hold", "tap", "remove", "knock", "noise", "rfid")
+ACTIONS = ("press", "release", "hold", "double", "tap", "remove", "knock", "noise", "rfid")
 # The sim's knock keys (`k` gentle, `K` hard). A fresh unit (sensitivity 5, no calibration) alarms from about
 # 0.03 of full scale (its base threshold, 768 counts of the detector's deviation, docs/piezo.md), and every
 # bump from 0.05 up (the softest that rings the game's bell) must alarm: a gentle knock the castle takes in
@@ -152,7 +152,7 @@ def parse_scenario(text: str, name: str = "scenario") -> list[dict]:
             raise ScenarioError(f"{where}: unknown field(s) {', '.join(sorted(extra))}")
         v = act[kind]
         clean: dict = {"at_ms": at, kind: v}
-        if kind in ("press", "release", "hold"):
+        if kind in ("press", "release", "hold", "double"):
             if type(v) is not int or not 1 <= v <= 6:
                 raise ScenarioError(f"{where}: \"{kind}\" takes a player number 1..6")
             if kind == "hold":

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from mausbox.paths import FIRMWARE_PKG, micropython_binary
 from mausbox.sim import run as simrun
+from mausbox.sim import words
 
 CLICK, DOUBLE, LONG, YOUNG = "123456", "qwerty", "asdfgh", "zxcvbn"
 KIND_OF_LIST = {"mice": "mouse", "clothing": "clothing", "cheese_cards": "cheese", "cards": "card"}
@@ -77,17 +78,31 @@ def _flat(v) -> str:
 
 
 def search(cards: list[tuple[str, str]], query: str) -> list[tuple[str, str]]:
+    """The cards every word of the query matches (a number: the card's number), best first: the card whose
+    identity or description is the query, then those whose description holds it as a phrase, then those
+    of the kind named (`cheese 1`, `clothing`), then the rest in catalog order."""
     words = query.lower().split()
     if not words:
         return []
+    phrase = " ".join(words)
+    nums = [w for w in words if w.isdigit()]
     hits = []
-    for ident, label in cards:
+    for i, (ident, label) in enumerate(cards):
         hay = f"{ident} {label}".lower()
-        nums = [w for w in words if w.isdigit()]
         if all(w in hay for w in words if not w.isdigit()) and all(
                 ident.rsplit("/", 1)[-1].lstrip("0") == n.lstrip("0") for n in nums):
-            hits.append((ident, label))
-    return hits
+            kind, _, rest = label.lower().partition(": ")
+            kind_words = kind.split()
+            if phrase in (ident.lower(), rest.strip()):
+                rank = 0
+            elif phrase in rest:
+                rank = 1
+            elif kind_words and kind_words[0] in words or any(w in ident.lower().split("/") for w in words):
+                rank = 2
+            else:
+                rank = 3
+            hits.append((rank, i, ident, label))
+    return [(ident, label) for _r, _i, ident, label in sorted(hits)]
 
 
 def render_oled(hexframe: str, width: int = 128, height: int = 64, braille: bool = False) -> list[str]:
@@ -190,21 +205,20 @@ class Link:
                 self.tone_at = now
 
     # gestures -------------------------------------------------------------------------------------
+    # One control line a gesture, its release timed by the unit's clock (maus.hw.sim): a unit that a busy
+    # machine stalls still sees a click as a click, not a press and release read back to back.
     def click(self, p: int) -> None:
-        self.send({"press": p})
-        self.send({"release": p}, 0.08)
+        self.send({"hold": p, "ms": 80})
 
     def double(self, p: int) -> None:
-        self.click(p)
-        self.send({"press": p}, 0.2)
-        self.send({"release": p}, 0.28)
+        self.send({"double": p})
 
     def hold(self, p: int, s: float) -> None:
-        self.send({"press": p})
-        self.send({"release": p}, s)
+        self.send({"hold": p, "ms": int(s * 1000)})
 
 
-def _latest_log(root: Path) -> list[str]:
+def _latest_log(root: Path) -> list[dict]:
+    """The newest game log's last 200 records (a torn or damaged line is left out)."""
     logs = simrun.logs_in(root)
     if not logs:
         return []
@@ -214,8 +228,21 @@ def _latest_log(root: Path) -> list[str]:
             rec = json.loads(raw)
         except ValueError:
             continue
-        body = {k: v for k, v in rec.items() if k not in ("seq", "crc", "t", "type", "settings")}
-        out.append(f"{rec.get('t', 0) / 1000:7.1f}s {rec.get('type', '?'):10} {json.dumps(body, ensure_ascii=False)}")
+        if isinstance(rec, dict):
+            out.append(rec)
+    return out
+
+
+def log_lines(records: list[dict], width: int) -> list[str]:
+    """Records in words, `t` first, wrapped to the width (continuation lines indented under the text)."""
+    import textwrap
+
+    out = []
+    for rec in records:
+        t = rec.get("t", 0)
+        head = f"{t / 1000:7.1f}s " if isinstance(t, (int, float)) else " " * 9
+        out.extend(textwrap.wrap(words.describe(rec), max(20, width - 1), initial_indent=head,
+                                 subsequent_indent=" " * len(head)) or [head])
     return out
 
 
@@ -308,7 +335,7 @@ class Ui:
         self.noise = 0.0
         self.help = False  # the full help instead of the unit
         self._log_key: tuple | None = None
-        self._log: list[str] = []
+        self._log: list[dict] = []
 
     def key(self, key: int) -> bool:
         """One key; False to quit."""
@@ -372,8 +399,8 @@ class Ui:
     def at_repl(self) -> bool:
         return self.unit is not None and not self.unit.app_running
 
-    def game_log(self) -> list[str]:
-        """The newest log's records as lines, read again only when the file changed."""
+    def game_log(self) -> list[dict]:
+        """The newest log's records, read again only when the file changed."""
         logs = simrun.logs_in(self.root)
         try:
             key = (logs[-1], logs[-1].stat().st_size) if logs else None
@@ -419,7 +446,7 @@ class Ui:
         if self.at_repl():
             for i, line in enumerate(("The unit is at its MicroPython REPL:", "the app is not running (a tool",
                                       "such as mpremote stopped it).", "Press R to restart the app.")):
-                put(top + 2 + i, 3, f" {line:<38} ", pal.get("r", 0))
+                put(top + 2 + i, 3, f" {line:<38} ", pal.get("notice", 0))
         x, sw = lay["side_x"], lay["side_w"]
         y = top
         put(y, x, "Players", pal.get("w", 0))
@@ -441,7 +468,10 @@ class Ui:
             if not wide:
                 for i in range(rows):
                     put(top + 1 + i, 1, " " * 64)
-            put(qy, qx, f"card> {self.query}_"[:width], pal.get("y", 0))
+            line = f"card> {self.query}_"
+            if len(line) > width:  # a long query: its end, where the typing is
+                line = "card> …" + line[len(line) - width + 7:]
+            put(qy, qx, line[:width], pal.get("y", 0))
             room = max((lay["box_h"] + top - qy - 1) if wide else rows - 1, 1)
             first = min(max(0, self.sel - room + 1), max(0, len(self.hits) - room))
             for i, (_ident, label) in enumerate(self.hits[first:first + room]):
@@ -457,10 +487,15 @@ class Ui:
             for i, (ident, _label) in enumerate(self.pad[-(lay["box_h"] + top - y - 1):]):
                 put(y + 1 + i, x, ident[: max(0, sw - 1)])
             put(lay["legend_y"], 0, LEGEND if len(LEGEND) < w else LEGEND_SHORT, pal.get("c", 0))
-        log = self.game_log()
+        recs = self.game_log()
         n = lay["log_rows"]
-        put(lay["log_y"], 0, "Game log" + ("" if log else " (no game yet)"), pal.get("w", 0))
-        for i, line in enumerate(log[-(n - 1):] if n > 1 else []):
+        verdict = words.last_verdict(recs)
+        if verdict:  # the display shows a verdict for a moment; the screen keeps it until the next one
+            put(lay["log_y"], 0, f"Last: {verdict}", pal.get("y", 0))
+        else:
+            put(lay["log_y"], 0, "Game log" + ("" if recs else " (no game yet)"), pal.get("w", 0))
+        lines = log_lines(recs[-n:], w) if n > 1 else []
+        for i, line in enumerate(lines[-(n - 1):] if n > 1 else []):
             put(lay["log_y"] + 1 + i, 0, line)
         if self.console and self.console[-1].startswith("[the firmware stopped"):
             put(lay["legend_y"] - 1, 0, self.console[-1], pal.get("r", 0))
@@ -486,6 +521,8 @@ def _ui(scr, root: Path, fifo: Link, proc, unit) -> int:
                                        ("w", curses.COLOR_WHITE)], 1):
             curses.init_pair(i, c, -1)
             pal[name] = curses.color_pair(i) | curses.A_BOLD
+        curses.init_pair(8, curses.COLOR_BLACK, curses.COLOR_YELLOW)  # a notice: dark on bright, readable
+        pal["notice"] = curses.color_pair(8)
     except curses.error:
         pal = {}
     ui = Ui(root, fifo, unit)

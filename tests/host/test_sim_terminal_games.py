@@ -1,0 +1,146 @@
+"""A whole game of each game on `mausbox sim` in a real terminal, with keys alone (the harness and the rest of
+the real-terminal story: test_sim_terminal.py). Each key is typed once the unit has taken the last one: the
+OLED (read off the screen) or the unit's flash folder (its game log, which a user can look at) says so."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from termkit import SimTerm  # noqa: E402
+from test_sim_terminal import _count, _quit_and_check_terminal, _records, _sim  # noqa: E402
+
+SCEN = Path(__file__).resolve().parents[2] / "tests" / "scenarios"
+
+
+def _tap(t: SimTerm, root: Path, ident: str) -> None:
+    """Put a card on the pad with the card search, as a person would (the identity is the exact match)."""
+    n = _count(root, "tap")
+    t.type("/" + ident)
+    t.wait_screen("> ", timeout=60)
+    t.type("\r")
+    t.wait(lambda t: _count(root, "tap") > n, f"the unit to read {ident}")
+
+
+def _stable_oled(t: SimTerm) -> str:
+    """The OLED once it stopped changing (a frame is drawn in pieces)."""
+    def steady(t):
+        a = t.oled_text()
+        time.sleep(0.25)
+        return a if a and a == t.oled_text() else None
+    return t.wait(steady, "a steady OLED")
+
+
+def _join(t: SimTerm, game_card: str, players: int, variant_hold: bool = False) -> None:
+    t.wait_oled("choose")
+    t.type("/" + game_card + "\r")
+    if variant_hold:
+        t.wait_oled("variant")
+        t.type("a")  # player 1 holds: the variant shown (A) is chosen
+    t.wait_oled("press to join")
+    t.type("-")
+    for p in range(1, players + 1):
+        t.type(str(p))
+        t.wait_oled(f"joined: {p}")
+    t.type("q")  # player 1 double-presses: start
+
+
+def test_a_whole_mausgeflippt_game_with_keys_alone(tmp_path):
+    root = tmp_path / "unit"
+    t = _sim(root, 80, 24)
+    try:
+        _join(t, "game/mausgeflippt", 2)
+        t.wait_oled("first cheese")
+        rounds = [("01", "04"), ("05", "06"), ("01", "04"), ("02", "01"), ("06", "08"), ("03", "03"), ("07", "07"),
+                  ("04", "05"), ("08", "14")]  # tests/scenarios/mg-3p-wait.jsonl's cards: each a protected mouse
+        for i, (mouse, clothing) in enumerate(rounds):
+            _tap(t, root, f"mg/cheese/{i + 1}")  # the cheese
+            t.wait_oled("reveal")
+            t.type("-")
+            _tap(t, root, f"mg/mouse/{mouse}")  # the mouse revealed
+            n = _count(root, "claim")
+            t.type(str(i % 2 + 1))  # the race: P1 or P2 presses first
+            t.wait(lambda t, n=n: _count(root, "claim") > n, "the race's claim")
+            t.wait_oled("play a card")
+            v = _count(root, "verdict")
+            _tap(t, root, f"mg/clothing/{clothing}")  # the claim
+            t.wait(lambda t, v=v: _count(root, "verdict") > v, "the verdict")
+            t.wait(lambda t: re.search(r"^Last: (P\d|game over)", t.text(), re.M), "the verdict on the screen")
+            t.type("--")
+            if i < len(rounds) - 1:
+                t.wait_oled("next cheese")
+        t.wait_screen("Last: game over: P1 -10, P2 -8; won by P2")
+        t.wait_oled("game over")
+        end = _records(root)[-1]
+        assert end["type"] == "game_end" and end["scores"] == {"1": -10, "2": -8}, end
+        _quit_and_check_terminal(t)
+    finally:
+        t.close()
+
+
+def test_a_whole_game_of_m_is_for_mouse_with_keys_alone(tmp_path):
+    """Variant A, three players, the moves of tests/scenarios/mim-a-3p.jsonl typed as keys."""
+    root = tmp_path / "unit"
+    acts = [json.loads(ln) for ln in (SCEN / "mim-a-3p.jsonl").read_text().splitlines() if ln.startswith("{")]
+    t = _sim(root, 80, 24)
+    try:
+        _join(t, "game/mim", 3, variant_hold=True)
+        t.wait_oled("lay 3 cards")
+        i = next(k for k, a in enumerate(acts) if a.get("tap", "").startswith("mim/card"))
+        while i < len(acts):
+            a = acts[i]
+            if "tap" in a:
+                _tap(t, root, a["tap"])
+            elif "remove" in a:
+                t.type("-")
+            else:  # a click or a hold (pass / take the pair shown): one gesture record each
+                p = a.get("hold") or a.get("press")
+                g = _count(root, "gesture")
+                t.type(("asdfgh" if "hold" in a else "123456")[p - 1])
+                t.wait(lambda t, g=g: _count(root, "gesture") > g, f"player {p}'s gesture")
+                i += 1 if "press" in a else 0  # its release
+            i += 1
+        t.wait_screen("Last: game over: P1 3, P2 0, P3 0; won by P1")
+        end = _records(root)[-1]
+        assert end["type"] == "game_end" and end["winners"] == [1], end
+        _quit_and_check_terminal(t)
+    finally:
+        t.close()
+
+
+def test_a_whole_game_of_mucks_maeuschen_still_with_keys_alone(tmp_path):
+    """Two players read the display and press when it asks, one hard knock (K) on the castle on the way."""
+    root = tmp_path / "unit"
+    t = _sim(root, 120, 40)
+    try:
+        _join(t, "game/mms", 2)
+        t.wait_oled("who sneaks")
+        t.type("1")
+        knocked, last, turns = False, "", 0
+        while "Last: game over" not in t.text():
+            txt = _stable_oled(t)
+            if txt == last:
+                time.sleep(0.2)
+                continue
+            last = txt
+            m = re.search(r"P(\d)", txt)
+            if "quiet!" in txt and not knocked and turns > 3:
+                a = _count(root, "alarm")
+                t.type("K")  # the castle trembles while a stick goes in
+                t.wait(lambda t, a=a: _count(root, "alarm") > a, "the alarm")
+                knocked = True
+            elif m and ("dice" in txt or "quiet!" in txt or "ALARM" in txt):
+                turns += "dice" in txt
+                t.type(m.group(1))
+            assert turns < 60, "the game does not end"
+        end = _records(root)[-1]
+        assert end["type"] == "game_end" and knocked and _count(root, "alarm") >= 1, end
+        _quit_and_check_terminal(t)
+    finally:
+        t.close()
+
+
