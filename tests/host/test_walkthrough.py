@@ -52,9 +52,22 @@ def test_the_readme_walkthrough_works_as_written(tmp_path):
     blocks = walkthrough((ROOT / "README.md").read_text(encoding="utf-8"))
     assert [n for n, _ in blocks] == [1, 2, 1], "the walkthrough: terminal 1, the unit in terminal 2, terminal 1"
     assert any("make setup" in ln for ln in blocks[0][1]) and any("activate" in ln for ln in blocks[0][1])
+    # The clone shares this checkout's venv: it must find it up to date (else its `make setup` would install
+    # the clone into it), and its `make setup` points the venv's virtual-unit hook at the clone's files, so
+    # the hook is pointed back here afterwards.
+    subprocess.run(["make", "setup"], cwd=ROOT, check=True, capture_output=True, timeout=900)
     clone = tmp_path / "mausbox"
     _copy_checkout(clone)
     assert git_status(clone) == ""
+    try:
+        _walk(blocks, clone, tmp_path)
+    finally:
+        subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-m", "mausbox.sim.ports", "--install"], cwd=ROOT,
+                       check=True, capture_output=True)
+    assert git_status(clone) == "", "the walkthrough left files in the checkout (.gitignore them):\n" + git_status(clone)
+
+
+def _walk(blocks, clone, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
     env["PATH"] = "/usr/local/bin:/usr/bin:/bin"  # a new terminal: no venv active, no `mausbox` on the PATH
     env["XDG_DATA_HOME"] = str(tmp_path / "home")  # the reader's own data folder: no other unit registered
@@ -90,4 +103,3 @@ def test_the_readme_walkthrough_works_as_written(tmp_path):
     assert report.exists()
     text = report.read_text(encoding="utf-8")
     assert "M is for Mouse" in text and "00001-mim.jsonl" in text
-    assert git_status(clone) == "", "the walkthrough left files in the checkout (.gitignore them):\n" + git_status(clone)
