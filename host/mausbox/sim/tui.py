@@ -383,10 +383,10 @@ class Ui:
         elif ch == "0":
             while self.pad:
                 fifo.send({"remove": self.pad.pop()[0]})
-        elif ch == "k":
-            fifo.send({"knock": 0.15, "ms": 40})
+        elif ch == "k":  # a bump the castle takes in silence / one that rings (sim.run.KNOCKS: why these)
+            fifo.send(dict(simrun.KNOCKS["gentle"]))
         elif ch == "K":
-            fifo.send({"knock": 0.7, "ms": 60})
+            fifo.send(dict(simrun.KNOCKS["hard"]))
         elif ch == "N":
             self.noise = 0.0 if self.noise else 0.3
             fifo.send({"noise": self.noise})

@@ -41,9 +41,11 @@ def describe(rec: dict) -> str:
     t = rec.get("type")
     if t == "game_start":
         names = {"mg": "Mausgeflippt", "mim": "M is for Mouse", "mms": "Mucks Mäuschen Still"}
-        ps = rec.get("players") if isinstance(rec.get("players"), list) else []
+        ps = rec.get("players")
+        ps = ps if isinstance(ps, list) else []
         var = f" {rec['variant']}" if rec.get("variant") else ""
-        return f"{names.get(rec.get('game'), rec.get('game'))}{var} starts, {len(ps)} player{'s' * (len(ps) != 1)}"
+        game = str(rec.get("game"))
+        return f"{names.get(game, game)}{var} starts, {len(ps)} player{'s' * (len(ps) != 1)}"
     if t == "reveal":
         return f"revealed {rec.get('card') or 'a card'}"
     if t == "press":
@@ -56,7 +58,7 @@ def describe(rec: dict) -> str:
     if t == "tap":
         return f"card {rec.get('identity') or 'unknown (' + str(rec.get('uid')) + ')'} on the pad"
     if t == "verdict":
-        why = rec.get("reason")
+        why = str(rec.get("reason"))
         return f"{_p(rec)}: {'right' if rec.get('ok') else 'wrong'}, {REASONS.get(why, str(why).replace('_', ' '))}"
     if t == "score":
         d = rec.get("delta")
@@ -65,7 +67,7 @@ def describe(rec: dict) -> str:
     if t == "alarm":
         return f"ALARM! the castle trembled ({_p(rec)})"
     if t == "prompt":
-        what = rec.get("what")
+        what = str(rec.get("what"))
         return f"unit asks: {PROMPTS.get(what, str(what).replace('_', ' '))}"
     if t == "timeout":
         return f"no answer to {str(rec.get('what')).replace('_', ' ')}: {rec.get('outcome')}"
