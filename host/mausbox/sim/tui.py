@@ -443,6 +443,8 @@ class Ui:
         for i in range(rows):
             put(top + 1 + i, 0, "|" + (oled[i] if i < len(oled) else "").ljust(64) + "|")
         put(top + rows + 1, 0, "+" + "-" * 64 + "+")
+        if not oled and not self.at_repl():  # until the firmware draws its first frame (its boot: seconds)
+            put(top + rows // 2, 3, "the unit is starting (MicroPython boots the firmware)...", pal.get("c", 0))
         if self.at_repl():
             for i, line in enumerate(("The unit is at its MicroPython REPL:", "the app is not running (a tool",
                                       "such as mpremote stopped it).", "Press R to restart the app.")):
