@@ -86,6 +86,7 @@ def test_main_is_the_repl_namespace_and_the_unit_looks_like_an_esp32(transport):
     transport.exec("x = 5")
     assert transport.eval("__import__('__main__').x") == 5
     assert transport.eval("__import__('sys').platform") == "esp32"
+    assert transport.eval("repr(1/3)") == "0.33333334"  # the ESP32 image's single floats (tests/fw/test_floats.py)
     with pytest.raises(TransportExecError) as e:
         transport.exec("import termios")
     assert b"ImportError: no module named 'termios'" in e.value.error_output.encode()
