@@ -40,8 +40,11 @@ UPSTREAM_URL = f"https://github.com/micropython/micropython/archive/refs/tags/v{
 # at the interpreter's next check point, as the ESP32's UART interrupt does; without it the unix port
 # raises it from the signal handler, in the middle of any C code (a half-done gc_collect leaves the
 # heap locked for good).
+# Single-precision floats, as ESP32_GENERIC (ports/esp32/mpconfigport.h: MICROPY_FLOAT_IMPL_FLOAT): 1/3 is
+# 0.3333333 and 1e38*10 is inf there, so here too (part of the cache key: an old double build is not reused).
 MAKE_OPTS = ["BUILD=build-32", "MICROPY_FORCE_32BIT=1", "MICROPY_PY_BTREE=0", "MICROPY_PY_FFI=0",
-             "MICROPY_PY_SSL=0", "MICROPY_SSL_MBEDTLS=0", "MICROPY_PY_THREAD_GIL=1"]
+             "MICROPY_PY_SSL=0", "MICROPY_SSL_MBEDTLS=0", "MICROPY_PY_THREAD_GIL=1",
+             "CFLAGS_EXTRA=-DMICROPY_FLOAT_IMPL=MICROPY_FLOAT_IMPL_FLOAT"]
 FROZEN = 'include("$(MPY_DIR)/extmod/asyncio")\n'
 APT_HINT = "install a 32-bit C library: sudo apt-get install gcc-multilib"
 

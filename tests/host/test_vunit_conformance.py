@@ -86,6 +86,7 @@ def test_main_is_the_repl_namespace_and_the_unit_looks_like_an_esp32(transport):
     transport.exec("x = 5")
     assert transport.eval("__import__('__main__').x") == 5
     assert transport.eval("__import__('sys').platform") == "esp32"
+    assert transport.eval("repr(1/3)") == "0.33333334"  # the ESP32 image's single floats (tests/fw/test_floats.py)
     with pytest.raises(TransportExecError) as e:
         transport.exec("import termios")
     assert b"ImportError: no module named 'termios'" in e.value.error_output.encode()
@@ -98,11 +99,20 @@ def test_soft_reset_clears_ram_and_systemexit_stays_in_the_raw_repl(unit, transp
     transport.exec("kept = 1")
     transport.exec_raw_no_follow("raise SystemExit")
     out = transport.read_until(1, b"raw REPL; CTRL-B to exit\r\n", timeout=WAIT_S)  # the `>` is exec's
-    assert out.endswith(b"\x04MPY: soft reboot\r\nraw REPL; CTRL-B to exit\r\n")
+    # pyexec.c: the \x04 after the output and the one after the (empty) error output, then the reset
+    assert out == b"\x04\x04MPY: soft reboot\r\nraw REPL; CTRL-B to exit\r\n", out
     assert not (unit.root / "main_ran").exists()  # a board in the raw REPL skips main.py after the reset
     with pytest.raises(TransportExecError) as e:
         transport.exec("kept")
     assert "NameError" in e.value.error_output
+
+
+
+def test_mpremote_exec_of_sys_exit_returns(unit):
+    # mpremote waits for both \x04s of a raw-REPL run; with one it waited for ever
+    r = subprocess.run([MPREMOTE, "connect", unit.pty_path, "exec", "print(7); import sys; sys.exit()"],
+                       capture_output=True, timeout=120)
+    assert (r.returncode, r.stdout) == (0, b"7\r\n"), (r.stdout, r.stderr)
 
 
 # -- Ctrl-C and console input -----------------------------------------------------------------------------

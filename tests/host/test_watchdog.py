@@ -49,7 +49,7 @@ def test_a_soft_reset_keeps_it_running(tmp_path):
     assert _on_unit(tmp_path, "from maus.hw import sim\nprint(sim.keep_watchdog(), sim._wdt.ms, sim._wdt.keep)") \
         == "True 8000 True"
     st = json.loads((tmp_path / ".wdt").read_text())
-    st["fed"] -= 9  # not fed for 9 s: it would have reset the unit meanwhile, so nothing runs now
+    st["fed_ms"] -= 9000  # not fed for 9 s: it would have reset the unit meanwhile, so nothing runs now
     (tmp_path / ".wdt").write_text(json.dumps(st))
     assert _on_unit(tmp_path, "from maus.hw import sim\nprint(sim.keep_watchdog())") == "False"
     assert not (tmp_path / ".wdt").exists()

@@ -13,10 +13,13 @@ _GPIO_IN = 0x3FF4403C  # GPIO_IN_REG, GPIO 0-31 (ESP32)
 _GPIO_IN1 = 0x3FF44040  # GPIO_IN1_REG, GPIO 32-39
 # Timer group 0's LAC timer, the counter esp_timer (so ticks_us) runs on: ESP-IDF esp_timer_impl_lac.c,
 # LACT_TICKS_PER_US = 2; registers in soc/timer_group_reg.h (ESP32 TRM, "Timer Group"): a write to
-# TIMG_LACTUPDATE_REG (+0x80) latches the count into TIMG_LACTLO_REG (+0x78). Word indexes below.
+# TIMG_LACTUPDATE_REG (+0x80) latches the count into TIMG_LACTLO_REG (+0x78). Word indexes below. The
+# peripheral has no done bit: ESP-IDF (esp_timer_impl_get_counter_reg) reads LACTLO until it changes, at
+# most the divider's count of times (40 at the 80 MHz APB clock); so does the loop below.
 _TIMG0 = 0x3FF5F000
 _LACT_LO = const(30)
 _LACT_UPDATE = const(32)
+_LATCH_POLLS = const(40)
 
 
 def build(hw, board):
@@ -108,14 +111,26 @@ def _make_scan(board):
         p = ptr8(pins)  # noqa: F821
         o = ptr32(out)  # noqa: F821
         n = int(count)
+        c = tm[_LACT_LO]
         tm[_LACT_UPDATE] = 1
         c0 = tm[_LACT_LO]
+        w = 0
+        while c0 == c and w < _LATCH_POLLS:  # the latch has not taken the count yet
+            c0 = tm[_LACT_LO]
+            w += 1
+        c = c0
         limit = max_us * 2
         while True:
             a = g0[0]
             b = g1[0]
             tm[_LACT_UPDATE] = 1
-            el = tm[_LACT_LO] - c0  # LAC ticks (2 a µs) since the call; wraps after 35 min
+            v = tm[_LACT_LO]
+            w = 0
+            while v == c and w < _LATCH_POLLS:
+                v = tm[_LACT_LO]
+                w += 1
+            c = v
+            el = v - c0  # LAC ticks (2 a µs) since the call; wraps after 35 min
             low = 0
             for k in range(n):
                 q = p[k]

@@ -616,7 +616,7 @@ class Hardware:
         try:
             with open("clock.json") as f:
                 off = json.load(f)["offset_s"]
-            return time.localtime(int(time.time() + off))
+            return time.localtime(time.time() + int(off))  # ints: a single float holds 2**31 s to 128 s
         except (OSError, ValueError, KeyError, TypeError):
             return None
 
@@ -725,8 +725,9 @@ class _Watchdog:
         # The wall time of the last feed: the next interpreter (after a soft reset) goes on from there.
         try:
             with open(_WDT_FILE, "w") as f:
-                f.write(json.dumps({"ms": self.ms, "fed": time.time() - time.ticks_diff(time.ticks_ms(),
-                                                                                         self.fed) / 1000}))
+                # whole ms since 1970 (an int: a single-precision float resolves today's time to 128 s)
+                f.write(json.dumps({"ms": self.ms, "fed_ms": time.time() * 1000 - time.ticks_diff(time.ticks_ms(),
+                                                                                                   self.fed)}))
         except OSError:
             pass
 
@@ -736,7 +737,7 @@ class _Watchdog:
             with open(_WDT_FILE) as f:
                 st = json.load(f)
             ms = int(st["ms"])
-            age = int((time.time() - st["fed"]) * 1000)
+            age = time.time() * 1000 - int(st["fed_ms"])
         except (OSError, ValueError, KeyError, TypeError):
             return False
         if ms <= 0 or age >= ms:

@@ -36,7 +36,7 @@ def play(u, TableView, cat, players):
     """The game's modules loaded, the piezo detector made (the games that need it), the game made and
     started; its log is open (u.log)."""
     cls = load_game(u.choice)[1]
-    if GAMES[u.choice][6] and u.hw.adc is not None and u.detector is None:
+    if GAMES[u.choice][6] and (u.hw.adc or u.hw.piezo_pin) is not None and u.detector is None:
         from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
 
         call_unloaded("maus.unit.start", "detector", u)

@@ -38,6 +38,7 @@ class Unit:
     calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
     enrolment = None  # the enrolment map (maus.enrol), if the unit has one
     _stop_watch = None  # the armed piezo's stop test (watch_stop, bound once with the detector)
+    _piezo_read = None  # its reading: the ADC's read_u16, or a comparator pin's value (bound with it)
     # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
     _boot_ms: "Any"  # None once the unit has run _HEALTHY_MS and cleared the crash counter
     _gc_at: "Any"
@@ -166,7 +167,7 @@ class Unit:
         # While armed nothing else runs: sample the piezo as fast as the loop allows, in slices so
         # button events and timers are still served.
         d = self.detector
-        if d.watch(self.hw.adc.read_u16, self.hw.ticks_us, self._stop_watch, _WATCH_SLICE_US) == 1:  # piezo.ALARM
+        if d.watch(self._piezo_read, self.hw.ticks_us, self._stop_watch, _WATCH_SLICE_US) == 1:  # piezo.ALARM
             self._alarm()
 
     def watch_stop(self):

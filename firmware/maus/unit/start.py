@@ -67,7 +67,15 @@ def detector(u):
     calib.json."""
     from maus import piezo
 
+    if u.hw.adc is None:  # a comparator module (digital mode): its pin's level is the reading
+        d = piezo.DigitalDetector(sensitivity=u.settings.get("sensitivity"))
+        d.disarm()
+        u._stop_watch = u.watch_stop
+        u._piezo_read = u.hw.piezo_pin.value
+        u.detector = d
+        return
     d = piezo.Detector(sensitivity=u.settings.get("sensitivity"))
+    u._piezo_read = u.hw.adc.read_u16
     c = u.calib
     if c is None:
         try:

@@ -849,6 +849,11 @@ class SerialUnit:
                 self._pend[:0] = bytes((self._kbd,))  # its Ctrl-C landed after its end: the next reader's, before any key sent after it
             self._exec_done(body)
         elif tag == b"R":
+            if self._exec_raw and self._state == EXEC:
+                # pyexec.c parse_compile_execute: the \x04 that ends the (empty) error output comes before
+                # pyexec_raw_repl returns for the soft reset, so the host reads both of its \x04s
+                self._drain()
+                self._emit(b"\x04")
             self._soft_reboot()  # SystemExit: in the raw REPL too (pyexec_mode_kind stays raw)
         del cid
 

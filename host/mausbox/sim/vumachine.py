@@ -32,7 +32,7 @@ class RTC:
 
     def datetime(self, dt=None):
         if dt is None:
-            tm = time.localtime(int(time.time() + _offset()))
+            tm = time.localtime(time.time() + int(_offset()))  # ints: single floats hold today to 128 s
             return (tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0)
         if len(dt) < 7:
             raise ValueError("requested length 8 but object has length %d" % len(dt))
@@ -43,7 +43,7 @@ class RTC:
         os.chdir("/")  # VfsPosix renames only between relative paths
         try:
             with open(CLOCK[1:] + ".tmp", "w") as f:
-                f.write(json.dumps({"offset_s": t - time.time()}))
+                f.write(json.dumps({"offset_s": int(t) - int(time.time())}))
             os.rename(CLOCK[1:] + ".tmp", CLOCK[1:])
         finally:
             os.chdir(here)

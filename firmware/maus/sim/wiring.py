@@ -1,0 +1,431 @@
+# The simulated world wired to a board's pins and buses: what the emulated `machine` (maus.sim.machine),
+# `esp32`, `neopixel` and `time` (maus.sim.etime) act on, so maus.hw.esp32 and its setup run unchanged
+# against the world. A board file says which part sits on which GPIO; the wiring puts the world's part
+# there: buttons (a finger pulls the node low) on their pins, the MFRC522 emulator on the SPI bus of the
+# reader's SCK pin (selected by its CS pin, its NRSTPD on the RST pin), an SSD1306 on the I2C bus at its
+# address, the piezo on the ADC pin (or a comparator module's output pin), the latency jumper wire from
+# its output to player N's button, WS2812 LEDs on the LED pin, the buzzer's PWM on its pin.
+#
+#   w = Wiring(board, world, out=None, seed=0)
+#   w.install()        sys.modules: machine, esp32, neopixel, time (and ssd1306 when none is installed)
+#   hw = maus.hw.esp32.Hardware(board); w.standin(hw)   the register loops' stand-in (hw.levels, hw.scan)
+#   w.press(p) / w.release(p) / w.tap(ident) / w.knock(amp, ms)   the outside world
+# Not deployed to real units (firmware/manifest.py): the virtual unit and the tests import it.
+import sys
+
+from micropython import const
+
+I2C_BITS = const(9)  # an I2C byte on the wire: 8 bits and the ACK
+I2C_CALL_US = const(10)  # machine.I2C's own time per transfer on the ESP32 (start, address, stop)
+SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
+ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
+NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
+COMPARATOR_COUNTS = const(6000)
+# A driven input read in the armed loop (the comparator piezo: Pin.value and the Python loop around it, as
+# ADC_READ_US is for the ADC): time moves only when the firmware spends it
+PIN_LOOP_US = const(40)  # the comparator module's trimmer: counts off the bias that switch it
+
+
+class Node:
+    """One GPIO's wire: what drives it (the chip's output, a finger, a wire from another pin) and its pull.
+    level: what GPIO_IN reads. Edges call the pin's IRQ through the world's soft-IRQ queue."""
+
+    def __init__(self, wiring, num):
+        self.wiring = wiring
+        self.num = num
+        self.out = -1  # the chip drives it: 0/1, -1 = input
+        self.pull = 0  # 1 pull-up, -1 pull-down, 0 none (board resistors are `ext_pull`)
+        self.ext_pull = 0
+        self.forced = -1  # the outside world drives it (a finger on a button: 0), -1 = not
+        self.source = None  # callable(t_us) -> level: a driven input (the comparator's output)
+        self.listeners = []  # callables(level): what is wired to this node (a chip's input)
+        self.level = self._resolve()
+        self.handler = None
+        self.trigger = 0
+        self.pin = None  # the machine.Pin the handler gets
+
+    def _resolve(self):
+        if self.forced >= 0:
+            return self.forced
+        if self.out >= 0:
+            return self.out
+        if self.source is not None:
+            return self.source(self.wiring.world.ticks_us())
+        p = self.pull or self.ext_pull
+        return 1 if p > 0 else 0
+
+    def read(self):
+        if self.source is not None and self.forced < 0 and self.out < 0:
+            self.wiring.block(PIN_LOOP_US)
+            self.update()  # a driven input: its level now
+        return self.level
+
+    def update(self):
+        level = self._resolve()
+        if level == self.level:
+            return
+        self.level = level
+        for fn in self.listeners:
+            fn(level)
+        if self.handler is not None:
+            edge = 2 if level == 0 else 1  # Pin.IRQ_FALLING, Pin.IRQ_RISING
+            if self.trigger & edge:
+                self.wiring.world.irq(self.handler, self.pin)
+
+    def set_level(self, level):
+        """The outside world (a finger, a scenario) drives the node: 0 low, 1 released (the pull decides)."""
+        self.forced = 0 if level == 0 else -1
+        self.update()
+
+
+class I2CDevice:
+    """A device on the bus answers writeto(addr, ...) and readfrom_into(addr, buf)."""
+
+    def write(self, buf, start):
+        pass
+
+    def read(self, buf):
+        for i in range(len(buf)):
+            buf[i] = 0xFF
+
+
+class SSD1306(I2CDevice):
+    """The OLED controller (SSD1306 datasheet, 8.1.5 and 10.1): a control byte (Co, D/C#) then commands
+    or GDDRAM data; horizontal addressing in the column and page window (0x21/0x22). A data write that
+    wraps to the window's start completes a frame: the world gets it (out.send_frame)."""
+
+    # commands with their number of argument bytes
+    _ARGS = {0x20: 1, 0x21: 2, 0x22: 2, 0x81: 1, 0x8D: 1, 0xA8: 1, 0xAD: 1, 0xD3: 1, 0xD5: 1, 0xD9: 1,
+             0xDA: 1, 0xDB: 1, 0x26: 6, 0x27: 6, 0x29: 5, 0x2A: 5, 0xA3: 2}
+
+    def __init__(self, wiring, width=128, height=64):
+        self.wiring = wiring
+        self.width = width
+        self.pages = height // 8
+        self.ram = bytearray(128 * self.pages)
+        self.on = False
+        self.contrast = 0x7F
+        self.mode = 2  # page addressing after reset
+        self.c0, self.c1, self.p0, self.p1 = 0, 127, 0, self.pages - 1
+        self.col = self.page = 0
+        self.frames = 0
+        self._cmd = []  # a command waiting for its arguments
+        self._data = False  # the stream is data (control byte 0x40)
+        self._dirty = False
+
+    def write(self, buf, start):
+        i = 0
+        n = len(buf)
+        if start:  # the first byte of a transfer is a control byte
+            if n == 0:
+                return
+            while True:
+                ctl = buf[i]
+                i += 1
+                if ctl & 0x80:  # Co = 1: one byte, then another control byte
+                    if i >= n:
+                        return
+                    self._byte(buf[i], ctl & 0x40)
+                    i += 1
+                    if i >= n:
+                        return
+                    continue
+                self._data = bool(ctl & 0x40)
+                break
+        if self._data:
+            self._write_ram(buf, i)
+            return
+        while i < n:
+            self._byte(buf[i], 0)
+            i += 1
+
+    def _byte(self, b, data):
+        if data:
+            self._write_ram(bytes((b,)), 0)
+            return
+        c = self._cmd
+        if c:
+            c.append(b)
+            if len(c) > self._ARGS[c[0]]:
+                self._command(c)
+                self._cmd = []
+            return
+        if b in self._ARGS:
+            self._cmd = [b]
+        else:
+            self._command((b,))
+
+    def _command(self, c):
+        op = c[0]
+        if op == 0xAE or op == 0xAF:
+            self.on = op == 0xAF
+        elif op == 0x81:
+            self.contrast = c[1]
+        elif op == 0x20:
+            self.mode = c[1] & 3
+        elif op == 0x21:
+            self.c0, self.c1 = c[1] & 127, c[2] & 127
+            self.col = self.c0
+        elif op == 0x22:
+            self.p0, self.p1 = c[1] & 7, c[2] & 7
+            self.page = self.p0
+        elif 0xB0 <= op <= 0xB7:
+            self.page = op & 7
+        elif op < 0x10:
+            self.col = (self.col & 0xF0) | op
+        elif op < 0x20:
+            self.col = (self.col & 0x0F) | (op & 0x0F) << 4
+
+    def _write_ram(self, buf, i):
+        off = (128 - self.width) // 2
+        ram = self.ram
+        for k in range(i, len(buf)):
+            ram[self.page * 128 + self.col] = buf[k]
+            self._dirty = True
+            if self.col < self.c1 or self.mode == 2 and self.col < 127:
+                self.col += 1
+                continue
+            self.col = self.c0 if self.mode != 2 else 0
+            if self.mode == 2:
+                continue
+            if self.page < self.p1:
+                self.page += 1
+                continue
+            self.page = self.p0
+            self.frames += 1  # the window is full: a frame
+            self._dirty = False
+            self.wiring.frame(self, off)
+
+    def framebuffer(self):
+        """The display's pixels as the firmware's framebuffer holds them (MONO_VLSB, width x height)."""
+        if self.width == 128:
+            return self.ram
+        off = (128 - self.width) // 2
+        out = bytearray(self.width * self.pages)
+        for p in range(self.pages):
+            out[p * self.width:(p + 1) * self.width] = self.ram[p * 128 + off:p * 128 + off + self.width]
+        return out
+
+
+class Strip:
+    """WS2812 LEDs on a pin: machine.bitstream's bytes, G R B a LED."""
+
+    def __init__(self, wiring, n):
+        self.wiring = wiring
+        self.shown = [(0, 0, 0)] * n
+        self.writes = 0
+
+    def bits(self, buf):
+        n = len(buf) // 3
+        self.wiring.block(NEOPIXEL_US_PER_LED * n)
+        self.shown = [(buf[3 * i + 1], buf[3 * i], buf[3 * i + 2]) for i in range(n)]
+        self.writes += 1
+        self.wiring.send({"leds": ["%02x%02x%02x" % c for c in self.shown]})
+
+
+class Wiring:
+    def __init__(self, board, world, out=None, seed=0, uid=b"\x5e\x1d\x00\x00\x00\x01"):
+        self.board = board
+        self.world = world
+        self.out = out  # maus.hw.sim.Out-like: send(obj), send_frame(buf); None = nowhere
+        self.uid = uid
+        self.nodes = {}
+        self.spi_devs = {}  # SCK pin -> (device, CS pin)
+        self.i2c_devs = {}  # SDA pin -> {addr: device}
+        self.adc_src = {}  # pin -> callable(t_us) -> 0..65535
+        self.strips = {}  # pin -> Strip
+        self.pwm = {}  # pin -> (freq, duty) last set
+        self.timers = []  # machine.Timer objects running
+        self.rtc_mem = b""
+        self.rtc_path = None  # a file keeps RTC memory across the interpreter's restarts (the virtual unit)
+        self.clock_offset = None  # the wall clock: seconds from the world's boot to 2000-01-01, None: not set
+        self.freq = 160000000  # ESP32_GENERIC boots at 160 MHz (CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ_160)
+        self.wdt_ms = 0
+        self.wdt_fed = 0
+        self.reader = self.display = self.piezo = None
+        self.buttons = [self.node(n) for n in board["buttons"]]
+        ext = board.get("pull", "internal") != "internal"
+        for nd in self.buttons:
+            nd.ext_pull = 1 if ext else 0  # a button's pull-up on the board, or the chip's own
+            nd.level = nd._resolve()
+        parts = board.get("parts", {})
+        if "rfid" in parts:
+            from maus.drivers.mfrc522 import SPI_HZ
+            from maus.sim import mfrc522_emu
+
+            r = parts["rfid"]
+            self.reader = mfrc522_emu.MFRC522Emu(spi_hz=r.get("baud", SPI_HZ))
+            # MicroPython on an ESP32 spends ~50 us per register access (method call, CS toggles,
+            # write_readinto); modelling it keeps the busy-wait reads as few as on the board.
+            self.reader.ns_per_call = 50000
+            self.spi_devs[r["sck"]] = (self.reader, r["cs"])
+            self.node(r["rst"]).listeners.append(self.reader.reset_pin)
+        if "oled" in parts:
+            o = parts["oled"]
+            self.display = SSD1306(self, o.get("width", 128), o.get("height", 64))
+            self.i2c_devs[o["sda"]] = {o.get("addr", 60): self.display}
+        if "piezo" in parts:
+            from maus.sim import piezo
+
+            pz = parts["piezo"]
+            self.piezo = piezo.Piezo(seed)
+            if pz.get("mode") == "digital":
+                nd = self.node(pz["pin"])
+                nd.source = self._comparator
+                nd.level = nd._resolve()
+            else:
+                self.adc_src[pz["pin"]] = self.piezo.sample
+        if "leds" in parts:
+            self.strips[parts["leds"]["pin"]] = Strip(self, len(board["buttons"]))
+        if "jumper" in parts:
+            j = parts["jumper"]
+            target = self.buttons[j.get("player", 1) - 1]
+            src = self.node(j["out"])
+            src.listeners.append(lambda level: target.set_level(level))  # the wire: the same node
+
+    def node(self, n):
+        nd = self.nodes.get(n)
+        if nd is None:
+            nd = self.nodes[n] = Node(self, n)
+        return nd
+
+    def _comparator(self, t):
+        # An LM393 module's DO: high while the disc's swing passes the trimmer's threshold
+        return 1 if abs(self.piezo.sample(t) - self.piezo.bias) > COMPARATOR_COUNTS else 0
+
+    # --- time ------------------------------------------------------------------------------------------
+    def block(self, us):
+        """A C call of `us` µs (a bus transfer): no handler runs until it returns."""
+        self.world.spend(us)
+        if self.wdt_ms:
+            self.wdt_check()
+
+    def sleep_us(self, us):
+        # time.sleep_us is mp_hal_delay_us: handlers run, but not in its tail; the reader's chip goes on.
+        w = self.world
+        if w.model is not None:
+            w.sleep_until(w.now + us)
+        else:
+            w.spend(us)
+        if self.reader is not None:
+            self.reader.sleep_us(us)
+        if self.wdt_ms:
+            self.wdt_check()
+
+    # --- the watchdog (machine.WDT) and RTC memory (machine.RTC().memory) -------------------------------
+    def wdt_start(self, ms):
+        if not self.wdt_ms and hasattr(self.world, "on_rebase"):
+            self.world.on_rebase.append(self._wdt_rebased)
+        self.wdt_ms = min(ms, self.wdt_ms) if self.wdt_ms else ms  # never slower (machine_wdt.c)
+        self.wdt_feed()
+
+    def wdt_feed(self):
+        self.wdt_fed = self.world.now
+
+    def _wdt_rebased(self, shift):
+        self.wdt_fed -= shift
+
+    def wdt_check(self):
+        late = self.world.now - self.wdt_fed
+        if late > self.wdt_ms * 1000:
+            ms = self.wdt_ms
+            self.wdt_ms = 0  # a hard reset stops it
+            print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
+                  % (ms, late // 1000))
+            raise SystemExit(3)  # machine.WDT_RESET
+
+    def rtc_get(self):
+        if self.rtc_path is not None:
+            try:
+                with open(self.rtc_path, "rb") as f:
+                    return f.read()
+            except OSError:
+                return b""
+        return self.rtc_mem
+
+    def rtc_set(self, data):
+        self.rtc_mem = data
+        if self.rtc_path is not None:
+            with open(self.rtc_path, "wb") as f:
+                f.write(data)
+
+    def send(self, obj):
+        if self.out is not None:
+            obj["t"] = self.world.ticks_ms() if "tone" in obj else obj.get("t")
+            if obj["t"] is None:
+                del obj["t"]
+            self.out.send(obj)
+
+    def frame(self, dev, off):
+        if self.out is not None and getattr(self.out, "f", 1) is not None:
+            self.out.send_frame(dev.framebuffer())
+
+    # --- the register loops' stand-in (maus.hw.esp32_setup's viper code reads ESP32 addresses) ----------
+    def gpio_in(self):
+        """GPIO_IN_REG | GPIO_IN1_REG << 32 as the nodes make them."""
+        v = 0
+        for nd in self.nodes.values():
+            if nd.read():
+                v |= 1 << nd.num
+        return v
+
+    def standin(self, hw):
+        """hw.levels and hw.scan for a board family with the register loops: the world's, one pass per
+        poll_pass_us of the timing model (the viper loop's pass on the board)."""
+        if getattr(hw, "scan", None) is None:
+            return
+        world = self.world
+        buttons = self.buttons
+
+        def levels():
+            return world.levels(buttons)
+
+        def scan(armed, max_us, out):
+            return world.scan(buttons, armed, max_us, out)
+
+        hw.levels = levels
+        hw.scan = scan
+
+    # --- the outside world -------------------------------------------------------------------------------
+    def _player(self, p):
+        if type(p) is not int or not 1 <= p <= len(self.buttons):
+            raise ValueError("no player %r on this board" % (p,))
+        return self.buttons[p - 1]
+
+    def press(self, p):
+        self._player(p).set_level(0)
+
+    def release(self, p):
+        self._player(p).set_level(1)
+
+    def knock(self, amp, ms=30):
+        if self.piezo is not None:
+            self.piezo.knock(self.world.ticks_us(), amp, ms)
+
+    # --- sys.modules ---------------------------------------------------------------------------------------
+    def install(self):
+        """The emulated modules take the built-ins' names, for every import from now on."""
+        from maus.sim import emicropython, esp32, etime, machine
+
+        sys.modules["micropython"] = emicropython
+        machine.attach(self)
+        etime.attach(self)
+        esp32.attach(self)
+        sys.modules["machine"] = machine
+        sys.modules["time"] = etime
+        sys.modules["esp32"] = esp32
+        from maus.sim import neopixel  # its `from machine import bitstream` is the emulated one
+
+        sys.modules["neopixel"] = neopixel
+        try:
+            import ssd1306  # noqa: F401 - micropython-lib's driver, as `mausbox deploy` installs it
+        except ImportError:
+            from maus.sim import ssd1306
+
+            sys.modules["ssd1306"] = ssd1306
+
+    def uninstall(self):
+        for name in ("machine", "time", "esp32", "neopixel", "ssd1306", "micropython"):
+            m = sys.modules.get(name)
+            if m is not None and getattr(m, "__name__", "").startswith("maus.sim."):
+                del sys.modules[name]
