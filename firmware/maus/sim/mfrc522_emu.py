@@ -224,46 +224,64 @@ class MFRC522Emu(RFUnit):
         return True
 
     # --- SPI --------------------------------------------------------------------------------------
+    # The virtual unit's RFID poll makes ~50 transfers, most of its time: write and write_readinto take a
+    # clean bus and a running chip (the common case) without the per-byte wire calls, a register access
+    # (2 bytes) without a loop, and keep their frames within the VM's 11 words (py/objfun.c
+    # VM_MAX_STATE_ON_STACK): a larger one is allocated on the heap at every call. The rest: _wire.
     def write(self, buf):
         n = len(buf)
-        self._spend(n)
-        if n == 0:
-            return
-        if not self._addressable():
-            for _ in range(n):
-                self._mosi(0)  # the bits still cross the wire (and may be hit)
-            return
-        a = self._mosi(buf[0])
-        if a & 0x80:
-            for i in range(1, n):
-                self._miso(self._read(a >> 1 & 0x3F))
-                a = self._mosi(buf[i])
-            return
-        reg = a >> 1 & 0x3F
-        for i in range(1, n):
-            self._write(reg, self._mosi(buf[i]))
+        self.spi_bytes = (self.spi_bytes + n) & 0x3FFFFFFF  # _spend(n)
+        self.now += n * self.ns_per_byte + self.ns_per_call
+        if self.now > _REBASE_NS:
+            self._rebase()
+        if n != 2 or self.spi_error_rate or not self.powered or self._ready_at >= 0:
+            self._wire(buf, None, n)
+        elif buf[0] & 0x80:
+            _emu_read(self, buf[0] >> 1 & 0x3F)
+        else:
+            _emu_write(self, buf[0] >> 1 & 0x3F, buf[1])
 
     def write_readinto(self, out, into):
         n = len(out)
-        self._spend(n)
+        self.spi_bytes = (self.spi_bytes + n) & 0x3FFFFFFF  # _spend(n)
+        self.now += n * self.ns_per_byte + self.ns_per_call
+        if self.now > _REBASE_NS:
+            self._rebase()
+        if n != 2 or self.spi_error_rate or not self.powered or self._ready_at >= 0:
+            self._wire(out, into, n)
+            return
+        into[0] = 0
+        if out[0] & 0x80:
+            into[1] = _emu_read(self, out[0] >> 1 & 0x3F)
+        else:
+            into[1] = 0
+            _emu_write(self, out[0] >> 1 & 0x3F, out[1])
+
+    def _wire(self, out, into, n):
+        # A transfer of n bytes byte by byte (into: what MISO carries, None for a write), the clock moved on.
         if n == 0:
             return
         if not self._addressable():
             for i in range(n):
-                self._mosi(0)
-                into[i] = self._miso(self.miso_idle)  # MISO floats: what the pin's level reads
+                self._mosi(0)  # the bits still cross the wire (and may be hit)
+                if into is not None:
+                    into[i] = self._miso(self.miso_idle)  # MISO floats: what the pin's level reads
             return
-        into[0] = self._miso(0)
+        if into is not None:
+            into[0] = self._miso(0)
         a = self._mosi(out[0])
         if a & 0x80:
             for i in range(1, n):
-                into[i] = self._miso(self._read(a >> 1 & 0x3F))
+                v = self._miso(self._read(a >> 1 & 0x3F))
+                if into is not None:
+                    into[i] = v
                 a = self._mosi(out[i])
             return
-        reg = a >> 1 & 0x3F
+        a = a >> 1 & 0x3F
         for i in range(1, n):
-            into[i] = self._miso(0)
-            self._write(reg, self._mosi(out[i]))
+            if into is not None:
+                into[i] = self._miso(0)
+            self._write(a, self._mosi(out[i]))
 
     def readinto(self, buf, write=0):
         # Clocking out a constant byte: a read only if it is a read address.
@@ -390,20 +408,18 @@ class MFRC522Emu(RFUnit):
             self._field(was)
         if self._crc_t >= 0 and self.now >= self._crc_t:
             self._crc_run()
-        self._update()
-
-    def _busy(self):
-        return self._tx_end >= 0 or self._rx_end >= 0 or self._timer_at >= 0 or self._crc_t >= 0
+        _rf_update(self)
 
     def _read(self, reg):
-        self._tick()
+        if self._tx_end >= 0 or self._timer_at >= 0 or self._rx_at >= 0 or self._wake_at >= 0 or self._crc_t >= 0:
+            _emu_tick(self)  # (else nothing is under way: the calls are saved)
         r = self.regs
         if reg == FIFODataReg:
-            return self._fifo_pop() if self.fifo_n else 0
+            return _fifo_pop(self) if self.fifo_n else 0
         if reg == FIFOLevelReg:
             return self.fifo_n
         if reg == ComIrqReg or reg == DivIrqReg:
-            if self._busy():
+            if self._tx_end >= 0 or self._rx_end >= 0 or self._timer_at >= 0 or self._crc_t >= 0:  # still busy
                 self.wait_reads += 1
             return r[reg] & 0x7F
         if reg == CommandReg:
@@ -429,13 +445,14 @@ class MFRC522Emu(RFUnit):
         return r[reg]
 
     def _write(self, reg, v):
-        self._tick()
+        if self._tx_end >= 0 or self._timer_at >= 0 or self._rx_at >= 0 or self._wake_at >= 0 or self._crc_t >= 0:
+            _emu_tick(self)
         r = self.regs
         if reg == FIFODataReg:
             if self.fifo_n >= _FIFO_SIZE:
                 r[ErrorReg] |= _BUFFER_OVFL  # 9.3.1.7: the host writes to a full FIFO
                 return
-            self._fifo_push(v)
+            _fifo_push(self, v)
             if self._crc_on and self._crc_t < 0:
                 self._crc_t = self.now + self.crc_ns  # CalcCRC goes on with each byte written (10.3.1.4)
             return
@@ -571,6 +588,17 @@ class MFRC522Emu(RFUnit):
         s ^= (s << 8) & 0xFFFF
         self._seed = s
         return s
+
+
+# The transfers' path calls these by module name, not as self._read: a method is looked up in the instance's
+# attribute table first, and that miss walks the emulator's 45 entries to an empty slot (MicroPython's
+# tables grow only once full); a module name is found at once.
+_emu_read = MFRC522Emu._read
+_emu_write = MFRC522Emu._write
+_emu_tick = MFRC522Emu._tick
+_rf_update = RFUnit._update
+_fifo_pop = RFUnit._fifo_pop
+_fifo_push = RFUnit._fifo_push
 
 
 def _before(t, s):

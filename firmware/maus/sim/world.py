@@ -123,6 +123,9 @@ class World:
         self._flash_fill = 0  # bytes into the current data block
         self._commits = 0
         self.gcs = 0
+        # 30 attributes: 29 would fill their table exactly (MicroPython grows one only when it is full), and
+        # a method looked up on a full table (self.spend: the instance's table first) walks every slot.
+        self._spare = None
 
     # --- the clock ----------------------------------------------------------------------------------
     def ticks_us(self):
@@ -248,7 +251,8 @@ class World:
         self.busy_us += us
         if self.qlen:
             self.run_irqs()
-        self._check_rebase()
+        if self.now >= _REBASE_AT:  # (the test in _check_rebase: no call on the bus transfers' path)
+            self._check_rebase()
 
     def run(self, us):
         """The firmware runs `us` µs of bytecode: with a model, handlers run at the next branch after
@@ -275,7 +279,8 @@ class World:
             self._apply_until(nxt)
         if end > self.now:
             self.now = end
-        self._check_rebase()
+        if self.now >= _REBASE_AT:
+            self._check_rebase()
 
     def sleep_until(self, t_us):
         """Idle until t_us. Ideal: returns True as soon as an IRQ handler ran (it would wake the loop).
@@ -296,6 +301,13 @@ class World:
                 if self.qlen:
                     self.run_irqs()
                     return True
+        a = self._actions
+        if not self.qlen and (not a or a[0][0] > t_us):  # nothing happens meanwhile (the loop below, in short)
+            if t_us > self.now:
+                self.now = t_us
+            if self.now >= _REBASE_AT:
+                self._check_rebase()
+            return False
         blind = t_us - m.sleep_tail_us
         while True:
             nxt = self._actions[0][0] if self._actions else -1
@@ -442,7 +454,11 @@ class SimPin:
     def value(self, v=None):
         if v is None:
             return self.level
-        self.set_level(1 if v else 0)
+        v = 1 if v else 0
+        if self.handler is None:
+            self.level = v  # set_level without an IRQ to raise: the RFID chip select, twice a bus transfer
+        else:
+            self.set_level(v)
         return None
 
     def __call__(self, v=None):
