@@ -238,10 +238,29 @@ class SimADC:
         self.piezo = piezo
         self.reads = 0
 
+    stuck = -1  # a level the input is stuck at (a fault), else -1
+
     def read_u16(self):
         self.hw.world.spend(_ADC_READ_US)
         self.reads += 1
+        if self.stuck >= 0:
+            return self.stuck
         return self.piezo.sample(self.hw.world.ticks_us())
+
+
+class _NoChip:
+    """An SPI bus with nothing on it: writes go nowhere, MISO floats (reads 0x00)."""
+
+    def write(self, buf):
+        pass
+
+    def write_readinto(self, out, into):
+        for i in range(len(into)):
+            into[i] = 0
+
+    def readinto(self, buf, write=0):
+        for i in range(len(buf)):
+            buf[i] = 0
 
 
 class SimSPI:
@@ -294,12 +313,31 @@ class Hardware:
         self.buttons = [SimPin(world, n) for n in board["buttons"]]
         self.levels = self._levels
         parts = board.get("parts", {})
+        # A unit built wrong (the bring-up check's test): faults at the pin and bus level, from the board
+        # file's "sim_faults" or MAUSBOX_SIM_FAULTS (comma separated). no-reader: nothing on the SPI bus
+        # (MISO floats low); swap-buttons: players 1 and 2 wired to each other's GPIO; no-display: the
+        # SSD1306 does not acknowledge on I2C; piezo-high: the piezo's input stuck at 3.3 V.
+        faults = list(board.get("sim_faults") or ()) + [f for f in (_env("MAUSBOX_SIM_FAULTS") or "").split(",") if f]
+        self.faults = faults
+        self._wires = list(range(len(self.buttons)))  # player k's button drives GPIO of buttons[_wires[k]]
+        if "swap-buttons" in faults and len(self._wires) >= 2:
+            self._wires[0], self._wires[1] = 1, 0
         self.leds = SimNeoPixel(self, len(self.buttons)) if "leds" in parts else None
         self.buzzer = SimPWM(self) if "buzzer" in parts else None
-        self.display = SimOLED(self) if "oled" in parts else None
+        self.display = SimOLED(self) if "oled" in parts and "no-display" not in faults else None
+        if "oled" in parts and self.display is None:
+            o = parts["oled"]
+            self.problems.append("display: no answer on I2C (check SDA/SCL wiring, pins SDA %s, SCL %s)"
+                                 % (o.get("sda"), o.get("scl")))  # as maus.hw.esp32_setup says it
         self.spi = self.rfid_cs = self.rfid_rst = None
         self.reader = None  # the emulated MFRC522 (the tags are put on its field)
-        if "rfid" in parts:
+        if "rfid" in parts and "no-reader" in faults:
+            from maus.drivers.mfrc522 import SPI_HZ
+
+            self.spi = SimSPI(self, _NoChip(), parts["rfid"].get("baud", SPI_HZ))
+            self.rfid_cs = SimPin(world, parts["rfid"]["cs"])
+            self.rfid_rst = SimPin(world, parts["rfid"]["rst"])
+        elif "rfid" in parts:
             from maus.drivers.mfrc522 import SPI_HZ
             from maus.sim import mfrc522_emu
 
@@ -317,6 +355,7 @@ class Hardware:
 
             self.piezo = piezo.Piezo(seed)
             self.adc = SimADC(self, self.piezo)
+            self.adc.stuck = 65535 if "piezo-high" in faults else -1
         self.jumper = None
         if "jumper" in parts:
             # The latency jumper: an output wired to player N's button (the same node).
@@ -449,14 +488,16 @@ class Hardware:
         return self.buttons[p - 1]
 
     def press(self, p):
-        self._player_pin(p).set_level(0)
+        self._player_pin(p)
+        self.buttons[self._wires[p - 1]].set_level(0)  # the wire from player p's button
 
     def release(self, p):
-        self._player_pin(p).set_level(1)
+        self._player_pin(p)
+        self.buttons[self._wires[p - 1]].set_level(1)
 
     def tap(self, ident):
-        if ident in self._tags:
-            return
+        if ident in self._tags or self.reader is None:
+            return  # (no reader: a card on the pad is heard by nobody)
         tag = self.reader.make_tag(ident)
         self._tags[ident] = tag
         self.reader.put(tag)
