@@ -14,9 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-from ptyunit import PtyUnit
-
 from mausbox.paths import micropython_binary
+from ptyunit import PtyUnit
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="needs the MicroPython unix port")
 REPO = Path(__file__).resolve().parents[2]
