@@ -13,12 +13,12 @@ import json
 import os
 import time
 
-import framebuf
 from micropython import const
 
 from maus.sim.world import Esp32Timing, FlashFile, SimPin, World
 
 _OLED_FRAME_US = const(23000)  # a full 128x64 frame over 400 kHz I2C
+_I2C_CMD_US = const(60)  # one command: address and two bytes at 400 kHz, plus the call
 _NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
 _ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
 _SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
@@ -201,31 +201,34 @@ class SimPWM:
         self.hw.out.send({"tone": self._freq if self._duty else 0, "t": self.hw.world.ticks_ms()})
 
 
-class SimOLED(framebuf.FrameBuffer):
-    """An SSD1306 128x64 on I2C: the firmware draws into the framebuffer; show() sends the frame."""
+class SimI2C:
+    """The OLED's I2C bus with an SSD1306 on it (or none: the no-display fault): the firmware's own driver
+    (maus.drivers.ssd1306, as deployed to a board) talks to it. A frame of display RAM goes to the UI."""
 
-    def __init__(self, hw, width=128, height=64):
+    def __init__(self, hw, addr, present=True):
         self.hw = hw
-        self.width = width
-        self.height = height
-        self.buffer = bytearray(width * height // 8)
-        super().__init__(self.buffer, width, height, framebuf.MONO_VLSB)
+        self.addr = addr
+        self.present = present
         self.frames = 0
 
-    def show(self):
-        self.hw.block(_OLED_FRAME_US)
-        self.frames += 1
-        if self.hw.out.f is not None:  # the frame as text only for a UI that reads it: a board makes no such copy
-            self.hw.out.send_frame(self.buffer)
+    def _ack(self, addr):
+        if not self.present or addr != self.addr:
+            raise OSError(19)  # ENODEV: no device acknowledged the address (machine.I2C says so too)
 
-    def contrast(self, c):
-        pass
+    def writeto(self, addr, buf):
+        self._ack(addr)
+        self.hw.block(_I2C_CMD_US)
 
-    def poweroff(self):
-        pass
-
-    def poweron(self):
-        pass
+    def writevto(self, addr, bufs):
+        self._ack(addr)
+        data = bufs[-1]
+        if len(data) >= 512:  # a frame: the whole display RAM in one go
+            self.hw.block(_OLED_FRAME_US)
+            self.frames += 1
+            if self.hw.out.f is not None:  # the frame as text only for a UI that reads it: a board makes no such copy
+                self.hw.out.send_frame(data)
+        else:
+            self.hw.block(_I2C_CMD_US)
 
 
 def _hex(b):
@@ -324,11 +327,18 @@ class Hardware:
             self._wires[0], self._wires[1] = 1, 0
         self.leds = SimNeoPixel(self, len(self.buttons)) if "leds" in parts else None
         self.buzzer = SimPWM(self) if "buzzer" in parts else None
-        self.display = SimOLED(self) if "oled" in parts and "no-display" not in faults else None
-        if "oled" in parts and self.display is None:
+        self.display = None
+        if "oled" in parts:
+            from maus.drivers import ssd1306
+
             o = parts["oled"]
-            self.problems.append("display: no answer on I2C (check SDA/SCL wiring, pins SDA %s, SCL %s)"
-                                 % (o.get("sda"), o.get("scl")))  # as maus.hw.esp32_setup says it
+            try:
+                self.display = ssd1306.SSD1306_I2C(o.get("width", 128), o.get("height", 64),
+                                                   SimI2C(self, o.get("addr", 60), "no-display" not in faults),
+                                                   o.get("addr", 60))
+            except OSError:  # as maus.hw.esp32_setup says it
+                self.problems.append("display: no answer on I2C (check SDA/SCL wiring, pins SDA %s, SCL %s)"
+                                     % (o.get("sda"), o.get("scl")))
         self.spi = self.rfid_cs = self.rfid_rst = None
         self.reader = None  # the emulated MFRC522 (the tags are put on its field)
         if "rfid" in parts and "no-reader" in faults:
