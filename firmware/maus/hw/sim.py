@@ -692,8 +692,11 @@ class _Watchdog:
         self.keep = False  # no app runs: the keeper feeds
         self.thread = False
         self.bites = 0
+        self.max_gap = 0  # real time: the longest the watchdog went unfed (ms), carried through soft resets in .wdt
 
     def start(self, ms, world=None, realtime=True):
+        if not self.ms:
+            self.fed = time.ticks_ms()  # not running until now: no gap before this
         if self.ms:
             ms = min(ms, self.ms)
         self.ms = ms
@@ -708,7 +711,11 @@ class _Watchdog:
             self._run_thread()
 
     def feed(self):
-        self.fed = time.ticks_ms()
+        now = time.ticks_ms()
+        gap = time.ticks_diff(now, self.fed)
+        if gap > self.max_gap and self.ms:
+            self.max_gap = gap
+        self.fed = now
         w = self.world
         if w is not None:
             self.vfed = w.now
@@ -736,7 +743,7 @@ class _Watchdog:
             time.sleep_ms(_WDT_TICK_MS)
             now = time.ticks_ms()
             if self.keep:
-                self.fed = now
+                self.feed()  # the keeper's timer callback
             late = time.ticks_diff(now, self.fed)
             if late > self.ms:
                 self._bite(late)
@@ -764,7 +771,8 @@ class _Watchdog:
         try:
             with open(_WDT_FILE, "w") as f:
                 f.write(json.dumps({"ms": self.ms, "fed": time.time() - time.ticks_diff(time.ticks_ms(),
-                                                                                         self.fed) / 1000}))
+                                                                                         self.fed) / 1000,
+                                    "max_gap_ms": max(self.max_gap, time.ticks_diff(time.ticks_ms(), self.fed))}))
         except OSError:
             pass
 
@@ -775,6 +783,7 @@ class _Watchdog:
                 st = json.load(f)
             ms = int(st["ms"])
             age = int((time.time() - st["fed"]) * 1000)
+            self.max_gap = max(self.max_gap, int(st.get("max_gap_ms", 0)))
         except (OSError, ValueError, KeyError, TypeError):
             return False
         if ms <= 0 or age >= ms:
