@@ -1,6 +1,5 @@
 """Watchdog: the longest the virtual unit's watchdog went unfed (ms, real time on this computer's unix port) from power-on
-to the menu, at a deploy, under `mpremote mount` (every import over the serial link) and in make_room (a game
-starting on a flash full of pulled logs). The unit's watchdog bites at 8,000 ms (maus.unit.WDT_MS); each figure
+to the menu and at a deploy. The unit's watchdog bites at 8,000 ms (maus.unit.WDT_MS); each figure
 should stay below 4,000: half the timeout, for a board slower than this computer.
 
 The watchdog model (maus/hw/sim.py _Watchdog) keeps the longest gap between two feeds (the app's and the keeper's,
@@ -8,8 +7,8 @@ across soft resets) in the unit's .wdt file, which this script reads.
 - wdt.max_gap_ms.boot: main.py starts the watchdog, the boot steps run, the menu shows.
 - wdt.max_gap_ms.deploy: `mausbox deploy` to a unit running its app: raw REPL (boot.py's keeper), the copy,
   the soft reset and the boot that follows.
-- wdt.max_gap_ms.mount: the app started under `mpremote mount` from the firmware folder.
-- wdt.max_gap_ms.make_room: the menu, then a game started with the flash full of pulled logs.
+Not yet measured (see mount() below): under `mpremote mount` (every import over the serial link), and make_room (a
+game starting on a flash full of pulled logs).
 """
 
 from __future__ import annotations
@@ -101,7 +100,9 @@ def main() -> int:
     rc = 0
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        for name, fn in (("boot", boot), ("deploy", deploy), ("mount", mount)):
+        # mount(): written, not yet run here: under `mpremote mount` the unix port's app never reached its READY line
+        # in this harness (issue 29's report), so it is not part of `make bench` yet.
+        for name, fn in (("boot", boot), ("deploy", deploy)):
             try:
                 ms = fn(tmp)
                 print(f"wdt.max_gap_ms.{name}: {ms} ms", flush=True)

@@ -93,3 +93,16 @@ def test_no_reader_fails_the_boot_self_test_on_the_display_and_in_doctor(tmp_pat
     assert "RFID reader not found: check SPI wiring, pins SCK 14, MOSI 15, MISO 16, CS 17, RST 18" in proc.stdout
     assert '"rfid_ok": false' in screen
     assert "SAY RFID reader | not found:" in printed or "RFID reader not" in printed, printed[-2000:]
+
+
+def test_doctor_names_the_chip_or_the_pins():
+    from mausbox.cmd_doctor import diagnose
+
+    base = {"version": "1.0", "board": "sim", "free_bytes": 1 << 20, "piezo_baseline": 30000, "stuck": []}
+    clone = {f["check"]: f for f in diagnose(dict(base, rfid_version=0x89, rfid_chip="FM17522E", rfid_ok=True),
+                                             "1.28.0", None, "1.0")}
+    assert clone["rfid"]["ok"] and clone["rfid"]["detail"] == "reader version 0x89 (FM17522E)"
+    gone = {f["check"]: f for f in diagnose(dict(base, rfid_version=0, rfid_chip="none", rfid_ok=False, problems=[
+        "rfid: RFID reader not found: check SPI wiring, pins SCK 18, MOSI 23, MISO 19, CS 17, RST 16"]),
+        "1.28.0", None, "1.0")}
+    assert not gone["rfid"]["ok"] and "pins SCK 18, MOSI 23, MISO 19, CS 17, RST 16" in gone["rfid"]["detail"]
