@@ -57,6 +57,12 @@ class SSD1306(framebuf.FrameBuffer):
         self.fill(0)
         self.show()
 
+    def write_cmd(self, cmd):  # the bus's (SSD1306_I2C)
+        raise NotImplementedError
+
+    def write_data(self, buf):
+        raise NotImplementedError
+
     def poweroff(self):
         self.write_cmd(_SET_DISP)
 

@@ -345,8 +345,10 @@ class Hardware:
             from maus.drivers.mfrc522 import SPI_HZ
 
             self.spi = SimSPI(self, _NoChip(), parts["rfid"].get("baud", SPI_HZ))
+            from maus.sim import mfrc522_emu
+
             self.rfid_cs = SimPin(world, parts["rfid"]["cs"])
-            self.rfid_rst = SimPin(world, parts["rfid"]["rst"])
+            self.rfid_rst = mfrc522_emu.Pin(1)  # wired to nothing
         elif "rfid" in parts:
             from maus.drivers.mfrc522 import SPI_HZ
             from maus.sim import mfrc522_emu
