@@ -51,12 +51,18 @@ def start_watchdog(ms):
         import machine
 
         machine.WDT(timeout=ms)
-        return
     except (ImportError, AttributeError):
-        pass
-    from maus.hw import sim
+        from maus.hw import sim
 
-    sim.boot_watchdog(ms)
+        sim.boot_watchdog(ms)
+        return
+    # After a soft or watchdog reset boot.py's keeper feeds the running watchdog (the REPL may have the unit). From
+    # here the boot must feed it itself, or a hang before the app's first feed would never be reset.
+    import sys
+
+    keeper = sys.modules.get("maus.hw.esp32")
+    if keeper is not None:
+        keeper._keep = False
 
 
 def boot():

@@ -12,6 +12,25 @@ _CARD_LEASE_MS = const(30000)  # the pad is the host's this long after the last 
 _LIST_BYTES = const(900)  # enrolment text per frame, as maus.hostsvc's listing
 
 
+def op_bringup(svc, req):
+    """The bring-up check (maus.bringup) on the running app: each prompt and each part's result is a P frame
+    (the person may take a while: every frame is progress), the summary the answer."""
+    c = svc.ctx
+    if getattr(c, "fb", None) is None or getattr(c, "mode", "repl") != "menu":
+        svc._error(svc.seq, "busy", "the bring-up check runs from the menu: finish the game (or start the app) first")
+        return None
+    import maus
+
+    seq = svc.seq
+
+    def say(msg):
+        svc.send(0x50, seq, msg.encode())  # "P"
+
+    out = maus.call_unloaded("maus.bringup", "run", c, say)
+    c.switch("menu")
+    return out
+
+
 def op_settings(svc, req):
     s = svc.ctx.settings
     return {"values": s.values, "source": s.source, "message": s.message}

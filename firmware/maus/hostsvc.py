@@ -40,7 +40,7 @@ _NL = const(0x0A)
 _HEX = b"0123456789abcdef"
 # Requests served by maus.hostops (settings, the clock, the card writer's steps, enrolment): they come
 # seldom, so their code is in RAM only while one is served.
-_RARE = ("settings", "set", "reset_settings", "clock", "card_write", "card_read", "enrol", "enrolled",
+_RARE = ("bringup", "settings", "set", "reset_settings", "clock", "card_write", "card_read", "enrol", "enrolled",
          "card_done")
 
 

@@ -20,14 +20,7 @@ def boot(unit):
     st["rfid_version"] = None
     reader = getattr(unit, "reader", None)
     if reader is not None:
-        try:
-            v = reader.version()
-        except Exception as e:  # noqa: BLE001 - a self-test reports, never crashes the boot
-            v = None
-            problems.append("rfid: %s" % e)
-        st["rfid_version"] = v
-        if v in (None, 0, 0xFF):
-            problems.append("rfid: no MFRC522 answer (check SPI wiring, 3V3, RST)")
+        _rfid(reader, hw.board, st, problems)
     elif "rfid" in hw.board.get("parts", {}):
         problems.append("rfid: reader not started")
     st["piezo_baseline"] = None
@@ -51,6 +44,48 @@ def boot(unit):
     for p in problems:
         print("SELFTEST", p)
     return problems
+
+
+def pins(board, part, keys=None):
+    """The pins of a part as the board file names them: "SCK 18, MOSI 23, ..." (a hint that says where to look)."""
+    cfg = board.get("parts", {}).get(part) or {}
+    if part == "buttons":
+        return ", ".join("P%d GPIO %s" % (i + 1, p) for i, p in enumerate(board.get("buttons", [])))
+    out = []
+    for k in keys or sorted(cfg):
+        v = cfg.get(k)
+        if isinstance(v, int) and k not in ("baud", "freq", "addr", "player", "width", "height", "count"):
+            out.append("%s %d" % (k.upper(), v))
+    return ", ".join(out)
+
+
+_RFID_PINS = ("sck", "mosi", "miso", "cs", "rst")
+
+
+def _rfid(reader, board, st, problems):
+    # The chip's version and name in status.json and on the console; a reader that did not start is a
+    # failure with its pins on the display (st["alert"]: the menu shows it until a click).
+    from maus.drivers.mfrc522_setup import chip_name
+
+    try:
+        v = reader.version()
+    except Exception:  # noqa: BLE001 - a self-test reports, never crashes the boot
+        v = 0
+    name = chip_name(v)
+    st["rfid_version"] = v
+    st["rfid_chip"] = name
+    st["rfid_ok"] = bool(reader.ok)
+    where = pins(board, "rfid", _RFID_PINS)
+    if reader.ok:
+        print("RFID 0x%02X %s%s" % (v, name, ": tried, it took its configuration" if name == "unknown chip" else ""))
+        return
+    if v in (0, 0xFF):
+        msg = "RFID reader not found: check SPI wiring, pins " + where
+    else:
+        msg = "RFID reader 0x%02X (%s) answers but refuses its configuration: check SPI wiring, pins %s" % (
+            v, name, where)
+    problems.append("rfid: " + msg)
+    st["alert"] = msg
 
 
 def latency(hw, unit, n=200):

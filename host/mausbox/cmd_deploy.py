@@ -16,7 +16,7 @@ def add_parser(p):
     p.add_argument("--port", help="serial port (default: the only unit connected)")
     p.add_argument("--board", help="board file from boards/ to install as /board.json "
                                    "(default: keep the unit's, else esp32-devkitc, or sim on the virtual unit)")
-    p.add_argument("--no-mip", action="store_true", help="do not install micropython-lib packages")
+    p.add_argument("--no-mip", action="store_true", help="(no effect: every module the firmware needs is deployed from this computer, no network)")
     p.add_argument("--no-confirm", action="store_true", help="do not soft-reset and wait for the boot line")
     p.add_argument("--romfs", action="store_true", help="put the app into the unit's ROMFS partition (where its "
                                                         "MicroPython has one) so its bytecode runs from flash")

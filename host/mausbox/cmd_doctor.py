@@ -6,6 +6,7 @@ HELP = "check a unit: port, firmware, free flash, RFID reader, piezo, stuck butt
 EXAMPLES = """\
 mausbox doctor
 mausbox doctor --port /dev/ttyUSB0 --json
+mausbox doctor --hardware
 """  # shown by --help (mausbox.cli); tests/host/test_cli_options.py parses each
 
 LOW_FLASH = 64 * 1024  # below this a game log may not fit
@@ -16,6 +17,42 @@ def add_parser(p):
     from mausbox.cli import unit_options
 
     unit_options(p)
+    p.add_argument("--hardware", action="store_true",
+                   help="walk through every part of the unit (buttons, LEDs, buzzer, reader, piezo, display, "
+                        "latency jumper) with a pass/fail each; the unit must be at its menu")
+
+
+PART_WAIT_S = 40  # the unit waits 15 s for a press, a card or a knock: a part's frames come within this
+
+
+def hardware(args) -> int:
+    """`doctor --hardware`: the unit runs its bring-up check (maus.bringup); its prompts and results are shown as
+    they come, then the summary (saved on the unit as bringup.json)."""
+    import json
+
+    from mausbox.link import UnitLink
+    from mausbox.shown import shown
+
+    def show(f):
+        line = f.payload.decode("utf-8", "replace")
+        print(f"-- {shown(line[2:])}" if line.startswith("? ") else f"   {shown(line)}", flush=True)
+
+    with UnitLink(args.port, timeout=max(args.timeout, PART_WAIT_S)) as link:
+        link.hello()
+        out = link.request("bringup", on_frame=show)
+    parts = out.get("parts") or []
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        mark = {"ok": "ok ", "FAIL": "!! ", "look": "?? ", "skip": "-- "}
+        for p in parts:
+            print(f"{mark.get(p.get('result'), '?? ')} {p.get('part', '?'):<10} {shown(str(p.get('detail', '')))}")
+            if p.get("hint"):
+                print(f"     -> {shown(str(p['hint']))}")
+        bad = [p for p in parts if p.get("result") == "FAIL"]
+        print("bring-up: every part works (?? : look and listen yourself)" if not bad else
+              f"bring-up: {len(bad)} part(s) failed: " + ", ".join(str(p.get("part")) for p in bad))
+    return 0 if out.get("passed") else 1
 
 
 def diagnose(status: dict | None, micropython: str, free_flash: int | None, host_version: str,
@@ -60,11 +97,19 @@ def diagnose(status: dict | None, micropython: str, free_flash: int | None, host
         return out
     add("safe mode", True, "normal start")
     rv = status.get("rfid_version")
-    known = {0x91: "MFRC522 v1.0", 0x92: "MFRC522 v2.0", 0x88: "FM17522 clone", 0x12: "counterfeit MFRC522"}
-    add("rfid", rv not in (None, 0, 0xFF),
-        f"reader version 0x{rv:02X} ({known.get(rv, 'unknown chip')})" if isinstance(rv, int) and rv not in (0, 0xFF)
-        else "the RFID reader did not answer",
-        "check the reader's SPI wiring (SCK, MOSI, MISO, SDA/CS, RST as in board.json) and that it gets 3.3 V")
+    name = status.get("rfid_chip") or "unknown chip"
+    rfid_bad = [p for p in status.get("problems") or [] if p.startswith("rfid:")]
+    started = status.get("rfid_ok")
+    if started is None:  # a status.json of a firmware before rfid_ok: the version alone says
+        started = rv not in (None, 0, 0xFF)
+    if rfid_bad and not started:
+        add("rfid", False, rfid_bad[0][5:].strip(), "check the reader's wiring on those pins and that it gets 3.3 V; "
+            "`mausbox doctor --hardware` walks through every part")
+    else:
+        add("rfid", bool(started) and rv not in (None, 0, 0xFF),
+            f"reader version 0x{rv:02X} ({name})" if isinstance(rv, int) and rv not in (0, 0xFF)
+            else "the RFID reader did not answer",
+            "check the reader's SPI wiring (SCK, MOSI, MISO, SDA/CS, RST as in board.json) and that it gets 3.3 V")
     pb = status.get("piezo_baseline")
     add("piezo", pb is not None and PIEZO_RANGE[0] <= pb <= PIEZO_RANGE[1],
         f"baseline {pb}" if pb is not None else "no piezo reading",
@@ -81,6 +126,7 @@ def diagnose(status: dict | None, micropython: str, free_flash: int | None, host
 
 
 _TYPES = {"version": str, "board": str, "free_bytes": int, "safe_mode": bool, "crashes": int, "rfid_version": int,
+          "rfid_chip": str, "rfid_ok": bool,
           "piezo_baseline": int, "stuck": list, "problems": list}
 
 
@@ -101,6 +147,9 @@ def _typed(status: dict) -> dict:
 
 def run(args) -> int:
     import json
+
+    if getattr(args, "hardware", False):
+        return hardware(args)
 
     import maus
 

@@ -29,7 +29,6 @@ BOOT_FILES = ("boot.py", "main.py")  # firmware/boot.py (the watchdog keeper), f
 MAIN_PY = (FIRMWARE_DIR / "main.py").read_bytes()
 TRIES = 4  # rounds of sending what still differs; attempts at a step the link broke
 READY = b"MAUSBOX READY "
-LIB_DEPS = ["ssd1306"]  # micropython-lib packages the firmware needs on a board (firmware/manifest.py)
 SIM_ONLY = ("maus/sim/", "maus/hw/sim.py")  # never sent to a board
 
 _PROBE = """import sys,os,hashlib
@@ -265,7 +264,9 @@ def send_verified(repl, files: dict[str, bytes], send: list[str], remove: list[s
 def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float = 20, mip: bool = True,
            force: bool = False, progress=None, only: dict[str, bytes] | None = None) -> DeployReport:
     """`progress(done, total)`: bytes of the files sent so far. `only`: deploy just these files (nothing
-    removed; `make bench` deploys a small set many times)."""
+    removed; `make bench` deploys a small set many times). Every module the firmware imports is in
+    firmware/ (the display driver too: maus/drivers/ssd1306.py), so nothing is fetched: `mip` is kept for
+    the callers and has no effect."""
     precheck(link, force, say)
     repl = link.repl()
     for i in range(TRIES):  # a fresh interpreter: the game's memory is free again
@@ -292,10 +293,6 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
     if resent or repl.refused:
         notes.append(f"the link damaged data: {resent} file(s) sent again, {repl.refused} command(s) refused by "
                      "the unit and sent again; every file checked")
-    if is_virtual(first["mpy"]):
-        notes.append("micropython-lib packages: the virtual unit ships its own")
-    elif mip and only is None:
-        notes += install_deps(repl, say)
     sent = repl.bytes_sent - start_bytes
     ready = confirm_boot(link, confirm_s) if confirm_s else None
     return DeployReport(board, how, plan.send, plan.remove, len(plan.unchanged), sent, ready, notes)
@@ -378,28 +375,6 @@ def _mkdirs(link, path: str, made: set[str]) -> None:
         if d not in made:
             link.exec(f"import os\ntry:\n os.mkdir({d!r})\nexcept OSError:\n pass")
             made.add(d)
-
-
-def install_deps(link, say) -> list[str]:
-    """micropython-lib packages with mpremote's mip (downloads on the host, copies over the link)."""
-    try:
-        from mpremote.mip import _install_package  # type: ignore[import-untyped]
-    except ImportError:
-        return ["mip not available: install micropython-lib packages by hand"]
-    notes = []
-    for pkg in LIB_DEPS:
-        link.handoff()
-        try:
-            import contextlib
-            import io
-
-            with contextlib.redirect_stdout(io.StringIO()):
-                _install_package(link.t, pkg, "https://micropython.org/pi/v2", "/lib", None, True)
-            say(f"  installed {pkg} (mip)")
-        except Exception as e:  # noqa: BLE001 - offline or index down: deploy still succeeds
-            notes.append(f"{pkg} not installed ({type(e).__name__}: offline?): run `mausbox deploy` again online")
-            link.recover()
-    return notes
 
 
 def confirm_boot(link: UnitLink, timeout: float) -> str:

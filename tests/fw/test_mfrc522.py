@@ -29,7 +29,7 @@ U4 = uid(0xDE, 0xAD, 0xBE, 0xEF)
 
 def test_version_and_init():
     emu, r = reader()
-    assert r.version() == 0x92
+    assert r.version() == emu.version  # any version the chip answers: a clone's too, or one no list has
     assert r.self_test()
     assert emu.regs[emu_mod.TModeReg] & 0x80  # TAuto
     assert emu.regs[emu_mod.TxControlReg] & 0x03 == 0x03  # antenna on
@@ -43,6 +43,21 @@ def test_gain_setting():
     assert r.gain == 7
     mfrc522_setup.set_gain(r, -3)
     assert emu.regs[emu_mod.RFCfgReg] == 0x00
+
+
+def test_a_card_above_the_pad_is_heard_with_the_gain_up():
+    # A card a few mm above the pad (half the strength of one lying on it): the driver's 48 dB hear it in any
+    # field; at 33 dB (the chip's reset gain) a weak field (field-weak: a detuned antenna) loses it.
+    emu, r = reader()
+    t = NTAG(U7)
+    t.strength = 50
+    emu.add_tag(t)
+    rfidkit.settle(emu)
+    assert r.gain == 7 and r.scan(Recorder().cb) == 1
+    mfrc522_setup.set_gain(r, 4)
+    heard = 50 * min(100, emu.field.field_pct) // 100 >= emu.field.min_amp
+    assert r.scan(Recorder().cb) == (1 if heard else 0)
+    assert heard == (emu.field.field_pct == 100)
 
 
 def test_empty_poll_ends_on_chip_timer():
@@ -168,6 +183,7 @@ def test_classic_read_is_refused_cleanly():
 def _faulted_scan(kind, n=1):
     emu, r = reader()
     emu.add_tag(NTAG(U7))
+    rfidkit.settle(emu)  # the faults count answers
     emu.inject(kind, n)
     rec = Recorder()
     found = r.scan(rec.cb)
@@ -372,7 +388,7 @@ def _spi_write(emu, reg, *data):
 
 def test_emulator_spi_framing_and_crc_coprocessor():
     emu = chip()
-    assert _spi_read(emu, emu_mod.VersionReg) == 0x92
+    assert _spi_read(emu, emu_mod.VersionReg) == emu.version
     assert _spi_read(emu, emu_mod.CommandReg) == 0x20  # reset value: RcvOff
     # A burst write puts every data byte into the FIFO; FIFOLevelReg counts them.
     _spi_write(emu, emu_mod.FIFODataReg, 0x12, 0x34)

@@ -21,7 +21,10 @@ UB = uid(0x04, 0xA1, 0xB3, 0xC3, 0xD4, 0xE5, 0xF7)
 def _stride():
     # The sweeps below try every position under CPython with the default chip variant, every 4th under
     # MicroPython (the same code, 20 times slower), and every 23rd (another one for each variant)
-    # under the other variants, so the suite stays fast.
+    # under the other variants, so the suite stays fast. While bench_rfid compares what the variants do
+    # (rfidkit.TRACE), each does the same cases.
+    if rfidkit.TRACE is not None:
+        return 0, 23
     if rfidkit.VARIANT == E.DEFAULT_VARIANT:
         return 0, 4 if sys.implementation.name == "micropython" else 1
     return sorted(E.VARIANTS).index(rfidkit.VARIANT) % 23, 23
@@ -188,7 +191,7 @@ def test_configuration_reads_back_or_the_chip_is_not_trusted():
             trusted += 1
             g = emu.regs
             assert g[E.TModeReg] == 0x80 and g[E.TPrescalerReg] == 0x43 and g[E.TxASKReg] == 0x40, seed
-            assert g[E.ModeReg] == 0x3D and g[E.TxControlReg] & 0x03 == 0x03 and g[E.RFCfgReg] & 0x70 == 0x40
+            assert g[E.ModeReg] == 0x3D and g[E.TxControlReg] & 0x03 == 0x03 and g[E.RFCfgReg] & 0x70 == 0x70
             assert not g[E.CollReg] & 0x80
     assert trusted >= 3
     # A register a bus error changed later is caught by check() before the next scan.

@@ -92,7 +92,9 @@ _CRC_POLL_US = const(10)
 _ETU_CUS = const(944)  # a bit at 106 kbit/s: 128/fc = 9.44 us (ISO 14443-2), in 1/100 us
 _FDT_US = const(80)  # a PICC answers 1172/fc = 86 us after the frame (ISO 14443-3 6.2.1.1)
 _POLL_US = const(50)  # ComIrqReg is read this often while an answer may come
-_VERSIONS = (0x88, 0x90, 0x91, 0x92, 0xB2, 0x12)  # FM17522, MFRC522 0.0/1.0/2.0, FM17522E, a common clone
+# VersionReg: NXP 0x90/0x91/0x92, clones 0x88/0x89 (FM17522/E), 0xB2, 0x12 and more (mfrc522_setup.chip_name).
+# None is refused: a chip that answers any version but 0x00/0xFF (MISO floating) is tried, and it is a
+# reader if it takes the configuration and reads it back.
 _VersionReg = const(0x37)
 _SETUP = "maus.drivers.mfrc522_setup"
 
@@ -146,7 +148,8 @@ def crc_a(buf, n):
 
 class MFRC522:
     timeout_us = 1000  # REQA/anticollision/SELECT/READ answer window
-    gain = 4  # RFCfgReg RxGain: 0..7 = 18, 23, 18, 23, 33, 38, 43, 48 dB
+    gain = 7  # RFCfgReg RxGain: 0..7 = 18, 23, 18, 23, 33, 38, 43, 48 dB; 48: a weak field (a detuned antenna,
+    # a thick lid) is still heard (the reset value 33 dB loses a card a few mm above the pad)
     # Made by mfrc522_setup.make (bare annotations: the compiler keeps nothing of them)
     _spi: "Any"
     _cs: "Any"
@@ -247,7 +250,7 @@ class MFRC522:
 
     def init(self):
         """Hard reset, wait for the oscillator, soft reset, configure (read back), antenna on.
-        True if a known chip answered and took the configuration."""
+        True if a chip answered (any version) and took the configuration."""
         try:
             self._reload = -1
             self._rst.value(0)
@@ -263,7 +266,6 @@ class MFRC522:
                     break
             else:
                 return False
-            version = self._rd(_VersionReg)
             for _ in range(_TRIES):
                 for i in range(_NCFG):
                     reg = _CFG[3 * i]
@@ -273,21 +275,24 @@ class MFRC522:
                     if not self._set(reg, val, _CFG[3 * i + 2]):
                         return False
                 if self.check():  # all of it at once: a later write's bit error can hit an earlier register
-                    return version in _VERSIONS
+                    return True
             return False
         except Exception:  # noqa: BLE001 - a bus fault means "no reader"
             return False
 
     def _ready(self):
         # 8.8.2: the chip cannot be addressed until its oscillator runs and td has passed; until then
-        # MISO floats (reads 0x00 or 0xFF). Ready: PowerDown reads 0 and VersionReg is a known one.
+        # MISO floats (reads 0x00 or 0xFF). Ready: PowerDown reads 0 and VersionReg reads a version twice
+        # alike (a bit error on a floating line is not a chip).
         wait = _TD_US
         waited = 0
         while waited < _READY_MAX_US:
             self._sleep(wait)  # first td, then twice as long each time, at most _READY_POLL_US
             waited += wait
-            if not self._rd(_CommandReg) & _POWER_DOWN and self._rd(_VersionReg) in _VERSIONS:
-                return True
+            if not self._rd(_CommandReg) & _POWER_DOWN:
+                v = self._rd(_VersionReg)
+                if v != 0 and v != 0xFF and self._rd(_VersionReg) == v:
+                    return True
             wait = min(wait * 2, _READY_POLL_US)
         return False
 
@@ -314,15 +319,17 @@ class MFRC522:
             return False
 
     def version(self):
-        """VersionReg: 0x91/0x92 for MFRC522 1.0/2.0, 0x88/0xB2 for FM17522 clones; 0 on a bus fault."""
+        """VersionReg: 0x91/0x92 for MFRC522 1.0/2.0, 0x88/0x89/0xB2 for FM17522 clones; 0 on a bus fault
+        (0x00 or 0xFF: nothing answers). Its name: mfrc522_setup.chip_name."""
         try:
             return self._rd(_VersionReg)
         except Exception:  # noqa: BLE001
             return 0
 
     def self_test(self):
-        """True if the chip answers with a known version."""
-        return self.version() in _VERSIONS
+        """True if a chip answers (a version other than 0x00/0xFF: MISO floating or held)."""
+        v = self.version()
+        return v != 0 and v != 0xFF
 
     # --- frames ---------------------------------------------------------------------------------------
     def _set_timeout(self, us):
@@ -425,6 +432,12 @@ class MFRC522:
     def _request(self, cmd, timeout_us=0):
         self._tx[1] = cmd
         st = self._transceive(1, 7, timeout_us=timeout_us)  # short frame: 7 bits
+        if st == ERROR or st != NO_TAG and self.rx_bits != 16:
+            # A broken ATQA: a card sliding onto the pad left the field mid-answer and is back, reset
+            # (a partial frame). Ask once more at once; HLTA first sends any tag left READY to IDLE.
+            self._halt()
+            self._tx[1] = cmd
+            st = self._transceive(1, 7, timeout_us=timeout_us)
         if st == COLLISION:
             return OK  # several tags with different ATQAs: still "tags present"
         if st != OK:

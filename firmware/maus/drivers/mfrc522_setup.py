@@ -78,3 +78,12 @@ def antenna(r, on):
         r._wr(_TxControlReg, v | 0x03 if on else v & 0xFC)
     except Exception:  # noqa: BLE001
         pass
+
+
+def chip_name(v):
+    """The chip a VersionReg value names (miguelbalboa/rfid's list, NXP's datasheet 9.3.4.8)."""
+    names = {0x88: "FM17522", 0x89: "FM17522E", 0x90: "MFRC522 v0.0", 0x91: "MFRC522 v1.0",
+             0x92: "MFRC522 v2.0", 0xB2: "FM17522 (0xB2)", 0x12: "counterfeit MFRC522"}
+    if v in (None, 0, 0xFF):
+        return "none"
+    return names.get(v, "unknown chip")

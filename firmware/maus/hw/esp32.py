@@ -11,7 +11,11 @@ TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the 
 if TYPE_CHECKING:  # maus.hw.esp32_setup sets the parts
     from typing import Any
 
-_KEEPER_TIMER = 3  # hardware timer for the watchdog keeper (0..3 on the ESP32; nothing else here uses 3)
+# The watchdog keeper's hardware timer (0..3 on the ESP32; nothing else here uses 3). Never 2: on MicroPython
+# v1.28 machine.Timer(2) resets timer group 0, which drives the us counter (ticks_us) and the watchdog: every
+# reaction time would jump and the watchdog would no longer guard the unit. tests/host/test_timer_trap.py fails if any firmware
+# file takes timer 2.
+_KEEPER_TIMER = 3
 _RTC_WDT = 2  # RTC memory byte: the watchdog's timeout in s while one runs (bytes 0-1: the crash counter)
 
 

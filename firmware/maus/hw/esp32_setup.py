@@ -46,14 +46,15 @@ def build(hw, board):
     if "oled" in parts:
         o = parts["oled"]
         try:
-            import ssd1306  # micropython-lib, installed with mip by `mausbox deploy`
+            from maus.drivers import ssd1306  # the project's own: deployed with the firmware, no network
 
             i2c = I2C(0, sda=Pin(o["sda"]), scl=Pin(o["scl"]), freq=400000)
             hw.display = ssd1306.SSD1306_I2C(o.get("width", 128), o.get("height", 64), i2c, o.get("addr", 60))
         except ImportError:
             hw.problems.append("display: ssd1306 driver missing (run mausbox deploy)")
         except OSError:
-            hw.problems.append("display: no answer on I2C (check SDA/SCL wiring)")
+            hw.problems.append("display: no answer on I2C (check SDA/SCL wiring, pins SDA %s, SCL %s)"
+                               % (o.get("sda"), o.get("scl")))
     if "rfid" in parts:
         from maus.drivers.mfrc522 import SPI_HZ
 

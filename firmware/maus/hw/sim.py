@@ -13,12 +13,12 @@ import json
 import os
 import time
 
-import framebuf
 from micropython import const
 
 from maus.sim.world import Esp32Timing, FlashFile, SimPin, World
 
 _OLED_FRAME_US = const(23000)  # a full 128x64 frame over 400 kHz I2C
+_I2C_CMD_US = const(60)  # one command: address and two bytes at 400 kHz, plus the call
 _NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
 _ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
 _SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
@@ -208,31 +208,34 @@ class SimPWM:
         self.hw.out.send({"tone": self._freq if self._duty else 0, "t": self.hw.world.ticks_ms()})
 
 
-class SimOLED(framebuf.FrameBuffer):
-    """An SSD1306 128x64 on I2C: the firmware draws into the framebuffer; show() sends the frame."""
+class SimI2C:
+    """The OLED's I2C bus with an SSD1306 on it (or none: the no-display fault): the firmware's own driver
+    (maus.drivers.ssd1306, as deployed to a board) talks to it. A frame of display RAM goes to the UI."""
 
-    def __init__(self, hw, width=128, height=64):
+    def __init__(self, hw, addr, present=True):
         self.hw = hw
-        self.width = width
-        self.height = height
-        self.buffer = bytearray(width * height // 8)
-        super().__init__(self.buffer, width, height, framebuf.MONO_VLSB)
+        self.addr = addr
+        self.present = present
         self.frames = 0
 
-    def show(self):
-        self.hw.block(_OLED_FRAME_US)
-        self.frames += 1
-        if self.hw.out.f is not None:  # the frame as text only for a UI that reads it: a board makes no such copy
-            self.hw.out.send_frame(self.buffer)
+    def _ack(self, addr):
+        if not self.present or addr != self.addr:
+            raise OSError(19)  # ENODEV: no device acknowledged the address (machine.I2C says so too)
 
-    def contrast(self, c):
-        pass
+    def writeto(self, addr, buf):
+        self._ack(addr)
+        self.hw.block(_I2C_CMD_US)
 
-    def poweroff(self):
-        pass
-
-    def poweron(self):
-        pass
+    def writevto(self, addr, bufs):
+        self._ack(addr)
+        data = bufs[-1]
+        if len(data) >= 512:  # a frame: the whole display RAM in one go
+            self.hw.block(_OLED_FRAME_US)
+            self.frames += 1
+            if self.hw.out.f is not None:  # the frame as text only for a UI that reads it: a board makes no such copy
+                self.hw.out.send_frame(data)
+        else:
+            self.hw.block(_I2C_CMD_US)
 
 
 def _hex(b):
@@ -245,10 +248,29 @@ class SimADC:
         self.piezo = piezo
         self.reads = 0
 
+    stuck = -1  # a level the input is stuck at (a fault), else -1
+
     def read_u16(self):
         self.hw.world.spend(_ADC_READ_US)
         self.reads += 1
+        if self.stuck >= 0:
+            return self.stuck
         return self.piezo.sample(self.hw.world.ticks_us())
+
+
+class _NoChip:
+    """An SPI bus with nothing on it: writes go nowhere, MISO floats (reads 0x00)."""
+
+    def write(self, buf):
+        pass
+
+    def write_readinto(self, out, into):
+        for i in range(len(into)):
+            into[i] = 0
+
+    def readinto(self, buf, write=0):
+        for i in range(len(buf)):
+            buf[i] = 0
 
 
 class SimSPI:
@@ -313,12 +335,40 @@ class Hardware:
         self.buttons = [SimPin(world, n) for n in board["buttons"]]
         self.levels = self._levels
         parts = board.get("parts", {})
+        # A unit built wrong (the bring-up check's test): faults at the pin and bus level, from the board
+        # file's "sim_faults" or MAUSBOX_SIM_FAULTS (comma separated). no-reader: nothing on the SPI bus
+        # (MISO floats low); swap-buttons: players 1 and 2 wired to each other's GPIO; no-display: the
+        # SSD1306 does not acknowledge on I2C; piezo-high: the piezo's input stuck at 3.3 V.
+        faults = list(board.get("sim_faults") or ()) + [f for f in (_env("MAUSBOX_SIM_FAULTS") or "").split(",") if f]
+        self.faults = faults
+        self._wires = list(range(len(self.buttons)))  # player k's button drives GPIO of buttons[_wires[k]]
+        if "swap-buttons" in faults and len(self._wires) >= 2:
+            self._wires[0], self._wires[1] = 1, 0
         self.leds = SimNeoPixel(self, len(self.buttons)) if "leds" in parts else None
         self.buzzer = SimPWM(self) if "buzzer" in parts else None
-        self.display = SimOLED(self) if "oled" in parts else None
+        self.display = None
+        if "oled" in parts:
+            from maus.drivers import ssd1306
+
+            o = parts["oled"]
+            try:
+                self.display = ssd1306.SSD1306_I2C(o.get("width", 128), o.get("height", 64),
+                                                   SimI2C(self, o.get("addr", 60), "no-display" not in faults),
+                                                   o.get("addr", 60))
+            except OSError:  # as maus.hw.esp32_setup says it
+                self.problems.append("display: no answer on I2C (check SDA/SCL wiring, pins SDA %s, SCL %s)"
+                                     % (o.get("sda"), o.get("scl")))
         self.spi = self.rfid_cs = self.rfid_rst = None
         self.reader = None  # the emulated MFRC522 (the tags are put on its field)
-        if "rfid" in parts:
+        if "rfid" in parts and "no-reader" in faults:
+            from maus.drivers.mfrc522 import SPI_HZ
+
+            self.spi = SimSPI(self, _NoChip(), parts["rfid"].get("baud", SPI_HZ))
+            from maus.sim import mfrc522_emu
+
+            self.rfid_cs = SimPin(world, parts["rfid"]["cs"])
+            self.rfid_rst = mfrc522_emu.Pin(1)  # wired to nothing
+        elif "rfid" in parts:
             from maus.drivers.mfrc522 import SPI_HZ
             from maus.sim import mfrc522_emu
 
@@ -336,6 +386,7 @@ class Hardware:
 
             self.piezo = piezo.Piezo(seed)
             self.adc = SimADC(self, self.piezo)
+            self.adc.stuck = 65535 if "piezo-high" in faults else -1
         self.jumper = None
         if "jumper" in parts:
             # The latency jumper: an output wired to player N's button (the same node).
@@ -469,14 +520,16 @@ class Hardware:
         return self.buttons[p - 1]
 
     def press(self, p):
-        self._player_pin(p).set_level(0)
+        self._player_pin(p)
+        self.buttons[self._wires[p - 1]].set_level(0)  # the wire from player p's button
 
     def release(self, p):
-        self._player_pin(p).set_level(1)
+        self._player_pin(p)
+        self.buttons[self._wires[p - 1]].set_level(1)
 
     def tap(self, ident):
-        if ident in self._tags:
-            return
+        if ident in self._tags or self.reader is None:
+            return  # (no reader: a card on the pad is heard by nobody)
         tag = self.reader.make_tag(ident)
         self._tags[ident] = tag
         self.reader.put(tag)
@@ -667,8 +720,11 @@ class _Watchdog:
         self.keep = False  # no app runs: the keeper feeds
         self.thread = False
         self.bites = 0
+        self.max_gap = 0  # real time: the longest the watchdog went unfed (ms), carried through soft resets in .wdt
 
     def start(self, ms, world=None, realtime=True):
+        if not self.ms:
+            self.fed = time.ticks_ms()  # not running until now: no gap before this
         if self.ms:
             ms = min(ms, self.ms)
         self.ms = ms
@@ -683,7 +739,11 @@ class _Watchdog:
             self._run_thread()
 
     def feed(self):
-        self.fed = time.ticks_ms()
+        now = time.ticks_ms()
+        gap = time.ticks_diff(now, self.fed)
+        if gap > self.max_gap and self.ms:
+            self.max_gap = gap
+        self.fed = now
         w = self.world
         if w is not None:
             self.vfed = w.now
@@ -711,7 +771,7 @@ class _Watchdog:
             time.sleep_ms(_WDT_TICK_MS)
             now = time.ticks_ms()
             if self.keep:
-                self.fed = now
+                self.feed()  # the keeper's timer callback
             late = time.ticks_diff(now, self.fed)
             if late > self.ms:
                 self._bite(late)
@@ -740,7 +800,8 @@ class _Watchdog:
             with open(_WDT_FILE, "w") as f:
                 # whole ms since 1970 (an int: a single-precision float resolves today's time to 128 s)
                 f.write(json.dumps({"ms": self.ms, "fed_ms": time.time() * 1000 - time.ticks_diff(time.ticks_ms(),
-                                                                                                   self.fed)}))
+                                                                                                   self.fed),
+                                    "max_gap_ms": max(self.max_gap, time.ticks_diff(time.ticks_ms(), self.fed))}))
         except OSError:
             pass
 
@@ -751,6 +812,7 @@ class _Watchdog:
                 st = json.load(f)
             ms = int(st["ms"])
             age = time.time() * 1000 - int(st["fed_ms"])
+            self.max_gap = max(self.max_gap, int(st.get("max_gap_ms", 0)))
         except (OSError, ValueError, KeyError, TypeError):
             return False
         if ms <= 0 or age >= ms:

@@ -82,35 +82,60 @@ _START_SEND = const(0x80)
 _FLUSH_BUFFER = const(0x80)
 _T_AUTO = const(0x80)
 
-VERSION = const(0x92)  # VersionReg of an MFRC522 version 2.0 (datasheet 9.3.4.8)
+VERSION = const(0x92)  # VersionReg of an MFRC522 version 2.0 (datasheet 9.3.4.8): the default variant's
 _FIFO_SIZE = const(64)  # datasheet 8.3: a 64 x 8-bit FIFO
 _TD_NS = const(37740)  # 8.8.2: after the crystal runs, td = 1024/27 us before the chip can be addressed
 _REBASE_NS = const(1 << 28)  # the clock restarts near 0 past this (see _rebase)
 
-# Chip behaviours the datasheet (or the field) leaves open, one named variant per possibility. Fields:
-# crystal start-up after a hard reset, SoftReset or power-down (us; 8.8.2 gives only td on top),
-# ParityErr set with CollErr on a collided byte, CollPos counting the RxAlign offset (9.3.1.15),
-# the Idle command stopping a running timer (table 149 says nothing about the timer), a MIFARE Classic
-# answering an unauthenticated READ with a NAK (else silence), CRC coprocessor time per byte (ns;
-# 8.4 gives none), and the byte MISO reads while the chip cannot be addressed (the pin floats).
+# Chip behaviours the datasheet (or the field) leaves open, one named variant per possibility, and the
+# modules people buy. Fields:
+# 0 crystal start-up after a hard reset, SoftReset or power-down (us; 8.8.2 gives only td on top),
+# 1 ParityErr set with CollErr on a collided byte, 2 CollPos counting the RxAlign offset (9.3.1.15),
+# 3 the Idle command stopping a running timer (table 149 says nothing about the timer), 4 a MIFARE Classic
+# answering an unauthenticated READ with a NAK (else silence), 5 CRC coprocessor time per byte (ns;
+# 8.4 gives none), 6 the byte MISO reads while the chip cannot be addressed (the pin floats),
+# 7 VersionReg (9.3.4.8; clones: the values miguelbalboa/rfid lists, and one no list has),
+# 8 the SPI clock (0: as the board asks) and 9 one bit in about this many flipped on the wire (0: clean),
+# 10 the antenna's field at the card in % (a weak field: heard only with the receiver gain up, RFCfgReg),
+# 11 a card put on the pad beside one other lies at its edge: its strength in % (100: flat like the first),
+# 12 a card put on the pad breaks off its first answer this many bit periods in (0: never), then is back
+# (it slid onto the pad at the edge of the field: a partial frame, and the card reset).
+# Every variant differs from the default in what the chip does under the RFID suite (tests/fw/rfidkit.py
+# variants_trace compares them): six that did not (the same tuple under another name) were removed.
+_C = (200, 1, 1, 0, 1, 590, 0x00, 0x92, 0, 0, 100, 100, 0)  # the default's fields
+
+
+def _v(**kw):
+    # The default's fields with some changed (by index name: f<i>).
+    t = list(_C)
+    for k, val in kw.items():
+        t[int(k[1:])] = val
+    return tuple(t)
+
+
 VARIANTS = {
-    "start-0ms": (0, 1, 1, 0, 1, 590, 0x00),
-    "start-0.2ms": (200, 1, 1, 0, 1, 590, 0x00),
-    "start-1ms": (1000, 1, 1, 0, 1, 590, 0x00),
-    "start-50ms": (50000, 1, 1, 0, 1, 590, 0x00),
-    "coll-parity": (200, 1, 1, 0, 1, 590, 0x00),
-    "coll-noparity": (200, 0, 1, 0, 1, 590, 0x00),
-    "collpos-rxalign": (200, 1, 1, 0, 1, 590, 0x00),
-    "collpos-frame": (200, 1, 0, 0, 1, 590, 0x00),
-    "idle-keeps-timer": (200, 1, 1, 0, 1, 590, 0x00),
-    "idle-stops-timer": (200, 1, 1, 1, 1, 590, 0x00),
-    "classic-nak": (200, 1, 1, 0, 1, 590, 0x00),
-    "classic-silent": (200, 1, 1, 0, 0, 590, 0x00),
-    "crc-8clk": (200, 1, 1, 0, 1, 590, 0x00),  # a byte per 8 carrier cycles
-    "crc-1etu": (200, 1, 1, 0, 1, 9440, 0x00),  # a byte per bit time at 106 kbit/s
-    "miso-low": (200, 1, 1, 0, 1, 590, 0x00),
-    "miso-high": (200, 1, 1, 0, 1, 590, 0xFF),
-    "worst": (50000, 1, 0, 0, 0, 9440, 0xFF),  # every unkind choice at once
+    "start-0ms": _v(f0=0),
+    "start-0.2ms": _C,
+    "start-1ms": _v(f0=1000),
+    "start-50ms": _v(f0=50000),
+    "coll-noparity": _v(f1=0),
+    "collpos-frame": _v(f2=0),
+    "idle-stops-timer": _v(f3=1),
+    "classic-silent": _v(f4=0),
+    "crc-1etu": _v(f5=9440),  # a byte per bit time at 106 kbit/s (the default: a byte per 8 carrier cycles)
+    "miso-high": _v(f6=0xFF),  # (the default: MISO reads low)
+    "mfrc522-v1": _v(f7=0x91),  # NXP MFRC522 version 1.0
+    "mfrc522-v0": _v(f7=0x90),  # version 0.0
+    "fm17522": _v(f7=0x88),  # Fudan FM17522, sold as RC522
+    "fm17522e": _v(f7=0x89),  # FM17522E: many modules sold as RC522 today
+    "clone-b2": _v(f7=0xB2),  # FM17522 marked 0xB2
+    "clone-12": _v(f7=0x12),  # a counterfeit chip
+    "version-unknown": _v(f7=0x3A),  # a version no list has: tried, and it works
+    "spi-10mhz-noisy": _v(f8=10000000, f9=40000),  # a long jumper wire at 10 MHz
+    "field-weak": _v(f10=20),  # a detuned antenna: 1/5 of the field
+    "cards-unequal": _v(f11=60),  # the second card at the pad's edge: 3/5 of the first, still a collision
+    "card-flutter": _v(f12=12),  # a card's first ATQA breaks off after 12 bit periods
+    "worst": (50000, 1, 0, 0, 0, 9440, 0xFF, 0x89, 10000000, 40000, 20, 60, 12),  # every unkind choice at once
 }
 DEFAULT_VARIANT = "start-0.2ms"
 
@@ -136,10 +161,14 @@ class MFRC522Emu(RFUnit):
         self.field.coll_parity = bool(v[1])
         self.crc_ns = v[5]
         self.miso_idle = v[6]
+        self.version = v[7]
+        self.field.field_pct = v[10]
+        self.field.edge_pct = v[11]
+        self.field.flutter_bit = v[12]
         self.ns_per_byte = 2000
-        self.spi_hz = spi_hz
+        self.spi_hz = v[8] or spi_hz
         self.ns_per_call = 20000  # host time per SPI transfer: MicroPython on an ESP32 spends ~20-50 us
-        self.spi_error_rate = 0  # 0: a clean bus; N: one bit in about N flipped (MOSI and MISO alike)
+        self.spi_error_rate = v[9]  # 0: a clean bus; N: one bit in about N flipped (MOSI and MISO alike)
         self.spi_errors = 0  # bits flipped so far
         self.mem25 = bytearray(25)
         self.spi_bytes = 0
@@ -387,7 +416,7 @@ class MFRC522Emu(RFUnit):
         r[CRCResultRegH] = 0xFF
         r[CRCResultRegL] = 0xFF
         r[RFCfgReg] = 0x48
-        r[VersionReg] = VERSION
+        r[VersionReg] = self.version
         self.fifo_n = self.fifo_r = 0
         self._crc_on = False
         self._crc = 0

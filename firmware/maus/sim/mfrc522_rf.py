@@ -18,6 +18,7 @@ _RxModeReg = const(0x13)
 _TxControlReg = const(0x14)
 _RxThresholdReg = const(0x18)
 _DemodReg = const(0x19)
+_RFCfgReg = const(0x26)
 _TModeReg = const(0x2A)
 _TPrescalerReg = const(0x2B)
 _TReloadRegH = const(0x2C)
@@ -159,6 +160,7 @@ class RFUnit:
         f = self.field
         f.min_amp = (r[_RxThresholdReg] >> 4) * 2
         f.coll_level = r[_RxThresholdReg] & 0x07
+        f.gain = r[_RFCfgReg] >> 4 & 0x07
         if cmd == _CMD_TRANSMIT:
             f.exchange(tx, bits, 0, 0)  # HLTA and the like: the receiver is off, nobody is heard
             return

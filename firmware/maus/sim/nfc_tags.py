@@ -71,6 +71,7 @@ class Tag:
         self.skew_fc = 0
         self.leave_in = -1
         self.leave_bit = 0
+        self.bounce = False  # it comes back at once after leaving (rf_field: a card sliding onto the pad)
 
     def leave_at(self, answer, bit):
         """Take the tag off the pad in the middle of an answer: `bit` bit periods (SOF = period 0) into

@@ -28,6 +28,9 @@ FAULT_WRITE_LOST = const(7)  # the next WRITE is acknowledged but not stored
 _RX_SIZE = const(65)
 _MAX_PERIODS = const(176)  # SOF + 18 bytes with parity + spare: the longest answer (READ) is 163
 _SOF_ERR = const(-2)  # exchange(): a frame whose SOF could not be decoded (ProtocolErr, no data)
+# RFCfgReg RxGain 0..7 (18, 23, 18, 23, 33, 38, 43, 48 dB) against 33 dB, the reset value, x1000. A gain above
+# what the field needs hears no more: the answer is clipped to the level of a card in a full field.
+_GAIN = (178, 316, 178, 316, 1000, 1778, 3162, 5623)
 
 
 class Field:
@@ -44,6 +47,11 @@ class Field:
         self.min_amp = 16  # RxThresholdReg MinLevel (reset 8) * 2
         self.coll_level = 4  # RxThresholdReg CollLevel (reset 4)
         self.classic_nak = True  # MIFARE Classic refuses an unauthenticated READ with a NAK (else silence)
+        self.gain = 4  # RFCfgReg RxGain (the chip sets it at each frame)
+        self.field_pct = 100  # the antenna's field at the card (chip variant: a weak field)
+        self.edge_pct = 100  # a card put beside one other lies at the pad's edge: its strength (chip variant)
+        self.flutter_bit = 0  # a card put on the pad breaks off its first answer there, then is back (chip variant)
+        self._sc = 1000  # what reaches the receiver, x1000 of a card's strength (field and gain)
         self.fault = 0
         self.fault_n = 0
         self._h1 = [0] * _MAX_PERIODS  # modulation amplitude in the first / second half of each bit period
@@ -52,6 +60,11 @@ class Field:
 
     def add_tag(self, tag):
         if tag not in self.tags:
+            if len(self.tags) == 1 and tag.strength == 100 and self.edge_pct != 100:
+                tag.strength = self.edge_pct  # beside the first card, at the pad's edge
+            if self.flutter_bit and tag.leave_in < 0:
+                tag.leave_at(0, self.flutter_bit)
+                tag.bounce = True
             self.tags.append(tag)
         tag.power(self.on)
 
@@ -91,11 +104,13 @@ class Field:
         n = 0
         one = None
         delay = 0
+        sc = self.field_pct * _GAIN[self.gain & 7] // 100
+        sc = self._sc = sc if sc < 1000 else 1000
         for t in self.tags:
             if not t.in_field:
                 continue
             t.receive(tx, bits, self)
-            if t.resp_bits - t.resp_start <= 0 or t.strength < self.min_amp:
+            if t.resp_bits - t.resp_start <= 0 or t.strength * sc < self.min_amp * 1000:
                 t.resp_bits = t.resp_start  # silent, or too weak to be heard at all
                 continue
             n += 1
@@ -111,7 +126,12 @@ class Field:
             nrx = self._superpose(align)
         if self._gone:
             for t in self._gone:
-                self.remove_tag(t)  # off the pad: add_tag puts it back
+                if t.bounce:  # it slid back onto the pad: powered again, from IDLE
+                    t.bounce = False
+                    t.power(False)
+                    t.power(self.on)
+                else:
+                    self.remove_tag(t)  # off the pad: add_tag puts it back
             self._gone.clear()
         f = self.fault
         if nrx > 0 and f and f < FAULT_REMOVE and self.take_fault(f):  # inject(kind, 0) clears it
@@ -179,7 +199,7 @@ class Field:
                 self._gone.append(t)
             elif t.leave_in > 0:
                 t.leave_in -= 1
-            amp = t.strength
+            amp = t.strength * self._sc // 1000
             resp = t.resp
             if stop > 0:
                 self._mod(0, 1, shift, amp)  # the SOF

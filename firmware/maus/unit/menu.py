@@ -6,7 +6,7 @@
 from maus import call_unloaded
 from maus.unit import GAMES
 
-MENU = ("mausgeflippt", "mim", "mms", "settings", "calibrate", "latency")
+MENU = ("mausgeflippt", "mim", "mms", "settings", "calibrate", "latency", "bringup")
 
 
 def enter(u, key=None):
@@ -17,6 +17,11 @@ def enter(u, key=None):
     u.mode = "menu"
     u.fb.led(0, "off")
     u.fb.led(1, "white", "blink")
+    alert = u.status.get("alert")
+    if alert:  # the boot self-test failed (a reader not found): said until player 1 clicks
+        u.fb.text(alert)
+        u.fb.sound("error")
+        return
     # until a setting is saved (a new unit), the menu says which language it speaks (Settings: lang)
     u._say("menu", item=u.word("m_" + MENU[u.menu_i]),
            lang=u.word("lang_now") if u.settings.source == "defaults" else "")
@@ -24,6 +29,10 @@ def enter(u, key=None):
 
 def gesture(u, p, kind):
     if u.mode != "menu" or p != 1:
+        return
+    if u.status.get("alert"):
+        u.status["alert"] = None  # seen: the menu
+        enter(u)
         return
     if kind == "click":
         u.menu_i = (u.menu_i + 1) % len(MENU)
@@ -40,6 +49,8 @@ def gesture(u, p, kind):
             enter(u)
         elif item == "calibrate":
             calibrate(u)
+        elif item == "bringup":
+            call_unloaded("maus.bringup", "run", u)  # its summary stays on the display until the next click
 
 
 def game_card(u, key):
