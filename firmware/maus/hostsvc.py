@@ -330,12 +330,20 @@ class HostService:
                     if len(named) < 3:
                         named.append(name.decode("utf-8", "replace")[:64])
                 continue
+            size = e[3] if len(e) > 3 else -1  # littlefs gives the size; VfsPosix (the sim) does not
+            if size < 0:
+                try:
+                    size = os.stat(d + "/" + name.decode())[6]
+                except OSError:  # unreadable (a dangling link): skipped and reported, the rest still served
+                    size = -1
+            if size < 0:
+                strays += 1
+                if len(named) < 3:
+                    named.append(name.decode("utf-8", "replace")[:64])
+                continue
             count += 1
             if count <= skip:
                 continue
-            size = e[3] if len(e) > 3 else -1  # littlefs gives the size; VfsPosix (the sim) does not
-            if size < 0:
-                size = os.stat(d + "/" + name.decode())[6]
             if n + k + 12 > _LIST_BYTES:
                 self.send(0x50, seq, buf, n)  # "P"
                 n = 0
