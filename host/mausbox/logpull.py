@@ -15,13 +15,14 @@ import hashlib
 import os
 import re
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from mausbox.link.bounds import LIST_TRIES, MAX_LOG_BYTES, MAX_SILENT, MAX_STALLS, backoff
 from mausbox.link.unit import FrameGap, LinkError, LinkLost, UnitError
 
-MAX_LOG_BYTES = 16 * 1024 * 1024
 MAX_NAME = 64
 PULLED = ".pulled"
 
@@ -120,8 +121,8 @@ class Puller:
     """Pulls the logs of one unit over `link` (a UnitLink) into `dest` (verified files only), `staging` for
     partial copies. `reconnect()` gives a new link after the port went away (or raises LinkLost)."""
 
-    max_stalls = 8  # consecutive attempts without progress before a file is given up
-    max_silent = 2  # of them, unanswered ones: then the unit counts as gone (the other logs are not tried)
+    max_stalls = MAX_STALLS  # consecutive attempts without progress before a file is given up
+    max_silent = MAX_SILENT  # of them, unanswered ones: then the unit counts as gone (the others are not tried)
 
     def __init__(self, link, dest: Path | None = None, staging: Path | None = None, *, mark: bool = True,
                  verify: Callable[[bytes], tuple[list[str], bool]] | None = None,
@@ -146,7 +147,8 @@ class Puller:
         self.listing.stray_count = int(getattr(self.link, "stray_count", 0) or 0)
         return self.listing
 
-    def _retry(self, fn, tries: int = 3):
+    def _retry(self, fn, tries: int = LIST_TRIES):
+        """fn() again after a failure of the line, with a growing pause (bounds.py)."""
         for i in range(tries):
             try:
                 return fn()
@@ -159,6 +161,7 @@ class Puller:
                 self.log("link: %s" % e)
                 if i == tries - 1:
                     raise PullError("the unit stopped answering: %s" % e) from None
+                time.sleep(backoff(i + 1))
         raise AssertionError
 
     def _reconnect(self) -> None:
@@ -304,8 +307,9 @@ class Puller:
                     raise PullError("the unit failed reading %s: %s" % (e.name, err.msg)) from None
                 except LinkError as err:
                     fh.flush()
-                    self.log("%s: %s; asking again" % (e.name, err))
                     silent += 1
+                    self.log("%s: %s; asking again" % (e.name, err))
+                    time.sleep(backoff(silent))
                 fh.seek(0, 2)
                 if fh.tell() == before:
                     stalls += 1

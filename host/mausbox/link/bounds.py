@@ -26,6 +26,9 @@ BACKOFF = 0.05  # s
 BACKOFF_MAX = 2.0  # s
 MAX_STALLS = 8
 MAX_SILENT = 4
+RESYNC_PAD = 481  # newlines sent before the first request after a wait that failed: more than the unit's largest
+#                 request payload (firmware/maus/hostsvc.py _RX_MAX), so a header damaged on the way that made
+#                 it wait for more bytes is filled, fails its check, and the unit listens for a new frame
 LIST_TRIES = 4  # hello and the listing, each: attempts before the pull gives up on the unit
 LIST_RESUMES = 8  # a listing resumed after a lost part, at most this often per attempt
 

@@ -20,7 +20,17 @@ from typing import TYPE_CHECKING
 import serial  # type: ignore[import-untyped]
 
 from mausbox.cli import EXIT_LINK, EXIT_PROBLEM, UserError
-from mausbox.link.bounds import HASH_SLICE, MAX_ANSWER, MAX_ENTRIES, MAX_LOG_BYTES, READ_SLACK, request_bound
+from mausbox.link.bounds import (
+    HASH_SLICE,
+    LIST_RESUMES,
+    MAX_ANSWER,
+    MAX_ENTRIES,
+    MAX_LOG_BYTES,
+    READ_SLACK,
+    RESYNC_PAD,
+    backoff,
+    request_bound,
+)
 from mausbox.link.frame import DATA, EVENT, PART, PROTO, REQUEST, RESPONSE, Frame, Parser, encode
 from mausbox.link.ports import BAUD, open_port, resolve_port
 
@@ -85,6 +95,7 @@ class UnitLink:
         self._repl: RawRepl | None = None
         self.then_seq = 0
         self._t0 = 0.0  # when the request being answered was sent
+        self._lost = False  # a wait failed: resynchronise both ends before the next request
 
     # --- session --------------------------------------------------------------------------------------------
     def __enter__(self) -> UnitLink:
@@ -161,7 +172,12 @@ class UnitLink:
     def send_request(self, op: str, **args) -> int:
         seq = self._next_seq()
         body = json.dumps(dict(op=op, **args), separators=(",", ":"), ensure_ascii=True).encode()
-        self.write(encode(REQUEST, seq, body))
+        self._in.extend(self.parser.resync())
+        pad = b""
+        if self._lost:  # the unit may be waiting for the rest of a damaged frame: fill it first
+            self._lost = False
+            pad = b"\n" * RESYNC_PAD
+        self.write(pad + encode(REQUEST, seq, body))
         return seq
 
     def next_frame(self, seq: int, deadline: float, op: str) -> Frame:
@@ -223,6 +239,7 @@ class UnitLink:
         try:
             return self.next_frame(seq, min(deadline, total_end), op)
         except LinkTimeout:
+            self._lost = True
             if time.monotonic() >= total_end and deadline > total_end:
                 raise LinkTimeout(f"{self.port}: `{op}` did not finish within its bound of "
                                   f"{total_end - self._t0:.3g} s: the unit kept sending without getting to the "
@@ -349,7 +366,7 @@ class UnitLink:
         self.hello()
         return self.request("status")
 
-    def listing(self, resumes: int = 8) -> list[tuple[str, int]]:
+    def listing(self, resumes: int = LIST_RESUMES) -> list[tuple[str, int]]:
         """Every log and pulled marker in the unit's logs folder: (name, size), as the unit's directory has them.
         Each part says where it starts (`+index`): after a lost part the listing resumes from the last whole
         one (`skip`), so a long listing over a faulty link is not started again. Names the unit found in its
@@ -386,15 +403,24 @@ class UnitLink:
             return took
 
         total = None
-        for _ in range(resumes + 1):
+        lost: LinkTimeout | None = None
+        for attempt in range(resumes + 1):
             gap = False
-            if not out:
-                self.hello(then="logs")
-                seq = self.then_seq
-            else:
-                self.hello()
-                seq = self.send_request("logs", skip=len(out))
-            done = self.answer(seq, "logs", on_frame=capped)
+            had = len(out)
+            try:
+                if not out:
+                    self.hello(then="logs")
+                    seq = self.then_seq
+                else:
+                    self.hello()
+                    seq = self.send_request("logs", skip=len(out))
+                done = self.answer(seq, "logs", on_frame=capped)
+            except LinkTimeout as e:  # the end of the listing lost: resumed from the entries here, as after a
+                if len(out) == had:  # gap, if this attempt brought any (else the unit is not at work)
+                    raise
+                lost = e
+                time.sleep(backoff(attempt + 1))
+                continue
             self.strays = [str(x) for x in done.get("stray") or [] if isinstance(x, str)]
             self.stray_count = done.get("strays") if isinstance(done.get("strays"), int) else len(self.strays)
             total = done.get("total", done.get("n"))
@@ -402,6 +428,8 @@ class UnitLink:
                 return out
             if "total" not in done:  # a unit without resume: only a whole listing again
                 out.clear()
+        if lost is not None and total is None:
+            raise lost
         raise LinkError(f"{self.port}: the listing came incomplete ({len(out)} of {total} entries)")
 
     def read(self, name: str, offset: int, sink: Callable[[bytes], object],
