@@ -158,7 +158,8 @@ def pull_through(tmp: Path, tag: str, logs: dict[str, bytes], rate: float, timeo
         with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=fifo.env()) as unit:
             if not wait_ready(root, since):
                 raise SystemExit("pull.failed: 1 flag (the app did not start)")
-            time.sleep(0.5)
+            with UnitLink(unit.pty_path, timeout=120) as first:  # booted with many logs: the service answers
+                first.hello()
             with FaultyRelay(unit.pty_path, rate=rate, seed=2) as rl:
                 links = []
 
