@@ -70,10 +70,12 @@ def _store(args, folders=None):
     from pathlib import Path
 
     from mausbox.cli import EXIT_USAGE, UserError
-    from mausbox.store import Store
+    from mausbox.store import Store, StoreUnusable
 
     try:
         st = Store.open(args.store, folders=[Path(f) for f in folders or []])
+    except StoreUnusable as e:  # a folder, unreadable, read-only: one line, nothing touched
+        raise UserError(str(e), EXIT_USAGE) from None
     except Exception as e:  # sqlite3.DatabaseError, OSError: a friendly line, no traceback
         raise UserError("cannot open the store %s: %s" % (args.store or "(default)", e), EXIT_USAGE) from None
     _notes(st)
