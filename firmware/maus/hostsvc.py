@@ -330,13 +330,8 @@ class HostService:
                     if len(named) < 3:
                         named.append(name.decode("utf-8", "replace")[:64])
                 continue
-            size = e[3] if len(e) > 3 else -1  # littlefs gives the size; VfsPosix (the sim) does not
-            if size < 0:
-                try:
-                    size = os.stat(d + "/" + name.decode())[6]
-                except OSError:  # unreadable (a dangling link): skipped and reported, the rest still served
-                    size = -1
-            if size < 0:
+            size = e[3] if len(e) > 3 else _size(d, name)  # littlefs gives the size; VfsPosix (the sim) not
+            if size < 0:  # unreadable (a dangling link): skipped and reported, the rest is still served
                 strays += 1
                 if len(named) < 3:
                     named.append(name.decode("utf-8", "replace")[:64])
@@ -479,6 +474,13 @@ def _wall(hw):
     except OSError:
         t = None
     return None if t is None else "%04d-%02d-%02dT%02d:%02d:%02d" % tuple(t[:6])
+
+
+def _size(d, name):
+    try:
+        return os.stat(d + "/" + name.decode())[6]
+    except OSError:
+        return -1
 
 
 def _ilistdir(d):
