@@ -485,7 +485,7 @@ def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
     p = Puller(link, mark=mark, log=log, reconnect=reconnect, progress=progress)
     try:
         listing = p.fetch_listing()
-    except (PullError, LinkError) as e:
+    except (PullError, LinkError, UnitError) as e:  # UnitError: it refused `hello` or `logs`
         res.error = str(e)
         return res
     unit = res.unit = listing.unit or "unknown"
