@@ -487,7 +487,14 @@ def _ilistdir(d):
     il = getattr(os, "ilistdir", None)
     if il is not None:
         return il(d)
-    return ((n, os.stat(d + b"/" + n)[0] & 0xF000) for n in os.listdir(d))  # CPython (the tests): sizes by stat
+    return ((n, _mode(d + b"/" + n)) for n in os.listdir(d))  # CPython (the tests): sizes by stat
+
+
+def _mode(p):
+    try:
+        return os.stat(p)[0] & 0xF000
+    except OSError:
+        return 0  # unreadable: _list skips and reports it
 
 
 def _mem(gc, name):

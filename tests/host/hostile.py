@@ -17,7 +17,8 @@ HELLO = {"ok": True, "proto": 1, "proto_min": 1, "fw": "0.1", "unit": "evil01", 
 
 class Hostile:
     """kind: "same" (the same valid frame of the answer, forever), "alternate" (two valid frames of the answer
-    taking turns, ~2.3 KB/s, forever), "endless" (new valid frames, slowly, forever), "answers" (every op answered from `answers`, a dict op -> document or callable(req) -> bytes)."""
+    taking turns, ~2.3 KB/s, forever), "stale" (its answer to `hello` again, forever, whatever is asked),
+    "endless" (new valid frames, slowly, forever), "answers" (every op answered from `answers`, a dict op -> document or callable(req) -> bytes)."""
 
     def __init__(self, kind: str, answers: dict | None = None, period: float = 0.01):
         self.master, self.slave = os.openpty()
@@ -28,6 +29,7 @@ class Hostile:
         self.period = period
         self.ops: list[str] = []
         self.chatter = b""  # console text sent before each answer
+        self.hello_seq = 0
         self._stop = False
         self._t = threading.Thread(target=self._run, daemon=True)
         self._t.start()
@@ -61,6 +63,7 @@ class Hostile:
                     op = req.get("op")
                     self.ops.append(op)
                     if op == "hello":
+                        self.hello_seq = f.seq
                         self._send(encode(RESPONSE, f.seq, json.dumps(self.answers.get("hello", HELLO)).encode()))
                     elif self.kind == "answers":
                         a = self.answers.get(op, {"ok": True})
@@ -74,6 +77,9 @@ class Hostile:
                 if self.kind == "same":
                     self._send(encode(DATA, seq, b"00000000" + b"x" * 64) if op == "read"
                                else encode(PART, seq, b"00001-mg.jsonl 10\n"))
+                elif self.kind == "stale":
+                    self._send(encode(RESPONSE, self.hello_seq, json.dumps(HELLO).encode()))
+                    time.sleep(0.05)
                 elif self.kind == "alternate":
                     n += 1
                     self._send(_alternate(op, seq, n % 2))

@@ -281,3 +281,22 @@ def test_export_to_the_terminal_shows_a_logs_escapes(fmt, tmp_path, capsys, monk
     assert main(["logs", "export", "--format", fmt, "--store", store, "-o", str(tmp_path / "x")]) == 0
     kept = (tmp_path / "x").read_text(encoding="utf-8")  # a file keeps the log's text as it is
     assert "\x1b" in kept if fmt == "csv" else "\u202e" in kept
+
+
+def test_a_refused_mark_makes_the_pull_fail_with_a_count(tmp_path, capsys, monkeypatch):
+    """The flash is full: every `mark` fails. The logs are copied, but the pull says so and exits 1."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    answers = log_answers({"00001-mg.jsonl": LOG, "00002-mg.jsonl": LOG})
+    answers["mark"] = {"ok": False, "error": "io", "msg": "28"}
+    dev = Hostile("answers", answers)
+    try:
+        rc = main(["logs", "pull", "--port", dev.port, "--store", str(tmp_path / "s.sqlite"), "--timeout", "2"])
+        out, err = _said(capsys)
+        rc_json = main(["logs", "pull", "--json", "--port", dev.port, "--store", str(tmp_path / "s.sqlite"),
+                        "--timeout", "2"])
+        doc = json.loads(_said(capsys)[0])
+    finally:
+        dev.close()
+    assert rc == 1, out + err
+    assert "2 pulled, 0 already here; 2 not marked pulled on the unit" in out, out
+    assert rc_json == 1 and doc[0]["counts"]["not_marked"] == 2, doc

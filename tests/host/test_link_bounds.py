@@ -65,3 +65,15 @@ def test_two_valid_frames_taking_turns_are_cut_off_at_the_progress_bound(cmd, tm
     op = {"config": "settings", "doctor": "status", "logs": "logs"}[cmd[0]]
     assert dev.port in said and f"no progress on `{op}` within 0.5 s" in said, said
     assert len(said.splitlines()) == 1, said
+
+
+def test_a_unit_repeating_an_old_answer_is_not_said_to_send_nothing(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    dev = Hostile("stale")
+    try:
+        rc, said = _run(capsys, tmp_path, dev, ["config", "get"], 0.5)
+    finally:
+        dev.close()
+    assert rc == EXIT_LINK, said
+    assert "sent nothing" not in said and "answer no request of this session" in said, said
+    assert len(said.splitlines()) == 1, said
