@@ -16,12 +16,16 @@ SAFE_CALLS = {"shown", "one_line", "json_safe", "esc", "dumps", "show", "len", "
 HOST_NAMES = {"port", "ports", "path", "dest", "out", "n", "i", "k", "count", "took", "args", "e_code", "board",
               "key", "name_w", "mode", "PROTO", "version", "where", "doing", "VERSION", "ok", "bad", "code",
               "total", "seconds", "bar", "rc", "size", "store", "folder", "p", "target", "image", "chip",
-              "hint", "quiet_note", "note", "events", "err_count", "field", "width", "col", "drift",
+              "hint", "quiet_note", "events", "err_count", "field", "width", "col", "drift",
               "winners", "f",  # "P1,P3"; a folder of the store
               "when",  # cmd_clock: the unit's time after it parsed as one
               "text"}  # cmd_monitor: json.dumps of the event (ASCII)
 HOST_ATTRS = {"id", "nbytes", "retries", "status", "path", "port", "code", "command", "__name__", "upper"}
 CHECKED = ["cmd_logs.py", "cmd_monitor.py", "cmd_doctor.py", "cmd_config.py", "cmd_clock.py", "cli.py"]
+
+
+_ASSIGNED: dict[str, list[ast.AST]] = {}  # name -> every value assigned to it in the module read
+_SEEN: set[str] = set()
 
 
 def _ok(node: ast.AST) -> bool:
@@ -34,7 +38,16 @@ def _ok(node: ast.AST) -> bool:
             return isinstance(fn, ast.Name) or _ok(fn.value) if name != "join" else True
         return name in SAFE_CALLS or (name in ("format", "strftime") and isinstance(fn, ast.Attribute))
     if isinstance(node, ast.Name):
-        return node.id in HOST_NAMES
+        if node.id in HOST_NAMES:
+            return True
+        values = _ASSIGNED.get(node.id)
+        if not values or node.id in _SEEN:
+            return False
+        _SEEN.add(node.id)
+        try:
+            return all(_ok(v) for v in values)  # a local made of safe parts is safe
+        finally:
+            _SEEN.discard(node.id)
     if isinstance(node, ast.Attribute):  # args.key, store.path, link.port, o.nbytes: the host's
         return isinstance(node.value, ast.Name) and node.value.id in ("args", "store", "link", "st", "self") \
             or node.attr in HOST_ATTRS
@@ -61,7 +74,14 @@ def _ok(node: ast.AST) -> bool:
 
 def _unsafe_prints(src: str) -> list[tuple[int, str]]:
     out = []
-    for node in ast.walk(ast.parse(src)):
+    tree = ast.parse(src)
+    _ASSIGNED.clear()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    _ASSIGNED.setdefault(t.id, []).append(node.value)
+    for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"):
             continue
         for a in node.args:
@@ -82,3 +102,5 @@ def test_the_check_catches_a_raw_print():
     assert _unsafe_prints("print(f'unit {info.get(\"unit\")}')")
     assert _unsafe_prints("print('%s' % r.error)")
     assert not _unsafe_prints("print(f'unit {shown(info.get(\"unit\"))}')")
+    assert _unsafe_prints("note = f'-- {e}'\nprint(note)")
+    assert not _unsafe_prints("note = f'-- {one_line(e)}'\nprint(note)")
