@@ -19,9 +19,11 @@ HOST_NAMES = {"port", "ports", "path", "dest", "out", "n", "i", "k", "count", "t
               "hint", "quiet_note", "events", "err_count", "field", "width", "col", "drift",
               "winners", "f",  # "P1,P3"; a folder of the store
               "when",  # cmd_clock: the unit's time after it parsed as one
-              "text"}  # cmd_monitor: json.dumps of the event (ASCII)
+              "text",  # cmd_monitor: json.dumps of the event (ASCII)
+              "done", "failed", "cat", "usb", "verb"}  # cmd_cards, cmd_ports: counts, host catalog files
 HOST_ATTRS = {"id", "nbytes", "retries", "status", "path", "port", "code", "command", "__name__", "upper"}
-CHECKED = ["cmd_logs.py", "cmd_monitor.py", "cmd_doctor.py", "cmd_config.py", "cmd_clock.py", "cli.py"]
+CHECKED = ["cmd_logs.py", "cmd_monitor.py", "cmd_doctor.py", "cmd_config.py", "cmd_clock.py", "cli.py", "cmd_cards.py",
+           "cmd_deploy.py", "cmd_ports.py"]
 
 
 _ASSIGNED: dict[str, list[ast.AST]] = {}  # name -> every value assigned to it in the module read
@@ -54,7 +56,9 @@ def _ok(node: ast.AST) -> bool:
     if isinstance(node, ast.Subscript):  # a count the host made
         return isinstance(node.slice, ast.Constant) and node.slice.value in (
             "ok", "check", "pulled", "already_here", "games", "wins", "false_starts", "presses", "late", "locked",
-            "reactions")
+            "reactions", "device", "kind", "game", "skipped")
+    if isinstance(node, ast.Starred):
+        return _ok(node.value)
     if isinstance(node, ast.GeneratorExp):
         return _ok(node.elt)
     if isinstance(node, ast.IfExp):
