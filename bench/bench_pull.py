@@ -25,7 +25,7 @@ sys.path[:0] = [str(HERE.parent / "host"), str(HERE.parent / "firmware")]
 import mausbox  # noqa: E402,F401  (installs the micropython shim)
 from maus import gamelog  # noqa: E402
 from mausbox.cmd_sim import wait_ready  # noqa: E402
-from mausbox.link import UnitLink  # noqa: E402
+from mausbox.link import LinkError, UnitLink  # noqa: E402
 from mausbox.logpull import pull_unit  # noqa: E402
 from mausbox.sim import run as simrun  # noqa: E402
 from mausbox.sim import tui as simtui  # noqa: E402
@@ -161,8 +161,17 @@ def pull_through(tmp: Path, tag: str, logs: dict[str, bytes], rate: float, timeo
         with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=fifo.env()) as unit:
             if not wait_ready(root, since):
                 raise SystemExit("pull.failed: 1 flag (the app did not start)")
-            with UnitLink(unit.pty_path, timeout=120) as first:  # booted with many logs: the service answers
-                first.hello()
+            end = time.monotonic() + 300
+            while True:  # booted with many logs: its app's service answers (not a REPL the link would serve)
+                try:
+                    with UnitLink(unit.pty_path, timeout=30, recover=False) as first:
+                        if first.hello().get("app"):
+                            break
+                except LinkError as e:
+                    _say("waiting for the app: %s" % e)
+                if time.monotonic() > end:
+                    raise SystemExit("pull.failed: 1 flag (the app did not answer)")
+                time.sleep(1)
             with FaultyRelay(unit.pty_path, rate=rate, seed=2) as rl:
                 links = []
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Callable
 
 from mausbox.link.bounds import LIST_TRIES, MAX_LOG_BYTES, MAX_SILENT, MAX_STALLS, backoff
-from mausbox.link.unit import FrameGap, LinkError, LinkLost, UnitError
+from mausbox.link.unit import FrameGap, LinkError, LinkLost, NoService, UnitError
 
 MAX_NAME = 64
 PULLED = ".pulled"
@@ -239,6 +239,8 @@ class Puller:
                 self.log("link: %s" % e)
                 if i == tries - 1:
                     raise PullError("the unit stopped answering: %s" % e) from None
+                if isinstance(e, NoService) and getattr(self.link, "info", None) is not None:
+                    self.link.info = None  # its app stopped (a crash): the next hello starts the service again
                 time.sleep(backoff(i + 1))
         raise AssertionError
 
