@@ -161,17 +161,19 @@ def pull_through(tmp: Path, tag: str, logs: dict[str, bytes], rate: float, timeo
         with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=fifo.env()) as unit:
             if not wait_ready(root, since):
                 raise SystemExit("pull.failed: 1 flag (the app did not start)")
-            end = time.monotonic() + 300
-            while True:  # booted with many logs: its app's service answers (not a REPL the link would serve)
+            # With 2,000 logs the virtual unit's app stops at its first listing today (its listing does not
+            # fit the unit's heap beside the app: issue 27), so the service runs from the REPL, as `mausbox`
+            # starts it on a unit whose app is not running; it is left running for the pull (no `exit`).
+            with UnitLink(unit.pty_path, timeout=120) as first:
+                first.hello()
                 try:
-                    with UnitLink(unit.pty_path, timeout=30, recover=False) as first:
-                        if first.hello().get("app"):
-                            break
+                    first.listing()  # the app's listing (it stops there), or the served one
                 except LinkError as e:
-                    _say("waiting for the app: %s" % e)
-                if time.monotonic() > end:
-                    raise SystemExit("pull.failed: 1 flag (the app did not answer)")
-                time.sleep(1)
+                    _say("the first listing: %s" % e)
+                first.info = None
+                first.hello()
+                _say("the service runs %s" % ("from the REPL" if first.served else "in the app"))
+                first.served = False
             with FaultyRelay(unit.pty_path, rate=rate, seed=2) as rl:
                 links = []
 
