@@ -450,6 +450,8 @@ class Puller:
                 except LinkError as err:
                     fh.flush()
                     silent += 1
+                    if isinstance(err, NoService):  # the service stopped (a Ctrl-C made by a damaged byte):
+                        self.link.info = None  # the next hello starts it again from the REPL
                     self.log("%s: %s; asking again" % (e.name, err))
                     time.sleep(backoff(silent))
                 fh.seek(0, 2)
