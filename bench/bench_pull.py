@@ -185,8 +185,12 @@ def pull_through(tmp: Path, tag: str, logs: dict[str, bytes], rate: float, timeo
 
                 t0 = time.monotonic()
                 res = None
+                unit_id = None
                 for _ in range(3):  # as a user would: pull again until nothing is left (each run resumes)
                     res = pull_unit(connect(), store, reconnect=connect, log=_say)
+                    unit_id = res.unit or unit_id
+                    for o in res.outcomes:
+                        tally["retries"] += o.retries
                     if not res.error and all(o.status in ("pulled", "skipped") for o in res.outcomes):
                         break
                 took = time.monotonic() - t0
@@ -196,9 +200,8 @@ def pull_through(tmp: Path, tag: str, logs: dict[str, bytes], rate: float, timeo
     finally:
         stop.set()
     assert res is not None
-    unit_id = res.unit or "unknown"
+    unit_id = unit_id or "unknown"  # the unit's id from any pull that got as far as the listing
     for o in res.outcomes:
-        tally["retries"] += o.retries
         tally["failed"] += o.status not in ("pulled", "skipped")
     for name, data in logs.items():
         got = store.raw_dir(unit_id) / name
