@@ -330,12 +330,15 @@ class HostService:
                     if len(named) < 3:
                         named.append(name.decode("utf-8", "replace")[:64])
                 continue
+            size = e[3] if len(e) > 3 else _size(d, name)  # littlefs gives the size; VfsPosix (the sim) not
+            if size < 0:  # unreadable (a dangling link): skipped and reported, the rest is still served
+                strays += 1
+                if len(named) < 3:
+                    named.append(name.decode("utf-8", "replace")[:64])
+                continue
             count += 1
             if count <= skip:
                 continue
-            size = e[3] if len(e) > 3 else -1  # littlefs gives the size; VfsPosix (the sim) does not
-            if size < 0:
-                size = os.stat(d + "/" + name.decode())[6]
             if n + k + 12 > _LIST_BYTES:
                 self.send(0x50, seq, buf, n)  # "P"
                 n = 0
@@ -473,11 +476,25 @@ def _wall(hw):
     return None if t is None else "%04d-%02d-%02dT%02d:%02d:%02d" % tuple(t[:6])
 
 
+def _size(d, name):
+    try:
+        return os.stat(d + "/" + name.decode())[6]
+    except OSError:
+        return -1
+
+
 def _ilistdir(d):
     il = getattr(os, "ilistdir", None)
     if il is not None:
         return il(d)
-    return ((n, os.stat(d + b"/" + n)[0] & 0xF000) for n in os.listdir(d))  # CPython (the tests): sizes by stat
+    return ((n, _mode(d + b"/" + n)) for n in os.listdir(d))  # CPython (the tests): sizes by stat
+
+
+def _mode(p):
+    try:
+        return os.stat(p)[0] & 0xF000
+    except OSError:
+        return 0  # unreadable: _list skips and reports it
 
 
 def _mem(gc, name):

@@ -132,9 +132,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(modules[args.command].run(args) or 0)
     except UserError as e:
-        from mausbox.shown import shown
+        from mausbox.shown import one_line
 
-        print(f"mausbox {args.command}: {shown(e, lines=True)}", file=sys.stderr)  # may quote the device
+        _json_error(args, e)
+        print(f"mausbox {args.command}: {one_line(e)}", file=sys.stderr)  # may quote the device: one line
         return e.code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -148,9 +149,29 @@ def main(argv: list[str] | None = None) -> int:
             raise
         from mausbox.shown import shown
 
+        _json_error(args, e)
         print(f"mausbox {args.command}: internal error ({type(e).__name__}: {shown(e)}); "
               "please report it (MAUSBOX_DEBUG=1 shows the traceback)", file=sys.stderr)
         return EXIT_PROBLEM
+
+
+def _json_error(args, e: Exception) -> None:
+    """With --json, a command that fails still prints one JSON document on stdout: {"error", "port"} (the line
+    on stderr says the same for a person)."""
+    if not getattr(args, "json", False):
+        return
+    import json
+
+    from mausbox.shown import json_safe, one_line
+
+    port = getattr(e, "port", None) or getattr(args, "port", None)
+    if isinstance(port, list):
+        port = port[0] if len(port) == 1 else port
+    doc = {"error": one_line(e), "port": port, "exit": getattr(e, "code", EXIT_PROBLEM)}
+    try:
+        print(json_safe(json.dumps(doc)), flush=True)
+    except (OSError, ValueError):
+        pass
 
 
 def _quiet_pipe() -> int:

@@ -302,8 +302,10 @@ def _check(args) -> int:
                           **({"compiled": str(cat) if cat else None} if args.compile else {})}, indent=1))
     elif errs:
         print("%s: %d problem(s):" % (args.file, len(errs)))
+        from mausbox.shown import shown
+
         for e in errs:
-            print("  " + e)
+            print("  " + shown(e))
     else:
         print("%s: a good %s catalog, %s" % (args.file, data["game"], plural(len(card_list(data)), "card")))
         if args.compile:
@@ -393,8 +395,10 @@ def _each_card(args, verb: str, fn) -> int:
                 break
             if go == "skip":
                 continue
+            from mausbox.shown import one_line
+
             ok, msg = fn(link, _check_ident(ident))
-            print("  %s %s" % ("ok:" if ok else "FAILED:", msg))
+            print("  %s %s" % ("ok:" if ok else "FAILED:", one_line(msg)))  # may quote the unit
             done += ok
             failed += not ok
     finally:

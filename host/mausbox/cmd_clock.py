@@ -62,9 +62,9 @@ def run(args) -> int:
         raise UserError(f"{link.port}: the unit's clock answer is garbled: {wall!r}", EXIT_LINK) from None
     host = time.gmtime() if utc else time.localtime()
     drift = round(unit_t - time.mktime(time.struct_time(tuple(host[:6]) + (0, 0, -1))))
-    shown = wall.replace("T", " ")
+    when = wall.replace("T", " ")  # it parsed as a time: nothing but digits and separators
     if args.json:
-        print(json.dumps({"unit_time": shown, "off_by_s": drift}))
+        print(json.dumps({"unit_time": when, "off_by_s": drift}))
     else:
-        print(f"unit clock: {shown} ({'+' if drift >= 0 else ''}{drift} s from this computer)")
+        print(f"unit clock: {when} ({'+' if drift >= 0 else ''}{drift} s from this computer)")
     return 0

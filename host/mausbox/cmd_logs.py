@@ -78,10 +78,12 @@ def _store(args, folders=None):
     from pathlib import Path
 
     from mausbox.cli import EXIT_USAGE, UserError
-    from mausbox.store import Store
+    from mausbox.store import Store, StoreUnusable
 
     try:
         st = Store.open(args.store, folders=[Path(f) for f in folders or []])
+    except StoreUnusable as e:  # a folder, unreadable, read-only: one line, nothing touched
+        raise UserError(str(e), EXIT_USAGE) from None
     except Exception as e:  # sqlite3.DatabaseError, OSError: a friendly line, no traceback
         raise UserError("cannot open the store %s: %s" % (args.store or "(default)", e), EXIT_USAGE) from None
     _notes(st)
@@ -180,7 +182,7 @@ def _pull(args) -> int:
     from mausbox.cli import EXIT_LINK, EXIT_NO_UNIT, EXIT_OK, EXIT_PROBLEM, UserError
     from mausbox.link import UnitLink
     from mausbox.logpull import UnitResult, pull_unit
-    from mausbox.shown import shown
+    from mausbox.shown import json_safe, one_line, shown
 
     store = _store(args, [args.dest] if args.dest else None)
     ports = _ports(args)
@@ -190,7 +192,7 @@ def _pull(args) -> int:
     def say(port, msg):
         if args.verbose:
             with out_lock:
-                print("%s: %s" % (port, msg), file=sys.stderr)
+                print("%s: %s" % (port, one_line(msg)), file=sys.stderr)
 
     def connect(port: str) -> UnitLink:
         return UnitLink(port, timeout=args.timeout, baud=args.baud)
@@ -231,27 +233,38 @@ def _pull(args) -> int:
     else:
         with ThreadPoolExecutor(max_workers=min(8, len(ports))) as ex:
             results = list(ex.map(one, ports))
+    def counts(r) -> dict:
+        return {"pulled": sum(o.status == "pulled" for o in r.outcomes),
+                "already_here": sum(o.status == "skipped" for o in r.outcomes),
+                "not_fetched": sum(o.status in ("failed", "refused") for o in r.outcomes),
+                "not_marked": sum(o.status == "pulled" and not o.marked for o in r.outcomes),
+                "damaged": sum(bool(o.damage) for o in r.outcomes)}
+
     if args.json:
-        print(json.dumps([{"port": r.port, "unit": r.unit, "error": r.error or None, "logs": [
+        print(json_safe(json.dumps([{"port": r.port, "unit": r.unit, "error": r.error or None, "counts": counts(r),
+                                     "logs": [
             {"name": o.name, "status": o.status, "path": str(o.path) if o.path else None, "bytes": o.nbytes,
-             "retries": o.retries, "damage": o.damage, "finished": o.finished, "detail": o.detail or None}
-            for o in r.outcomes]} for r in results], indent=1))
+             "retries": o.retries, "damage": o.damage, "finished": o.finished, "marked": o.marked,
+             "detail": o.detail or None}
+            for o in r.outcomes]} for r in results], indent=1)))
     else:
         for r in results:
             if r.error:
-                print("%s: FAILED: %s" % (r.port, shown(r.error)))
+                print("%s: FAILED: %s" % (r.port, one_line(r.error)))
                 continue
-            n = sum(o.status == "pulled" for o in r.outcomes)
-            print("%s (unit %s): %d pulled, %d already here" % (
-                r.port, shown(r.unit), n, sum(o.status == "skipped" for o in r.outcomes)))
+            c = counts(r)
+            bad = ", ".join("%d %s" % (c[k], w) for k, w in (("not_fetched", "not fetched"), ("not_marked",
+                            "not marked pulled on the unit"), ("damaged", "damaged")) if c[k])
+            print("%s (unit %s): %d pulled, %d already here%s" % (
+                r.port, shown(r.unit), c["pulled"], c["already_here"], "; " + bad if bad else ""))
             for o in r.outcomes:
                 if o.status == "pulled":
                     print("  %-22s %7d bytes%s%s" % (shown(o.name), o.nbytes, "  (%d retries)" % o.retries
-                                                   if o.retries else "", "  " + shown(o.detail) if o.detail else ""))
+                                                   if o.retries else "", "  " + one_line(o.detail) if o.detail else ""))
                     for d in o.damage:
                         print("    damaged on the unit: %s" % shown(d))
                 elif o.status != "skipped":
-                    print("  %s: %s" % (o.status.upper(), shown(o.detail)))
+                    print("  %s: %s" % (o.status.upper(), one_line(o.detail)))
     _notes(store)
     if all(r.unreachable for r in results):
         return EXIT_NO_UNIT
@@ -321,12 +334,15 @@ def _stats(args) -> int:
     import json
 
     from mausbox.report import collect
+    from mausbox.shown import shown
 
     store = _store(args)
     games, stats = collect(store, _names(args), args.unit, args.game)
     rows = [s.summary() for s in stats]
     if args.json:
-        print(json.dumps({"games": len(games), "players": rows}, indent=1, ensure_ascii=False))
+        from mausbox.shown import json_safe
+
+        print(json_safe(json.dumps({"games": len(games), "players": rows}, indent=1, ensure_ascii=False)))
         return 0
     from mausbox.shown import width
 
@@ -342,7 +358,7 @@ def _stats(args) -> int:
     def f(v):
         return ("-" if v is None else "%.0f" % v)
     for d in rows:
-        name = d["name"] if len(d["name"]) <= w else d["name"][:w - 1] + "…"
+        name = shown(d["name"] if len(d["name"]) <= w else d["name"][:w - 1] + "…")
         print(fmt % (w, name, d["games"], d["wins"], d["false_starts"], d["presses"], d["late"], d["locked"],
                      d["reactions"], f(d["median_ms"]), f(d["p10_ms"]), f(d["p90_ms"])))
     from mausbox.report import reaction_kind
@@ -370,6 +386,8 @@ def _export(args) -> int:
                 f.write(text)
         except OSError as e:
             raise UserError("cannot write %s: %s" % (args.output, e), EXIT_USAGE) from None
-    else:
-        sys.stdout.write(text)
+    else:  # a terminal, or a pipe that may end at one: a log's control and bidi characters shown as escapes
+        from mausbox.shown import json_safe, shown
+
+        sys.stdout.write(json_safe(text) if args.format == "json" else shown(text, lines=True))
     return 0

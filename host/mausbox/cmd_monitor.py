@@ -49,6 +49,7 @@ def run(args) -> int:
     events = 0
     first = True
     quiet_note = ""
+    from mausbox.shown import one_line
     from mausbox.shown import shown as esc
 
     def left() -> float | None:
@@ -118,7 +119,7 @@ def run(args) -> int:
         except LinkError as e:
             if first:
                 raise
-            note = f"-- the unit does not answer ({e}); waiting"
+            note = f"-- the unit does not answer ({one_line(e)}); waiting"
             if quiet_note != note:
                 print(note, file=sys.stderr)
             quiet_note = note

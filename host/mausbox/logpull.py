@@ -14,14 +14,14 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from mausbox.link.unit import FrameGap, LinkError, LinkLost, UnitError
+from mausbox.link.bounds import LIST_TRIES, MAX_LOG_BYTES, MAX_SILENT, MAX_STALLS, backoff
+from mausbox.link.unit import FrameGap, LinkError, LinkLost, NoService, UnitError
 
-MAX_LOG_BYTES = 16 * 1024 * 1024
 MAX_NAME = 64
 PULLED = ".pulled"
 
@@ -31,6 +31,80 @@ _UNIT_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 class PullError(Exception):
     """A log could not be pulled (after retries); the message says why."""
+
+
+class PlantedLink(OSError):
+    """A symbolic link (or something not a folder) where the pull writes: refused, nothing written there."""
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
+
+
+def open_folder(base: Path, target: Path) -> int:
+    """`target` open as a descriptor (its folders made as needed): `base` is the user's choice and followed as
+    given; every component of `target` below it is made or opened without following a link, so nothing planted
+    in the tree (a link at DEST/<unit>, at partial/) takes the pull elsewhere. PlantedLink if one is there."""
+    base, target = Path(base), Path(target)
+    try:
+        rel = target.relative_to(base).parts
+    except ValueError:
+        base, rel = target, ()
+    base.mkdir(parents=True, exist_ok=True)
+    fd = os.open(base, os.O_RDONLY | _DIRECTORY)
+    here = base
+    for name in rel:
+        here = here / name
+        try:
+            try:
+                os.mkdir(name, 0o755, dir_fd=fd)
+            except FileExistsError:
+                pass
+            nfd = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
+        except OSError as err:
+            kind = _kind_at(fd, name)
+            os.close(fd)
+            if kind == "link":
+                raise PlantedLink("%s is a symbolic link: refused (nothing is written through a link)" % here) from None
+            if kind is not None and kind != "dir":
+                raise PlantedLink("%s is not a folder: refused" % here) from None
+            raise err
+        os.close(fd)
+        fd = nfd
+    return fd
+
+
+def _kind_at(dfd: int, name: str) -> str | None:
+    import stat
+
+    try:
+        st = os.lstat(name, dir_fd=dfd)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(st.st_mode):
+        return "link"
+    return "dir" if stat.S_ISDIR(st.st_mode) else "file" if stat.S_ISREG(st.st_mode) else "other"
+
+
+def _read_at(dfd: int, name: str) -> bytes | None:
+    """A plain file's bytes in the folder `dfd`, never through a link; None if there is none."""
+    try:
+        fd = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=dfd)
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        import stat
+
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return None
+        return f.read()
+
+
+def _unlink_at(dfd: int, name: str) -> None:
+    try:
+        os.unlink(name, dir_fd=dfd)
+    except FileNotFoundError:
+        pass
 
 
 def check_name(name: object) -> str:
@@ -106,6 +180,7 @@ class Outcome:
     nbytes: int = 0
     damage: list[str] = field(default_factory=list)
     finished: bool = True
+    marked: bool = True  # False: copied, but the unit refused (or never answered) the pulled mark
 
 
 def verify_log(data: bytes) -> tuple[list[str], bool]:
@@ -120,16 +195,20 @@ class Puller:
     """Pulls the logs of one unit over `link` (a UnitLink) into `dest` (verified files only), `staging` for
     partial copies. `reconnect()` gives a new link after the port went away (or raises LinkLost)."""
 
-    max_stalls = 8  # consecutive attempts without progress before a file is given up
-    max_silent = 2  # of them, unanswered ones: then the unit counts as gone (the other logs are not tried)
+    max_stalls = MAX_STALLS  # consecutive attempts without progress before a file is given up
+    max_silent = MAX_SILENT  # of them, unanswered ones: then the unit counts as gone (the others are not tried)
 
     def __init__(self, link, dest: Path | None = None, staging: Path | None = None, *, mark: bool = True,
                  verify: Callable[[bytes], tuple[list[str], bool]] | None = None,
                  log: Callable[[str], None] = lambda s: None, reconnect: Callable[[], object] | None = None,
-                 progress: Callable[[str, int, int], None] | None = None):
+                 progress: Callable[[str, int, int], None] | None = None, dest_base: Path | None = None,
+                 staging_base: Path | None = None):
         self.link = link
         self.dest = Path(dest) if dest else Path(".")
         self.staging = Path(staging) if staging else self.dest / ".partial"
+        self.dest_base = Path(dest_base) if dest_base else self.dest  # followed as given; below: never a link
+        self.staging_base = Path(staging_base) if staging_base else self.staging
+        self._dfd = self._sfd = -1
         self.mark = mark
         self.verify = verify or verify_log
         self.log = log
@@ -146,7 +225,8 @@ class Puller:
         self.listing.stray_count = int(getattr(self.link, "stray_count", 0) or 0)
         return self.listing
 
-    def _retry(self, fn, tries: int = 3):
+    def _retry(self, fn, tries: int = LIST_TRIES):
+        """fn() again after a failure of the line, with a growing pause (bounds.py)."""
         for i in range(tries):
             try:
                 return fn()
@@ -159,6 +239,9 @@ class Puller:
                 self.log("link: %s" % e)
                 if i == tries - 1:
                     raise PullError("the unit stopped answering: %s" % e) from None
+                if isinstance(e, NoService) and getattr(self.link, "info", None) is not None:
+                    self.link.info = None  # its app stopped (a crash): the next hello starts the service again
+                time.sleep(backoff(i + 1))
         raise AssertionError
 
     def _reconnect(self) -> None:
@@ -171,6 +254,19 @@ class Puller:
             self.gone = str(e)
             raise PullError("lost the unit: %s" % e) from None
 
+    def _folders(self) -> tuple[int, int]:
+        """(destination, staging) folders open as descriptors, made if missing: every component below the
+        bases the user chose (`dest_base`, `staging_base`) opened without following a link (PlantedLink)."""
+        fds = []
+        try:
+            for base, d in ((self.dest_base, self.dest), (self.staging_base, self.staging)):
+                fds.append(open_folder(base, d))
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
+        return fds[0], fds[1]
+
     def pull_all(self, only_new: bool = True) -> list[Outcome]:
         listing = self.listing or self.fetch_listing()
         out = [Outcome(r, "refused", detail=r) for r in listing.refused]
@@ -179,28 +275,47 @@ class Puller:
         more = listing.stray_count - len(listing.strays)
         if more > 0:
             out.append(Outcome("(%d more)" % more, "skipped", detail="not logs this unit wrote: left on the unit"))
-        newest = max((e.name for e in listing.entries), default=None)
-        for e in listing.entries:
-            if self.gone:
-                out.append(Outcome(e.name, "failed", detail="not tried: %s" % self.gone))
-                continue
-            have = self.dest / e.name
-            if only_new and e.pulled and have.exists() and have.stat().st_size == e.size:
-                out.append(Outcome(e.name, "skipped", have, "already pulled"))
-                continue
-            out.append(self.pull(e, in_progress_ok=e.name == newest))
+        if not listing.entries:
+            return out
+        try:
+            self._dfd, self._sfd = self._folders()
+        except PlantedLink as err:
+            raise PullError(str(err)) from None
+        except OSError as err:
+            return out + [Outcome(e.name, "failed", detail="cannot make the folder %s: %s" % (
+                getattr(err, "filename", None) or self.dest, err.strerror or err)) for e in listing.entries]
+        try:
+            newest = max((e.name for e in listing.entries), default=None)
+            for e in listing.entries:
+                if self.gone:
+                    out.append(Outcome(e.name, "failed", detail="not tried: %s" % self.gone))
+                    continue
+                refetch = False
+                if only_new and e.pulled:
+                    old = _read_at(self._dfd, e.name)
+                    if old is not None and len(old) == e.size:
+                        if not self._damaged(old):
+                            out.append(Outcome(e.name, "skipped", self.dest / e.name, "already pulled"))
+                            continue
+                        refetch = True  # the copy here fails its check: the unit's may not
+                oc = self.pull(e, in_progress_ok=e.name == newest, refetch=refetch)
+                out.append(oc)
+        finally:
+            os.close(self._dfd)
+            os.close(self._sfd)
         return out
 
-    def pull(self, e: Entry, in_progress_ok: bool = False) -> Outcome:
-        part = self.staging / (e.name + ".part")
+    def _damaged(self, data: bytes) -> bool:
+        try:
+            return bool(self.verify(data)[0])
+        except Exception:  # noqa: BLE001 - a reader bug: treat the copy as suspect, fetch it again
+            return True
+
+    def pull(self, e: Entry, in_progress_ok: bool = False, refetch: bool = False) -> Outcome:
+        """One log into the open folders (pull_all opens them)."""
         final = self.dest / e.name
+        part = self.staging / (e.name + ".part")
         oc = Outcome(e.name, "failed")
-        for d in (self.staging, self.dest):
-            try:
-                d.mkdir(parents=True, exist_ok=True)
-            except OSError as err:
-                oc.detail = "cannot make the folder %s: %s" % (d, err.strerror or err)
-                return oc
         try:
             data, sha = self._fetch(e, part, oc)
         except PullError as err:
@@ -211,14 +326,26 @@ class Puller:
             oc.damage, oc.finished = self.verify(data)
         except Exception as err:  # a reader bug must not lose the copy: report it
             oc.damage, oc.finished = ["log reader failed: %r" % err], False
+        if refetch:
+            old = _read_at(self._dfd, e.name)
+            if old == data:  # the unit's copy is the same: damaged there, nothing better to be had
+                oc.status, oc.path = "pulled", final
+                oc.detail = "the copy here fails its check, and so does the unit's"
+                _unlink_at(self._sfd, part.name)
+                return oc
         try:
-            final = self._place(e, final, data, sha, oc)
+            final = self._place(e, final, data, sha, oc, replace=refetch)
+        except PlantedLink as err:
+            oc.detail = str(err)
+            return oc
         except OSError as err:  # the destination is odd (a directory there, read-only, full): say so, keep the copy
             oc.detail = "verified, but cannot write %s: %s (the copy stays in %s)" % (
                 final, err.strerror or err, part.parent)
             return oc
-        part.unlink(missing_ok=True)
+        _unlink_at(self._sfd, part.name)
         oc.path, oc.status = final, "pulled"
+        if refetch:
+            oc.detail = "the copy here failed its check: fetched again from the unit"
         if not oc.finished and in_progress_ok:
             oc.detail = "unfinished (game may be running): copied, not marked pulled"
             return oc
@@ -226,48 +353,66 @@ class Puller:
             try:
                 res = self._retry(lambda: self.link.request("mark", name=e.name, sha256=sha))
                 if not res.get("marked"):
+                    oc.marked = False
                     oc.detail = "the unit refused the pulled mark (the log changed meanwhile)"
             except (UnitError, PullError) as err:
+                oc.marked = False
                 oc.detail = "copied and verified, but marking it pulled failed: %s" % err
         return oc
 
-    def _place(self, e: Entry, final: Path, data: bytes, sha: str, oc: Outcome) -> Path:
+    def _place(self, e: Entry, final: Path, data: bytes, sha: str, oc: Outcome, replace: bool = False) -> Path:
         """Write the verified log to the destination: a temp file made exclusively there (never a planted
         file or symlink followed), then renamed over the name (atomic). Returns the name used."""
-        if final.is_symlink() or (final.exists() and not final.is_file()):
+        dfd = self._dfd
+        name = final.name
+        kind = _kind_at(dfd, name)
+        if kind == "link":
+            raise PlantedLink("%s is a symbolic link: refused (nothing is written through a link)" % final)
+        if kind not in (None, "file"):
             raise IsADirectoryError(21, "something other than a file is in the way", str(final))
-        if final.exists():
-            old = final.read_bytes()
+        if kind == "file" and not replace:
+            old = _read_at(dfd, name) or b""
             if old != data and not data.startswith(old):
                 # Another game under the same name (the unit's flash was wiped and numbering restarted):
                 # never overwrite it; the new one gets a host-made name.
-                final = self.dest / ("%s~%s.jsonl" % (e.name[:-6], sha[:12]))
-                oc.detail = "another log already has this name here: kept as %s" % final.name
-        if not final.exists() or final.read_bytes() != data:
-            fd, tmp = tempfile.mkstemp(prefix=".%s." % final.name, suffix=".tmp", dir=self.dest)  # O_EXCL
+                name = "%s~%s.jsonl" % (e.name[:-6], sha[:12])
+                final = self.dest / name
+                oc.detail = "another log already has this name here: kept as %s" % name
+                kind = _kind_at(dfd, name)
+                if kind == "link":
+                    raise PlantedLink("%s is a symbolic link: refused (nothing is written through a link)" % final)
+        if kind is None or _read_at(dfd, name) != data:
+            tmp = ".%s.%s.tmp" % (name, os.urandom(6).hex())
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=dfd)
             try:
                 with os.fdopen(fd, "wb") as f:
                     f.write(data)
                     f.flush()
                     os.fsync(f.fileno())
-                os.replace(tmp, final)
+                if _kind_at(dfd, name) == "link":  # planted meanwhile
+                    raise PlantedLink("%s is a symbolic link: refused (nothing is written through a link)" % final)
+                os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
             except BaseException:
-                os.unlink(tmp)
+                _unlink_at(dfd, tmp)
                 raise
         return final
 
     def _fetch(self, e: Entry, part: Path, oc: Outcome) -> tuple[bytes, str]:
         """The log's bytes and their sha256, checked against the unit's; resumes from what `part` holds."""
-        if part.is_symlink() or (part.exists() and not part.is_file()):
+        sfd = self._sfd
+        kind = _kind_at(sfd, part.name)
+        if kind == "link":
+            raise PullError("%s is a symbolic link: refused (nothing is written through a link)" % part)
+        if kind not in (None, "file"):
             raise PullError("%s is not a plain file: remove it" % part)
-        if part.exists() and part.stat().st_size > max(e.size, 0):
-            part.unlink()
+        if kind == "file" and os.stat(part.name, dir_fd=sfd).st_size > max(e.size, 0):
+            os.unlink(part.name, dir_fd=sfd)
         stalls = silent = 0
         restarts = 0
         prog = self.progress
         moved = (lambda n: prog(e.name, n, max(e.size, n))) if prog else None
         try:  # never through a symlink planted at the name meanwhile
-            fd = os.open(part, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0), 0o600)
+            fd = os.open(part.name, os.O_RDWR | os.O_CREAT | os.O_APPEND | _NOFOLLOW, 0o600, dir_fd=sfd)
         except OSError as err:
             raise PullError("cannot write the partial copy %s: %s" % (part, err.strerror or err)) from None
         with os.fdopen(fd, "a+b") as fh:
@@ -304,8 +449,11 @@ class Puller:
                     raise PullError("the unit failed reading %s: %s" % (e.name, err.msg)) from None
                 except LinkError as err:
                     fh.flush()
-                    self.log("%s: %s; asking again" % (e.name, err))
                     silent += 1
+                    if isinstance(err, NoService):  # the service stopped (a Ctrl-C made by a damaged byte):
+                        self.link.info = None  # the next hello starts it again from the REPL
+                    self.log("%s: %s; asking again" % (e.name, err))
+                    time.sleep(backoff(silent))
                 fh.seek(0, 2)
                 if fh.tell() == before:
                     stalls += 1
@@ -329,7 +477,8 @@ class UnitResult:
 
     @property
     def ok(self) -> bool:
-        return not self.error and all(o.status in ("pulled", "skipped") and not o.damage for o in self.outcomes)
+        return not self.error and all(o.status in ("pulled", "skipped") and not o.damage and o.marked
+                                      for o in self.outcomes)
 
 
 def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
@@ -340,11 +489,13 @@ def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
     p = Puller(link, mark=mark, log=log, reconnect=reconnect, progress=progress)
     try:
         listing = p.fetch_listing()
-    except (PullError, LinkError) as e:
+    except (PullError, LinkError, UnitError) as e:  # UnitError: it refused `hello` or `logs`
         res.error = str(e)
         return res
     unit = res.unit = listing.unit or "unknown"
+    p.dest_base = Path(dest_root) if dest_root else store.dir
     p.dest = (Path(dest_root) if dest_root else store.dir / "raw") / unit
+    p.staging_base = store.dir
     p.staging = store.partial_dir(unit)
     try:
         res.outcomes = p.pull_all()

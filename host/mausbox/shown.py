@@ -48,3 +48,21 @@ def wrapped(line: str, indent: int, cols: int | None = None) -> list[str]:
         return [line]
     return textwrap.wrap(line, width=cols, subsequent_indent=" " * min(indent, cols // 2),
                          break_on_hyphens=False, drop_whitespace=True) or [line[:cols]]
+
+
+def one_line(value: object) -> str:
+    """A message for one line of a terminal: its line breaks shown as " | " (a device's text inside an error
+    cannot start a line of its own and pass for the tool's), everything else as `shown`."""
+    if isinstance(value, (bytes, bytearray)):
+        value = bytes(value).decode("utf-8", "replace")
+    text = "\n".join(ln.rstrip() for ln in str(value).replace("\r\n", "\n").strip("\n").split("\n"))
+    return shown(text.replace("\n", " | "))
+
+
+_JSON_BAD = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def json_safe(text: str) -> str:
+    """JSON text (json.dumps, which escapes C0 already) with C1 and bidirectional controls escaped too: the
+    same document, safe on a terminal."""
+    return _JSON_BAD.sub(lambda m: "\\u%04x" % ord(m.group()), text)

@@ -100,9 +100,45 @@ class StoreDamaged(Exception):
     pass
 
 
+class StoreUnusable(Exception):
+    """The store's path cannot be used as given (a folder, unreadable, read-only): nothing was changed."""
+
+
+def _normal(path: str | Path) -> Path:
+    """One spelling for one store: `s.sqlite`, `./s.sqlite` and its absolute path are the same store (the rows
+    keep absolute paths of their files, so a relative spelling found none and re-read every folder)."""
+    return Path(os.path.realpath(Path(path).expanduser()))
+
+
+def _check_usable(p: Path) -> None:
+    """StoreUnusable, saying why in one line, when `p` cannot be this store; only a file that is a damaged
+    store is ever moved aside, never a folder or a file the user cannot read or write."""
+    if p.is_dir():
+        raise StoreUnusable("%s is a folder, not a store file: give a file name, such as %s" % (
+            p, p / "logs.sqlite"))
+    if p.exists():
+        if not p.is_file():
+            raise StoreUnusable("%s is not a plain file" % p)
+        try:
+            with open(p, "rb"):
+                pass
+        except OSError as e:
+            raise StoreUnusable("cannot read %s: %s" % (p, e.strerror or e)) from None
+        if not os.access(p, os.W_OK) or not os.access(p.parent, os.W_OK):
+            raise StoreUnusable("%s is read-only (or its folder is): the store needs to write there" % p)
+        return
+    q = p.parent
+    while not q.exists() and q != q.parent:
+        q = q.parent
+    if not q.is_dir():
+        raise StoreUnusable("cannot make the store %s: %s is not a folder" % (p, q))
+    if not os.access(q, os.W_OK | os.X_OK):
+        raise StoreUnusable("cannot make the store %s: %s is read-only" % (p, q))
+
+
 class Store:
     def __init__(self, path: str | Path | None = None):
-        self.path = Path(path) if path else default_path()
+        self.path = _normal(path) if path else default_path()
         self.dir = self.path.parent
         self.dir.mkdir(parents=True, exist_ok=True)
         self.notes: list[str] = []  # what opening or rebuilding did, one line each
@@ -118,7 +154,8 @@ class Store:
     def open(cls, path: str | Path | None = None, folders: list[Path] | None = None) -> Store:
         """The store, checked; rebuilt from the folders if it is missing or damaged, brought up to date with
         what they hold. `folders`: more destination folders to remember (a pull's --dest)."""
-        p = Path(path) if path else default_path()
+        p = _normal(path) if path else default_path()
+        _check_usable(p)
         missing = not p.exists() or p.stat().st_size == 0
         why = ""
         if not missing:
@@ -386,6 +423,10 @@ def _damage(p: Path) -> str:
                 return "tables missing"
         finally:
             db.close()
+    except sqlite3.OperationalError as e:  # locked, cannot open: not damage; the file is left alone
+        if "malformed" in str(e) or "not a database" in str(e):
+            return str(e)
+        raise StoreUnusable("cannot open the store %s: %s" % (p, e)) from None
     except sqlite3.Error as e:
         return str(e)
     return ""

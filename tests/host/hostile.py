@@ -16,8 +16,9 @@ HELLO = {"ok": True, "proto": 1, "proto_min": 1, "fw": "0.1", "unit": "evil01", 
 
 
 class Hostile:
-    """kind: "same" (the same valid frame of the answer, forever), "endless" (new valid frames, slowly,
-    forever), "answers" (every op answered from `answers`, a dict op -> document or callable(req) -> bytes)."""
+    """kind: "same" (the same valid frame of the answer, forever), "alternate" (two valid frames of the answer
+    taking turns, ~2.3 KB/s, forever), "stale" (its answer to `hello` again, forever, whatever is asked),
+    "endless" (new valid frames, slowly, forever), "answers" (every op answered from `answers`, a dict op -> document or callable(req) -> bytes)."""
 
     def __init__(self, kind: str, answers: dict | None = None, period: float = 0.01):
         self.master, self.slave = os.openpty()
@@ -28,6 +29,7 @@ class Hostile:
         self.period = period
         self.ops: list[str] = []
         self.chatter = b""  # console text sent before each answer
+        self.hello_seq = 0
         self._stop = False
         self._t = threading.Thread(target=self._run, daemon=True)
         self._t.start()
@@ -61,6 +63,7 @@ class Hostile:
                     op = req.get("op")
                     self.ops.append(op)
                     if op == "hello":
+                        self.hello_seq = f.seq
                         self._send(encode(RESPONSE, f.seq, json.dumps(self.answers.get("hello", HELLO)).encode()))
                     elif self.kind == "answers":
                         a = self.answers.get(op, {"ok": True})
@@ -74,6 +77,13 @@ class Hostile:
                 if self.kind == "same":
                     self._send(encode(DATA, seq, b"00000000" + b"x" * 64) if op == "read"
                                else encode(PART, seq, b"00001-mg.jsonl 10\n"))
+                elif self.kind == "stale":
+                    self._send(encode(RESPONSE, self.hello_seq, json.dumps(HELLO).encode()))
+                    time.sleep(0.05)
+                elif self.kind == "alternate":
+                    n += 1
+                    self._send(_alternate(op, seq, n % 2))
+                    time.sleep(0.2)  # ~460 bytes a frame: ~2.3 KB/s
                 elif self.kind == "endless":
                     n += 1
                     self._send(encode(PART, seq, b"%05d-mg.jsonl 10\n" % (n % 100000)) if op != "read"
@@ -85,6 +95,17 @@ class Hostile:
         self._t.join(timeout=3)
         os.close(self.master)
         os.close(self.slave)
+
+
+def _alternate(op: str, seq: int, which: int) -> bytes:
+    """One of two valid frames of an answer to `op`, each new once: a listing's first two parts, a log's first
+    two chunks, or two parts."""
+    if op == "read":
+        return encode(DATA, seq, b"%08x" % (which * 448) + b"x" * 448)
+    if op == "logs":
+        return encode(PART, seq, b"+%d\n" % which + b"".join(b"%05d-mg.jsonl 10\n" % (which * 21 + i + 1)
+                                                           for i in range(21)))
+    return encode(PART, seq, b"%d" % which * 440)
 
 
 def log_answers(logs: dict[str, bytes]) -> dict:

@@ -197,3 +197,106 @@ def test_a_closed_stdout_ends_quietly(tmp_path):
         codes.append(rc)
     # 141 where the output outgrew the pipe once it was closed; 0 where it all fitted in before
     assert codes[0] == 141 and codes[2] == 141 and set(codes) <= {0, 141}, codes
+
+
+# --- device text in errors, exports and --json ----------------------------------------------------------------
+FAKE = "go away\n/dev/ttyUSB9 (unit x): 10 pulled, 0 already here\r\n" + ESC
+
+
+def _json_commands():
+    """Every command (and action) whose parser takes --json and talks to a unit through --port."""
+    from mausbox.cli import _subparsers, build_parser
+
+    parser, _ = build_parser()
+    out = []
+    for name, p in _subparsers(parser).items():
+        subs = _subparsers(p)
+        for words, q in ([([name, a], s) for a, s in subs.items()] if subs else [([name], p)]):
+            opts = {o for a in q._actions for o in a.option_strings}
+            if "--json" in opts and "--port" in opts and "--timeout" in opts:  # flash: --json is --dry-run's
+                out.append(words)
+    return out
+
+
+@pytest.mark.parametrize("cmd", _json_commands(), ids=lambda c: " ".join(c))
+def test_json_is_one_document_even_when_the_unit_refuses_hello(cmd, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    if cmd[:2] == ["cards", "enrol"] or cmd[:2] == ["cards", "write"]:
+        pytest.skip("asks before each card")
+    dev = Hostile("answers", {"hello": {"ok": False, "error": "busy", "msg": FAKE}})
+    try:
+        extra = ["--store", str(tmp_path / "s.sqlite")] if cmd[0] == "logs" else []
+        more = {("config", "set"): ["lang", "en"], ("config", "reset"): ["--yes"]}.get(tuple(cmd), [])
+        rc = main([*cmd, *more, "--json", "--port", dev.port, "--timeout", "2", *extra])
+    finally:
+        dev.close()
+    out, err = _said(capsys)
+    assert rc != 0, (out, err)
+    doc = json.loads(out)  # one document, nothing else on stdout
+    _clean(out + err)
+    text = json.dumps(doc)
+    assert "error" in text and dev.port in text, out
+    assert len(err.strip().splitlines()) <= 1, err  # the device's newlines do not make lines of their own
+
+
+def test_a_device_error_with_newlines_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    dev = Hostile("answers", {"settings": {"ok": False, "error": "x", "msg": FAKE}})
+    try:
+        rc = main(["config", "get", "--port", dev.port, "--timeout", "2"])
+    finally:
+        dev.close()
+    out, err = _said(capsys)
+    assert rc == 1
+    _clean(out + err)
+    assert len(err.strip().splitlines()) == 1 and "go away | /dev/ttyUSB9" in err, err
+    assert not any(ln.startswith("/dev/ttyUSB9") for ln in (out + err).splitlines())
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_export_to_the_terminal_shows_a_logs_escapes(fmt, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    from maus import gamelog
+
+    log = b"".join([
+        gamelog.encode(0, 0, "game_start", {"v": 1, "game": "mg", "variant": ESC, "board": "sim", "unit": "u",
+                                            "fw": ESC, "settings": {}, "wall": None, "ticks": 0,
+                                            "players": [{"id": 1, "colour": ESC, "young": False}]}),
+        gamelog.encode(1, 9, "game_end", {"scores": {"1": 3}, "winners": [1], "breakdown": {}, "why": ESC}),
+    ])
+    dev = Hostile("answers", log_answers({"00001-mg.jsonl": log}))
+    store = str(tmp_path / "s.sqlite")
+    try:
+        assert main(["logs", "pull", "--port", dev.port, "--store", store, "--timeout", "2"]) == 0
+    finally:
+        dev.close()
+    _said(capsys)
+    for what in (["--what", "games"], ["--what", "events"]) if fmt == "csv" else [[]]:
+        assert main(["logs", "export", "--format", fmt, *what, "--store", store]) == 0
+        out, err = _said(capsys)
+        _clean(out + err)
+        if fmt == "json":
+            json.loads(out)
+        assert "pwned" in out
+    assert main(["logs", "export", "--format", fmt, "--store", store, "-o", str(tmp_path / "x")]) == 0
+    kept = (tmp_path / "x").read_text(encoding="utf-8")  # a file keeps the log's text as it is
+    assert "\x1b" in kept if fmt == "csv" else "\u202e" in kept
+
+
+def test_a_refused_mark_makes_the_pull_fail_with_a_count(tmp_path, capsys, monkeypatch):
+    """The flash is full: every `mark` fails. The logs are copied, but the pull says so and exits 1."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    answers = log_answers({"00001-mg.jsonl": LOG, "00002-mg.jsonl": LOG})
+    answers["mark"] = {"ok": False, "error": "io", "msg": "28"}
+    dev = Hostile("answers", answers)
+    try:
+        rc = main(["logs", "pull", "--port", dev.port, "--store", str(tmp_path / "s.sqlite"), "--timeout", "2"])
+        out, err = _said(capsys)
+        rc_json = main(["logs", "pull", "--json", "--port", dev.port, "--store", str(tmp_path / "s.sqlite"),
+                        "--timeout", "2"])
+        doc = json.loads(_said(capsys)[0])
+    finally:
+        dev.close()
+    assert rc == 1, out + err
+    assert "2 pulled, 0 already here; 2 not marked pulled on the unit" in out, out
+    assert rc_json == 1 and doc[0]["counts"]["not_marked"] == 2, doc

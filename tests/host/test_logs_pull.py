@@ -340,3 +340,32 @@ def test_two_thousand_logs_list_and_pull_over_a_faulty_line(tmp_path):
     assert all(r.status == "skipped" for r in strays) and (unit / "logs" / "notes.txt").exists()
     if ser.faults["flip"]:
         assert len(asked) <= 1 + 8 and (len(asked) == 1 or max(asked) > 0), asked  # resumed, not restarted
+
+
+def test_a_host_copy_that_fails_its_check_is_fetched_again(tmp_path):
+    """A bit flipped in the host's copy (same size) of a log marked pulled: the next pull fetches the good copy
+    still on the unit, instead of "already here"."""
+    logs = {"00001-mg.jsonl": make_log(random.Random(1), 30), "00002-mg.jsonl": make_log(random.Random(2), 30)}
+    write_unit(tmp_path / "unit", logs)
+    link, _ = loopback.link(tmp_path / "unit")
+    assert [o.status for o in Puller(link, tmp_path / "dest", tmp_path / "staging").pull_all()] == ["pulled"] * 2
+    bad = bytearray(logs["00001-mg.jsonl"])
+    bad[len(bad) // 2] ^= 0x04
+    (tmp_path / "dest" / "00001-mg.jsonl").write_bytes(bytes(bad))
+    res = Puller(link, tmp_path / "dest", tmp_path / "staging").pull_all()
+    assert [o.status for o in res] == ["pulled", "skipped"], [(o.status, o.detail) for o in res]
+    assert "fetched again" in res[0].detail
+    assert (tmp_path / "dest" / "00001-mg.jsonl").read_bytes() == logs["00001-mg.jsonl"]
+    assert sorted(p.name for p in (tmp_path / "dest").iterdir()) == sorted(logs)  # no `~sha` copy beside it
+
+
+def test_an_unreadable_entry_on_the_unit_is_skipped_and_the_rest_served(tmp_path):
+    """A symlinked log that leads nowhere in the unit's logs/: the unit lists the others and reports it."""
+    logs = {"00001-mg.jsonl": make_log(random.Random(1), 30), "00003-mg.jsonl": make_log(random.Random(3), 30)}
+    write_unit(tmp_path / "unit", logs)
+    os.symlink(tmp_path / "nowhere", tmp_path / "unit" / "logs" / "00002-mg.jsonl")
+    link, _ = loopback.link(tmp_path / "unit")
+    res = Puller(link, tmp_path / "dest", tmp_path / "staging").pull_all()
+    got = {o.name: o.status for o in res}
+    assert got == {"00001-mg.jsonl": "pulled", "00003-mg.jsonl": "pulled", "00002-mg.jsonl": "skipped"}, res
+    assert "left on the unit" in [o for o in res if o.name == "00002-mg.jsonl"][0].detail

@@ -147,3 +147,65 @@ def test_a_pull_to_another_folder_is_remembered_and_rebuild_says_what_it_did(tmp
     assert main(["logs", "rebuild", "--store", str(path)]) == 0
     out = capsys.readouterr()
     assert out.out.count("\n") == 1 and "3 games" in out.out and str(dest) in out.out
+
+
+# --- a --store that cannot be a store: one line, exit 2, nothing renamed -------------------------------------
+def _refused(capsys, store_arg) -> str:
+    assert main(["logs", "list", "--store", str(store_arg)]) == 2
+    out = capsys.readouterr()
+    assert out.out == "", out.out
+    lines = out.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in out.err, out.err
+    return lines[0]
+
+
+def test_a_folder_as_the_store_is_refused_and_left_alone(tmp_path, capsys):
+    d = tmp_path / "mystuff"
+    d.mkdir()
+    (d / "letter.txt").write_text("keep")
+    said = _refused(capsys, d)
+    assert "is a folder" in said and str(d) in said
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mystuff"]
+    assert (d / "letter.txt").read_text() == "keep" and sorted(p.name for p in d.iterdir()) == ["letter.txt"]
+
+
+def test_a_store_that_is_no_plain_file_or_under_a_file_is_refused(tmp_path, capsys):
+    fifo = tmp_path / "pipe.sqlite"
+    os.mkfifo(fifo)
+    assert "not a plain file" in _refused(capsys, fifo)
+    (tmp_path / "afile").write_text("x")
+    assert "not a folder" in _refused(capsys, tmp_path / "afile" / "s.sqlite")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "pipe.sqlite"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads and writes any file")
+@pytest.mark.parametrize("how", ["unreadable", "read-only"])
+def test_an_unreadable_or_read_only_store_is_refused_and_left_alone(how, tmp_path, capsys):
+    st = Store.open(tmp_path / "s.sqlite")
+    st.close()
+    p = tmp_path / "s.sqlite"
+    p.chmod(0o000 if how == "unreadable" else 0o444)
+    try:
+        said = _refused(capsys, p)
+    finally:
+        p.chmod(0o644)
+    assert ("cannot read" if how == "unreadable" else "read-only") in said
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["s.sqlite"]
+
+
+def test_a_damaged_store_file_is_the_one_thing_moved_aside(tmp_path, capsys):
+    p = tmp_path / "s.sqlite"
+    p.write_bytes(b"this is no database" * 100)
+    assert main(["logs", "list", "--store", str(p)]) == 0
+    capsys.readouterr()
+    assert len(list(tmp_path.glob("s.sqlite.damaged-*"))) == 1
+
+
+def test_one_store_by_two_spellings_is_one_store(pulled, tmp_path, capsys, monkeypatch):
+    """A store opened as `s.sqlite` from its folder after its absolute path: the same rows, no folder re-read."""
+    monkeypatch.chdir(pulled.parent)
+    names, err = _listed(capsys, pulled)
+    assert len(names) == 5 and err == "", err
+    for spelling in (pulled.name, "./" + pulled.name, "../%s/%s" % (pulled.parent.name, pulled.name)):
+        again, err = _listed(capsys, spelling)
+        assert again == names and err == "", (spelling, err)

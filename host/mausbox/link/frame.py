@@ -134,6 +134,15 @@ class Parser:
             out.append(Frame(version, kind, seq, payload))
         return out
 
+    def resync(self) -> list[Frame | bytes]:
+        """Give up a frame still waiting for its bytes (a damaged length may claim far more than will come) and
+        scan again behind its "#": what the bytes held after all. Called before each new request."""
+        if not self._buf.startswith(MAGIC):
+            return []
+        out: list[Frame | bytes] = []
+        self._skip(out)
+        return out + self.feed(b"")
+
     def _skip(self, out: list) -> None:
         # Not a frame after all: its "#" is console text, scanning goes on behind it.
         self._text(out, self._buf[:1])

@@ -4,11 +4,13 @@ Every command talks to the unit's host service (firmware/maus/hostsvc.py) throug
 in the frames of `frame.py`, while the unit keeps playing. Only when the unit shows its REPL (no app runs:
 safe mode, a stopped app) does the link start the same service from the raw REPL (`recover`), and only
 deploy asks for the raw REPL itself (`repl()`). Every wait is bounded by the link's timeout, counted from the
-request or from the last good frame of its answer: console text, drips and garbage never extend it.
+request or from the last frame of its answer that made progress, and every request by its total bound
+(bounds.py): console text, drips, garbage and valid frames that bring nothing new never extend them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from collections import deque
@@ -18,6 +20,17 @@ from typing import TYPE_CHECKING
 import serial  # type: ignore[import-untyped]
 
 from mausbox.cli import EXIT_LINK, EXIT_PROBLEM, UserError
+from mausbox.link.bounds import (
+    HASH_SLICE,
+    LIST_RESUMES,
+    MAX_ANSWER,
+    MAX_ENTRIES,
+    MAX_LOG_BYTES,
+    READ_SLACK,
+    RESYNC_PAD,
+    backoff,
+    request_bound,
+)
 from mausbox.link.frame import DATA, EVENT, PART, PROTO, REQUEST, RESPONSE, Frame, Parser, encode
 from mausbox.link.ports import BAUD, open_port, resolve_port
 
@@ -25,16 +38,7 @@ if TYPE_CHECKING:
     from mausbox.link.repl import RawRepl
 
 TEXT_TAIL = 600  # console text kept for messages
-# Bounds (docs/protocol.md, Timing): each wait ends `timeout` s after the request or the last frame that made
-# progress (new bytes of a log, a new part of an answer), and a whole request within TOTAL timeouts plus the
-# time what it brought takes at MIN_RATE (for a resumed read, its prefix hashed at HASH_RATE): a unit that
-# trickles new frames slower than that is cut off too. An answer of more than MAX_ANSWER bytes is no answer.
-TOTAL = 4
-MIN_RATE = 2000  # bytes/s: a 115200-baud UART carries 11,500, a unit in a game two 1 KB frames a 180 ms pass
-HASH_RATE = 20000  # bytes/s of prefix an ESP32 hashes (it does ~400 KB/s from flash)
-HASH_SLICE = 8192  # firmware/maus/hostsvc.py _HASH_SLICE: one empty P frame per slice hashed
-MAX_ENTRIES = 20000  # lines of a listing (a unit's flash holds a few thousand logs at most)
-MAX_ANSWER = 1 << 20  # bytes of P frames in one answer (a listing of MAX_ENTRIES is ~500 KB)
+# The bounds of every wait (docs/protocol.md, Timing) are named in bounds.py.
 
 
 class LinkError(UserError):
@@ -91,6 +95,7 @@ class UnitLink:
         self._repl: RawRepl | None = None
         self.then_seq = 0
         self._t0 = 0.0  # when the request being answered was sent
+        self._lost = False  # a wait failed: resynchronise both ends before the next request
 
     # --- session --------------------------------------------------------------------------------------------
     def __enter__(self) -> UnitLink:
@@ -167,14 +172,19 @@ class UnitLink:
     def send_request(self, op: str, **args) -> int:
         seq = self._next_seq()
         body = json.dumps(dict(op=op, **args), separators=(",", ":"), ensure_ascii=True).encode()
-        self.write(encode(REQUEST, seq, body))
+        self._in.extend(self.parser.resync())
+        pad = b""
+        if self._lost:  # the unit may be waiting for the rest of a damaged frame: fill it first
+            self._lost = False
+            pad = b"\n" * RESYNC_PAD
+        self.write(pad + encode(REQUEST, seq, body))
         return seq
 
     def next_frame(self, seq: int, deadline: float, op: str) -> Frame:
         """The next frame of the answer to request `seq` (R, P or D), or LinkTimeout at `deadline`. Event
         frames are kept for `events()`; an echo of the request followed by a prompt means a REPL (NoService)."""
         echoed = False
-        junk = 0
+        junk = others = 0
         while True:
             while self._in:
                 item = self._in.popleft()
@@ -186,24 +196,29 @@ class UnitLink:
                                         "running (safe mode, or stopped with Ctrl-C)")
                     continue
                 if item.kind == EVENT:
-                    self.events_in.append(_event(item.payload))
+                    if len(self.events_in) < 1000:  # a unit flooding events while we wait: the oldest kept
+                        self.events_in.append(_event(item.payload))
                     continue
                 if item.kind == REQUEST:
                     echoed = echoed or item.seq == seq  # a REPL echoes what it is sent
                     continue
                 if item.seq != seq:
+                    others += 1
                     continue  # the end of an earlier answer we gave up on
                 return item
             left = deadline - time.monotonic()
             if left <= 0:
-                raise LinkTimeout(self._timeout_message(op, junk, echoed))
+                raise LinkTimeout(self._timeout_message(op, junk, echoed, others))
             self._pump(min(left, 0.1))
 
-    def _timeout_message(self, op: str, junk: int, echoed: bool) -> str:
+    def _timeout_message(self, op: str, junk: int, echoed: bool, others: int = 0) -> str:
         t = self.timeout
         if echoed:
             return f"{self.port}: the unit echoes what it is sent but does not answer `{op}` within {t:g} s"
         seen = bytes(self.tail[-120:]).decode("utf-8", "replace").strip().replace("\n", " | ")
+        if others:
+            return (f"{self.port}: no answer to `{op}` within {t:g} s: the unit sent {others} frame(s) that "
+                    "answer no request of this session (it repeats an old answer?)")
         if not junk:
             return f"{self.port}: no answer to `{op}` within {t:g} s (the unit sent nothing)"
         if op == "hello" and any(m in bytes(self.tail) for m in (b"EV {", b"SAY ", b"MAUSBOX READY")):
@@ -224,37 +239,43 @@ class UnitLink:
         try:
             return self.next_frame(seq, min(deadline, total_end), op)
         except LinkTimeout:
+            self._lost = True
             if time.monotonic() >= total_end and deadline > total_end:
                 raise LinkTimeout(f"{self.port}: `{op}` did not finish within its bound of "
                                   f"{total_end - self._t0:.3g} s: the unit kept sending without getting to the "
                                   "end") from None
             if frames:
                 raise LinkTimeout(f"{self.port}: no progress on `{op}` within {self.timeout:g} s: the unit keeps "
-                                  "sending without moving on") from None
+                                  f"sending ({frames} frames) without moving on") from None
             raise
 
-    def answer(self, seq: int, op: str, on_frame: Callable[[Frame], None] | None = None,
+    def answer(self, seq: int, op: str, on_frame: Callable[[Frame], bool | None] | None = None,
                timeout: float | None = None) -> dict:
-        """The answer to request `seq` (sent with `send_request`), as `request` collects it. Only a frame unlike
-        the one before counts as progress (a unit repeating a frame forever is cut off)."""
+        """The answer to request `seq` (sent with `send_request`), as `request` collects it. Progress (what
+        restarts the wait and lengthens the total bound) is a part never seen before in this answer that
+        `on_frame` did not refuse (False: nothing new in it); without `on_frame` the request has no parts and
+        nothing but its answer is progress. So neither a frame repeated forever nor two taking
+        turns hold a command."""
         t = self.timeout if timeout is None else timeout
         self._t0 = time.monotonic()
         deadline = self._t0 + t
-        last = None
+        seen: set[bytes] = set()
         got = frames = 0
         while True:
-            f = self._bounded(seq, op, deadline, self._t0 + TOTAL * t + got / MIN_RATE, frames)
+            f = self._bounded(seq, op, deadline, self._t0 + request_bound(t, got), frames)
             frames += 1
             if f.kind == RESPONSE:
                 return self._final(op, f)
-            if on_frame is not None:
-                on_frame(f)
-            if (f.kind, f.payload) != last:
-                last = (f.kind, f.payload)
+            if on_frame is None:
+                continue
+            key = hashlib.blake2b(bytes([f.kind]) + f.payload, digest_size=12).digest()
+            if on_frame(f) is not False and key not in seen:
+                if len(seen) < MAX_ENTRIES:
+                    seen.add(key)
                 got += len(f.payload) + 26
                 if got > MAX_ANSWER:
                     raise LinkError(f"{self.port}: the answer to `{op}` goes on past {MAX_ANSWER} bytes")
-                deadline = time.monotonic() + t  # a new frame of the answer: the unit is at work
+                deadline = time.monotonic() + t  # new content of the answer: the unit is at work
 
     def _final(self, op: str, f: Frame) -> dict:
         """A request's final answer (an R frame) as a dict; LinkError if it is not one, UnitError if it says
@@ -345,7 +366,7 @@ class UnitLink:
         self.hello()
         return self.request("status")
 
-    def listing(self, resumes: int = 8) -> list[tuple[str, int]]:
+    def listing(self, resumes: int = LIST_RESUMES) -> list[tuple[str, int]]:
         """Every log and pulled marker in the unit's logs folder: (name, size), as the unit's directory has them.
         Each part says where it starts (`+index`): after a lost part the listing resumes from the last whole
         one (`skip`), so a long listing over a faulty link is not started again. Names the unit found in its
@@ -353,10 +374,10 @@ class UnitLink:
         out: list[tuple[str, int]] = []
         gap = False
 
-        def part(f: Frame) -> None:
+        def part(f: Frame) -> bool:
             nonlocal gap
             if f.kind != PART or gap:
-                return
+                return False
             lines = f.payload.decode("utf-8", "replace").splitlines()
             if lines and lines[0].startswith("+"):
                 try:
@@ -365,7 +386,7 @@ class UnitLink:
                     at = -1
                 if at != len(out):
                     gap = at > len(out) or at < 0  # an older part again (a repeat) is skipped
-                    return
+                    return False
                 lines = lines[1:]
             for line in lines:
                 name, _, size = line.rpartition(" ")
@@ -373,22 +394,33 @@ class UnitLink:
                     out.append((name, int(size)))
                 except ValueError:
                     out.append((line, -1))
+            return bool(lines)  # progress: new entries, nothing else
 
-        def capped(f: Frame) -> None:
-            part(f)
+        def capped(f: Frame) -> bool:
+            took = part(f)
             if len(out) > MAX_ENTRIES:
                 raise LinkError(f"{self.port}: the listing goes on past {MAX_ENTRIES} entries: not a unit's")
+            return took
 
         total = None
-        for _ in range(resumes + 1):
+        lost: LinkTimeout | None = None
+        for attempt in range(resumes + 1):
             gap = False
-            if not out:
-                self.hello(then="logs")
-                seq = self.then_seq
-            else:
-                self.hello()
-                seq = self.send_request("logs", skip=len(out))
-            done = self.answer(seq, "logs", on_frame=capped)
+            had = len(out)
+            try:
+                if not out:
+                    self.hello(then="logs")
+                    seq = self.then_seq
+                else:
+                    self.hello()
+                    seq = self.send_request("logs", skip=len(out))
+                done = self.answer(seq, "logs", on_frame=capped)
+            except LinkTimeout as e:  # the end of the listing lost: resumed from the entries here, as after a
+                if len(out) == had:  # gap, if this attempt brought any (else the unit is not at work)
+                    raise
+                lost = e
+                time.sleep(backoff(attempt + 1))
+                continue
             self.strays = [str(x) for x in done.get("stray") or [] if isinstance(x, str)]
             self.stray_count = done.get("strays") if isinstance(done.get("strays"), int) else len(self.strays)
             total = done.get("total", done.get("n"))
@@ -396,6 +428,8 @@ class UnitLink:
                 return out
             if "total" not in done:  # a unit without resume: only a whole listing again
                 out.clear()
+        if lost is not None and total is None:
+            raise lost
         raise LinkError(f"{self.port}: the listing came incomplete ({len(out)} of {total} entries)")
 
     def read(self, name: str, offset: int, sink: Callable[[bytes], object],
@@ -407,7 +441,7 @@ class UnitLink:
         self.hello()
         have = offset
         gap = -1  # where a chunk went missing
-        most = (size if size is not None else 16 << 20) + 256 * 1024  # more than this is not the log
+        most = (size if size is not None else MAX_LOG_BYTES) + READ_SLACK  # more than this is not the log
         keepalives = offset // HASH_SLICE + 2  # empty P frames while the unit hashes the prefix
 
         def data(f: Frame) -> None:
@@ -438,8 +472,7 @@ class UnitLink:
         frames = 0
         while True:
             f = self._bounded(seq, "read", deadline,
-                              self._t0 + TOTAL * self.timeout + (have - offset) / MIN_RATE + offset / HASH_RATE,
-                              frames)
+                              self._t0 + request_bound(self.timeout, have - offset, offset), frames)
             frames += 1
             if f.kind == RESPONSE:
                 doc = self._final("read", f)

@@ -1,7 +1,10 @@
-"""A faulty cable for the virtual unit: a pty the host opens, relayed to the unit's pty chunk by chunk (reads of
-at most `chunk` bytes, as a USB bridge hands them over), flipping one random bit in a `rate` share of the
-chunks, either way. `flip_at(n)` also flips the byte n bytes ahead in the host's direction, for a test that
-must hit one command. For the reliability tests and `make bench`; never between a real board and the host."""
+"""A faulty cable for the virtual unit: a pty the host opens, relayed to the unit's pty, that damages a `rate`
+share of the kilobytes it carries, in both directions (or only towards the unit, `both=False`). Each damaged
+kilobyte (by its place in the stream: bytes [1024k, 1024k + 1024)) gets one fault, picked from `kinds`: a
+flipped bit, the kilobyte dropped, or the kilobyte sent twice (each piece of it as it passes, so the relay
+never holds bytes back). `flip_at(n)` also flips the byte n bytes ahead in the host's direction, for a test that
+must hit one command. This is the one fault model of the reliability tests and of `make bench` (pull and
+deploy); never between a real board and the host."""
 
 from __future__ import annotations
 
@@ -12,40 +15,89 @@ import threading
 import time
 import tty
 
+KB = 1024
+KINDS = ("flip", "drop", "dup")
+
+
+class _Way:
+    """One direction's stream: which kilobyte it is in and what befalls it."""
+
+    def __init__(self):
+        self.pos = 0
+        self.kb = -1
+        self.fault: str | None = None
+        self.flip = 0  # the byte of the kilobyte to flip
+
 
 class FaultyRelay:
-    def __init__(self, unit_port: str, rate: float = 0.01, chunk: int = 1024, seed: int = 0, both: bool = True):
-        self.rate, self.chunk, self.both = rate, chunk, both
+    def __init__(self, unit_port: str, rate: float = 0.01, chunk: int = 1024, seed: int = 0, both: bool = True,
+                 kinds: tuple[str, ...] = KINDS):
+        self.rate, self.chunk, self.both, self.kinds = rate, chunk, both, tuple(kinds)
         self.rng = random.Random(seed)
         self._m, self._s = os.openpty()
         tty.setraw(self._s)
         self.port = os.ttyname(self._s)
         self._u = os.open(unit_port, os.O_RDWR | os.O_NOCTTY)
         tty.setraw(self._u)
-        self.up = 0  # bytes host -> unit
-        self.down = 0
-        self.chunks = 0
-        self.flipped = 0
+        self._ways = {True: _Way(), False: _Way()}
+        self.chunks = 0  # reads relayed
+        self.kilobytes = 0  # kilobytes begun, both ways
+        self.flipped = self.dropped = self.duplicated = 0
         self._at: list[int] = []  # absolute host -> unit offsets to flip
         self._stop = False
         self._t = threading.Thread(target=self._run, daemon=True)
         self._t.start()
 
+    @property
+    def up(self) -> int:
+        return self._ways[True].pos  # bytes host -> unit
+
+    @property
+    def down(self) -> int:
+        return self._ways[False].pos
+
+    @property
+    def faults(self) -> int:
+        return self.flipped + self.dropped + self.duplicated
+
     def flip_at(self, ahead: int) -> None:
         self._at.append(self.up + ahead)
 
-    def _mangle(self, data: bytes, base: int, up: bool) -> bytes:
-        b = bytearray(data)
+    def _mangle(self, data: bytes, up: bool) -> bytes:
+        """What of `data` (the next bytes of one direction) goes on, faults applied."""
+        w = self._ways[up]
         self.chunks += 1
-        if (up or self.both) and self.rng.random() < self.rate:
-            b[self.rng.randrange(len(b))] ^= 1 << self.rng.randrange(8)
-            self.flipped += 1
-        if up:
-            for a in [a for a in self._at if base <= a < base + len(b)]:
-                b[a - base] ^= 0x01
-                self._at.remove(a)
-                self.flipped += 1
-        return bytes(b)
+        out = bytearray()
+        i = 0
+        while i < len(data):
+            kb = (w.pos + i) // KB
+            if kb != w.kb:  # a new kilobyte: its fate
+                w.kb = kb
+                self.kilobytes += 1
+                w.fault = None
+                if (up or self.both) and self.rng.random() < self.rate:
+                    w.fault = self.rng.choice(self.kinds)
+                    w.flip = self.rng.randrange(KB)
+                    self.flipped += w.fault == "flip"
+                    self.dropped += w.fault == "drop"
+                    self.duplicated += w.fault == "dup"
+            end = min(len(data), (kb + 1) * KB - w.pos)
+            piece = bytearray(data[i:end])
+            base = w.pos + i
+            if w.fault == "flip" and base <= kb * KB + w.flip < base + len(piece):
+                piece[kb * KB + w.flip - base] ^= 1 << self.rng.randrange(8)
+            if up:
+                for a in [a for a in self._at if base <= a < base + len(piece)]:
+                    piece[a - base] ^= 0x01
+                    self._at.remove(a)
+                    self.flipped += 1
+            if w.fault != "drop":
+                out += piece
+            if w.fault == "dup":
+                out += piece
+            i = end
+        w.pos += len(data)
+        return bytes(out)
 
     def _run(self) -> None:
         while not self._stop:
@@ -62,12 +114,7 @@ class FaultyRelay:
                 if not data:
                     continue
                 up = fd == self._m
-                if up:
-                    out, dst = self._mangle(data, self.up, True), self._u
-                    self.up += len(data)
-                else:
-                    out, dst = self._mangle(data, self.down, False), self._m
-                    self.down += len(data)
+                out, dst = self._mangle(data, up), (self._u if up else self._m)
                 while out:
                     try:
                         out = out[os.write(dst, out):]
