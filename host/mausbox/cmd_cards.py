@@ -268,19 +268,19 @@ def _print(args) -> int:
             names = [out / ("page-%02d.svg" % (i + 1)) for i in range(len(pages))]
             for n, page in zip(names, pages):
                 n.write_text(page, encoding="utf-8")
-            shown = "%s (%d SVG pages)" % (out, len(pages))
+            wrote = "%s (%d SVG pages)" % (out, len(pages))
         elif out.suffix.lower() == ".svg":
             if len(pages) > 1:
                 raise UserError("%s make %d pages, one SVG holds one: give -o SHEET.html (all pages in one "
                                 "file) or -o FOLDER/ (one SVG a page)" % (plural(len(cards), "card"), len(pages)), EXIT_USAGE)
             out.write_text(pages[0], encoding="utf-8")
-            shown = str(out)
+            wrote = str(out)
         else:
             out.write_text(cardsheet.html(pages, title), encoding="utf-8")
-            shown = "%s (%d A4 pages; open it in a browser and print)" % (out, len(pages))
+            wrote = "%s (%d A4 pages; open it in a browser and print)" % (out, len(pages))
     except OSError as e:
         raise UserError("cannot write %s: %s" % (out, e.strerror or e), EXIT_USAGE) from None
-    print("wrote %s: %s" % (plural(len(cards), "card"), shown))
+    print("wrote %s: %s" % (plural(len(cards), "card"), wrote))
     return 0
 
 

@@ -46,12 +46,12 @@ def hardware(args) -> int:
     else:
         mark = {"ok": "ok ", "FAIL": "!! ", "look": "?? ", "skip": "-- "}
         for p in parts:
-            print(f"{mark.get(p.get('result'), '?? ')} {p.get('part', '?'):<10} {shown(str(p.get('detail', '')))}")
+            print(f"{shown(mark.get(str(p.get('result')), '?? '))} {shown(str(p.get('part', '?'))):<10} {shown(str(p.get('detail', '')))}")
             if p.get("hint"):
                 print(f"     -> {shown(str(p['hint']))}")
         bad = [p for p in parts if p.get("result") == "FAIL"]
         print("bring-up: every part works (?? : look and listen yourself)" if not bad else
-              f"bring-up: {len(bad)} part(s) failed: " + ", ".join(str(p.get("part")) for p in bad))
+              f"bring-up: {len(bad)} part(s) failed: " + ", ".join(shown(str(p.get("part"))) for p in bad))
     return 0 if out.get("passed") else 1
 
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import mausbox
 
 SAFE_CALLS = {"shown", "one_line", "json_safe", "esc", "dumps", "show", "len", "sum", "int", "float", "round",
-              "describe", "_fmt", "f", "join_safe"}
+              "describe", "_fmt", "f", "join_safe",
+              "plural", "max", "min", "width"}  # a count and the host's noun; column widths
 # Host-side values: what the user typed, the host's paths and constants, numbers it counted.
 HOST_NAMES = {"port", "ports", "path", "dest", "out", "n", "i", "k", "count", "took", "args", "e_code", "board",
               "key", "name_w", "mode", "PROTO", "version", "where", "doing", "VERSION", "ok", "bad", "code",
@@ -36,6 +37,8 @@ def _ok(node: ast.AST) -> bool:
     if isinstance(node, ast.Call):
         fn = node.func
         name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+        if name == "wrapped":  # cuts a line it is given: safe when the line is
+            return bool(node.args) and _ok(node.args[0])
         if name in ("join", "upper", "str", "type") and all(_ok(a) for a in node.args):
             return isinstance(fn, ast.Name) or _ok(fn.value) if name != "join" else True
         return name in SAFE_CALLS or (name in ("format", "strftime") and isinstance(fn, ast.Attribute))
@@ -56,7 +59,7 @@ def _ok(node: ast.AST) -> bool:
     if isinstance(node, ast.Subscript):  # a count the host made
         return isinstance(node.slice, ast.Constant) and node.slice.value in (
             "ok", "check", "pulled", "already_here", "games", "wins", "false_starts", "presses", "late", "locked",
-            "reactions", "device", "kind", "game", "skipped")
+            "reactions", "device", "kind", "game", "skipped", "python_files", "files", "board")
     if isinstance(node, ast.Starred):
         return _ok(node.value)
     if isinstance(node, ast.GeneratorExp):
