@@ -4,5 +4,5 @@
 from micropython import *  # noqa: F403
 
 
-def alloc_emergency_exception_buf(size):
+def alloc_emergency_exception_buf(size):  # type: ignore[no-redef]  # the stubs have the ESP32's
     pass

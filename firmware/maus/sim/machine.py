@@ -364,7 +364,7 @@ class RTC:
         if dt is None:
             tm = time.localtime()
             return (tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0)
-        time.set_time(time.mktime((dt[0], dt[1], dt[2], dt[4], dt[5], dt[6], 0, 0)))
+        time.set_time(time.mktime((dt[0], dt[1], dt[2], dt[4], dt[5], dt[6], 0, 0)))  # type: ignore[attr-defined]  # maus.sim.etime's
         return None
 
     def init(self, dt):
