@@ -9,6 +9,7 @@ indexed (Store.ingest)."""
 from __future__ import annotations
 
 import hashlib
+import os
 import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,10 +83,20 @@ def import_log(store, where: str, name: str, data: bytes) -> Imported:
         return res
     res.unit = uid
     dest = store.raw_dir(uid)
-    dest.mkdir(parents=True, exist_ok=True)
-    p = Puller(None, dest=dest, mark=False)
+    # the folders below the store's opened as a pull opens them: never through a planted link
+    p = Puller(None, dest=dest, mark=False, dest_base=store.dir, staging_base=store.dir,
+               staging=store.partial_dir(uid))
     oc = Outcome(name, "pulled", nbytes=len(data), damage=res.damage, finished=finished)
-    path = p._place(Entry(name, len(data), False), dest / name, data, hashlib.sha256(data).hexdigest(), oc)
+    try:
+        p._dfd, p._sfd = p._folders()
+    except OSError as err:  # PlantedLink included
+        res.error = f"cannot file it under {dest}: {err}"
+        return res
+    try:
+        path = p._place(Entry(name, len(data), False), dest / name, data, hashlib.sha256(data).hexdigest(), oc)
+    finally:
+        os.close(p._dfd)
+        os.close(p._sfd)
     oc.path = path
     res.outcome = oc
     _, res.new = store.ingest(uid, path)

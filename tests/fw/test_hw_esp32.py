@@ -167,7 +167,7 @@ def test_the_oled_is_driven_over_i2c():
         wiring.uninstall()
         hw2, wiring, _ = _unit(rewire=lambda wi: wi.i2c_devs[21].clear())
         assert hw2.display is None
-        assert hw2.problems == ["display: no answer on I2C (check SDA/SCL wiring)"], hw2.problems
+        assert hw2.problems == ["display: no answer on I2C (check SDA/SCL wiring, pins SDA 21, SCL 22)"], hw2.problems
     finally:
         _done(wiring)
 

@@ -43,7 +43,7 @@ def test_import_a_tar_then_report(a_log, tmp_path):
     lst = mausbox("logs", "list", "--store", store, "--json")
     assert [g["name"] for g in json.loads(lst.stdout)] == [a_log.name]
     rep = mausbox("report", "--store", store, "-o", str(tmp_path / "c.html"))
-    assert rep.returncode == 0 and "(1 games)" in rep.stdout
+    assert rep.returncode == 0 and "(1 game)" in rep.stdout
 
 
 def test_bad_files_are_refused_in_a_line(a_log, tmp_path):

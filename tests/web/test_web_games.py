@@ -129,7 +129,7 @@ def test_a_whole_game_on_the_page(name, page_url, browser, tmp_path):
     rep = subprocess.run([*mausbox, "report", "--store", str(store), "-o", str(tmp_path / "class.html")],
                          capture_output=True, text=True)
     assert rep.returncode == 0, rep.stdout + rep.stderr
-    assert "(1 games)" in rep.stdout, rep.stdout
+    assert "(1 game)" in rep.stdout, rep.stdout
     html = (tmp_path / "class.html").read_text(encoding="utf-8")
     assert {"mg": "Mausgeflippt", "mim": "M is for Mouse", "mms": "Mucks"}[name.split("-")[0]] in html
 
