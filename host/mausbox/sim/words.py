@@ -25,6 +25,11 @@ PROMPTS = {
 }
 
 
+def _spaced(v) -> str:
+    """A log's snake_case word as words: "stick_placed" -> "stick placed"."""
+    return str(v).replace("_", " ")
+
+
 def _p(rec: dict, key: str = "player") -> str:
     v = rec.get(key)
     return f"P{v}" if isinstance(v, int) else "nobody"
@@ -59,18 +64,18 @@ def describe(rec: dict) -> str:
         return f"card {rec.get('identity') or 'unknown (' + str(rec.get('uid')) + ')'} on the pad"
     if t == "verdict":
         why = str(rec.get("reason"))
-        return f"{_p(rec)}: {'right' if rec.get('ok') else 'wrong'}, {REASONS.get(why, str(why).replace('_', ' '))}"
+        return f"{_p(rec)}: {'right' if rec.get('ok') else 'wrong'}, {REASONS.get(why, _spaced(why))}"
     if t == "score":
         d = rec.get("delta")
-        return f"{_p(rec)} {d:+d} ({str(rec.get('why', '')).replace('_', ' ')})" if isinstance(d, int) else \
+        return f"{_p(rec)} {d:+d} ({_spaced(rec.get('why', ''))})" if isinstance(d, int) else \
             f"{_p(rec)} score {d}"
     if t == "alarm":
         return f"ALARM! the castle trembled ({_p(rec)})"
     if t == "prompt":
         what = str(rec.get("what"))
-        return f"unit asks: {PROMPTS.get(what, str(what).replace('_', ' '))}"
+        return f"unit asks: {PROMPTS.get(what, _spaced(what))}"
     if t == "timeout":
-        return f"no answer to {str(rec.get('what')).replace('_', ' ')}: {rec.get('outcome')}"
+        return f"no answer to {_spaced(rec.get('what'))}: {rec.get('outcome')}"
     if t == "gesture":
         return f"{_p(rec)} {rec.get('kind')}"
     if t == "settings":
