@@ -49,8 +49,18 @@ def _join(t: SimTerm, game_card: str, players: int, variant_hold: bool = False) 
     t.type("q")  # player 1 double-presses: start
 
 
+def _patient_unit(root: Path) -> None:
+    """A unit whose race and claim windows are the longest its settings allow: every mouse here is a protected
+    one, which goes under the stack unclaimed after protection_timeout_ms (3 s by default), and a machine busy
+    with other tests can hold a typed key back longer than that (the game is about keys, not a person's speed)."""
+    root.mkdir(parents=True)
+    (root / "settings.json").write_text(json.dumps({"lang": "en", "protection_timeout_ms": 30000,
+                                                    "claim_window_ms": 60000, "prompt_timeout_s": 600}))
+
+
 def test_a_whole_mausgeflippt_game_with_keys_alone(tmp_path):
     root = tmp_path / "unit"
+    _patient_unit(root)
     t = _sim(root, 80, 24)
     try:
         _join(t, "game/mausgeflippt", 2)
