@@ -220,6 +220,7 @@ class Puller:
         self.link = link
         _resending(link)
         self.silent = 0  # attempts in a row that brought no byte at all from the unit
+        self.heard_at = time.monotonic()  # when an attempt last brought something
         self.failed_run = 0  # logs in a row given up
         self.dest = Path(dest) if dest else Path(".")
         self.staging = Path(staging) if staging else self.dest / ".partial"
@@ -246,7 +247,6 @@ class Puller:
         """fn() again after a failure of the line, with a growing pause (bounds.py): up to `tries` attempts to
         which the unit sent nothing, `alive_tries` in all while it sends something (it is there, the line
         damages its answers, or it is starting again after a reset)."""
-        silent = 0
         for i in range(alive_tries):
             before = self._heard()
             try:
@@ -258,13 +258,26 @@ class Puller:
                 self._reconnect()
             except LinkError as e:
                 self.log("link: %s" % e)
-                silent = 0 if self._heard() != before else silent + 1
-                if silent >= tries or i == alive_tries - 1:
+                self._note_silence(before)
+                if (self.silent >= tries and self._silent_long()) or i == alive_tries - 1:
                     raise PullError("the unit stopped answering: %s" % e) from None
                 if isinstance(e, NoService) and getattr(self.link, "info", None) is not None:
                     self.link.info = None  # its app stopped (a crash): the next hello starts the service again
                 time.sleep(backoff(i + 1))
         raise AssertionError
+
+    def _note_silence(self, heard: tuple[int, int]) -> None:
+        """After an attempt that failed: did the unit send anything during it?"""
+        if self._heard() != heard:
+            self.silent, self.heard_at = 0, time.monotonic()
+        else:
+            self.silent += 1
+
+    def _silent_long(self) -> bool:
+        """The unit counts as gone: MAX_SILENT attempts in a row brought no byte at all, over at least as many
+        timeouts (a kilobyte dropped on the line can swallow several short answers whole)."""
+        quiet = time.monotonic() - self.heard_at
+        return self.silent >= self.max_silent and quiet >= self.max_silent * float(getattr(self.link, "timeout", 0))
 
     def _heard(self) -> tuple[int, int]:
         """What the unit has sent so far: (the link, its bytes in). Differs after an attempt it answered in any
@@ -477,7 +490,7 @@ class Puller:
                     fh.seek(0)
                     data = fh.read()
                     if len(data) == size and hashlib.sha256(data).hexdigest() == sha:
-                        self.silent = 0
+                        self.silent, self.heard_at = 0, time.monotonic()
                         return data, sha
                     # Every chunk passed its check, yet the whole differs: the file changed on the unit.
                     restarts += 1
@@ -508,14 +521,14 @@ class Puller:
                     time.sleep(backoff(fails))
                 # The unit is there while it sends anything at all; silent attempts in a row across logs
                 # mean it is gone (unplugged, off, hung), and the logs left are not tried.
-                self.silent = 0 if self._heard() != heard else self.silent + 1
+                self._note_silence(heard)
                 fh.seek(0, 2)
                 if fh.tell() == before:
                     stalls += 1
                     oc.retries += 1
-                    if self.silent >= self.max_silent:
+                    if self._silent_long():
                         self.gone = "the unit stopped answering"
-                    if stalls >= self.max_stalls or self.silent >= self.max_silent:
+                    if stalls >= self.max_stalls or self.gone:
                         raise LinePullError("no progress after %d attempts at offset %d" % (stalls, before))
                 else:
                     oc.retries += 1
