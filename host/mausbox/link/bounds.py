@@ -56,3 +56,8 @@ def request_bound(idle: float, progress_bytes: int = 0, prefix: int = 0) -> floa
 def backoff(attempt: int) -> float:
     """The pause before retry number `attempt` (1, 2, ...)."""
     return min(BACKOFF_MAX, BACKOFF * (2 ** max(0, attempt - 1)))
+
+# The raw REPL (deploy): after a broken exchange the host sends RECOVER_PAD newlines before its Ctrl-Cs, so
+# that a stretch of line damage still running (the reliability relay drops or repeats a whole kilobyte) takes
+# filler, not the interrupt; the unit takes newlines as nothing at any of its prompts and in the app.
+RECOVER_PAD = 1100
