@@ -266,6 +266,11 @@ class Puller:
                 time.sleep(backoff(i + 1))
         raise AssertionError
 
+    def _ask(self, op: str, **args) -> dict:
+        """A request, after `hello` (which starts the service again when the app stopped meanwhile)."""
+        self.link.hello()
+        return self.link.request(op, **args)
+
     def _note_silence(self, heard: tuple[int, int]) -> None:
         """After an attempt that failed: did the unit send anything during it?"""
         if self._heard() != heard:
@@ -414,7 +419,7 @@ class Puller:
             return oc
         if self.mark and not e.pulled:
             try:
-                res = self._retry(lambda: self.link.request("mark", name=e.name, sha256=sha))
+                res = self._retry(lambda: self._ask("mark", name=e.name, sha256=sha))
                 if not res.get("marked"):
                     oc.marked = False
                     oc.detail = "the unit refused the pulled mark (the log changed meanwhile)"
