@@ -702,7 +702,8 @@ class Hardware:
 # thread is also where the firmware's keeper runs (hw.esp32 uses a machine.Timer, whose callbacks the
 # board's scheduler runs at the REPL too): with `keep` set (no app runs) it feeds. Its state (timeout, last
 # feed) lives in ROOT/.wdt, so the interpreter after a soft reset carries the same watchdog on.
-_WDT_FILE = ".wdt"
+_WDT_FILE = "/.wdt"  # absolute: the chip's, not the current folder's (under `mpremote mount` that is /remote,
+#                     the host's, reached over the serial link the main thread is using)
 _WDT_TICK_MS = const(100)  # the thread's check interval: a bite comes at most this late
 _WDT_SAVE_MS = const(1000)  # how often the last feed is written to .wdt (a soft reset may lose up to this)
 
