@@ -12,6 +12,7 @@ Device-supplied names are checked before they become paths.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import time
@@ -32,6 +33,8 @@ from mausbox.link.unit import FrameGap, LinkError, LinkLost, NoService, UnitErro
 
 MAX_NAME = 64
 PULLED = ".pulled"
+BRINGUP = "bringup.json"  # the bring-up check's summary on the unit (firmware/maus/bringup.py FILE)
+MAX_BRINGUP = 64 * 1024  # bytes: a summary of a dozen parts is ~2 KB
 
 _NAME_RE = re.compile(r"[0-9]{1,10}-[a-z0-9_][a-z0-9_-]{0,31}\.jsonl")
 _UNIT_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -234,6 +237,7 @@ class Puller:
         self.progress = progress  # (log name, bytes so far, size)
         self.listing: Listing | None = None
         self.gone = ""  # set when the unit cannot be reached again: the remaining logs are not tried
+        self.bringup: Outcome | None = None  # the bring-up summary, when the unit has one (pull_bringup)
 
     def fetch_listing(self) -> Listing:
         info = self._retry(self.link.hello)
@@ -321,7 +325,7 @@ class Puller:
         more = listing.stray_count - len(listing.strays)
         if more > 0:
             out.append(Outcome("(%d more)" % more, "skipped", detail="not logs this unit wrote: left on the unit"))
-        if not listing.entries:
+        if not listing.entries and self._bringup_size() is None:
             return out
         try:
             self._dfd, self._sfd = self._folders()
@@ -345,10 +349,74 @@ class Puller:
                     again.retries += oc.retries
                     first[i] = again
             out += first
+            if self._bringup_size() is not None and not self.gone:
+                self.bringup = self.pull_bringup()
         finally:
             os.close(self._dfd)
             os.close(self._sfd)
         return out
+
+    def _bringup_size(self) -> int | None:
+        """The size of the unit's bring-up summary (maus.bringup) as its listing gave it, or None: it has none."""
+        size = (getattr(self.link, "listed", None) or {}).get("bringup")
+        if isinstance(size, int) and not isinstance(size, bool) and 0 <= size <= MAX_BRINGUP:
+            return size
+        return None
+
+    def pull_bringup(self) -> Outcome:
+        """The bring-up check's one-screen summary, beside the unit's logs as bringup.json: read as a log is
+        (each chunk checked, the whole against the unit's sha256, resumed and asked again on a bad line), and
+        it must be a JSON object. A newer one replaces the copy here; it is never marked on the unit."""
+        size = self._bringup_size() or 0
+        oc = Outcome(BRINGUP, "failed")
+        why = "no answer"
+        for attempt in range(self.max_stalls):
+            buf = bytearray()
+            heard = self._heard()
+            try:
+                got, sha = self.link.read(BRINGUP, 0, buf.extend, size=size)
+            except UnitError as err:
+                oc.detail = "the unit failed reading it: %s" % err.msg
+                return oc
+            except LinkLost as err:
+                why = str(err)
+                try:
+                    self._reconnect()
+                except PullError as gone:
+                    oc.detail = str(gone)
+                    return oc
+                continue
+            except LinkError as err:  # FrameGap too: the summary is small, it is read again whole
+                why = str(err)
+                if isinstance(err, NoService):
+                    self.link.info = None
+                self._note_silence(heard)
+                time.sleep(backoff(attempt + 1))
+                continue
+            data = bytes(buf)
+            if len(data) == got and hashlib.sha256(data).hexdigest() == sha:
+                break
+            why = "sha256 differs from the unit's"
+        else:
+            oc.detail = "the bring-up summary was not fetched: %s" % why
+            return oc
+        try:
+            doc = json.loads(data)
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict):
+            oc.detail = "the unit's bringup.json is not a bring-up summary: not kept"
+            return oc
+        oc.nbytes = len(data)
+        try:
+            oc.path = self._place(Entry(BRINGUP, len(data), False), self.dest / BRINGUP, data, sha, oc, replace=True)
+        except OSError as err:  # PlantedLink too
+            oc.detail = "verified, but cannot write %s: %s" % (self.dest / BRINGUP, err.strerror or err)
+            return oc
+        oc.status = "pulled"
+        oc.detail = "passed" if doc.get("passed") else "%d part(s) failed" % sum(
+            1 for p in doc.get("parts") or [] if isinstance(p, dict) and p.get("result") == "FAIL")
+        return oc
 
     def _one(self, e: Entry, only_new: bool, newest: bool) -> Outcome:
         """One log of the listing: skipped when pulled already (and its copy here is sound), else pulled."""
@@ -547,11 +615,13 @@ class UnitResult:
     outcomes: list[Outcome] = field(default_factory=list)
     error: str = ""
     unreachable: bool = False  # the port would not even open
+    bringup: Outcome | None = None  # the bring-up summary, when the unit has one (saved beside its logs)
 
     @property
     def ok(self) -> bool:
         return not self.error and all(o.status in ("pulled", "skipped") and not o.damage and o.marked
-                                      for o in self.outcomes)
+                                      for o in self.outcomes) and (self.bringup is None or
+                                                                   self.bringup.status == "pulled")
 
 
 def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
@@ -575,6 +645,7 @@ def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
     except PullError as e:
         res.error = str(e)
         return res
+    res.bringup = p.bringup
     for o in res.outcomes:
         if o.status in ("pulled", "skipped") and o.path is not None:
             try:

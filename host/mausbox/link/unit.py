@@ -468,6 +468,7 @@ class UnitLink:
                 lost = e
                 time.sleep(backoff(attempt + 1))
                 continue
+            self.listed = done  # the listing's final answer (its counts; `bringup`: the summary's size, or None)
             self.strays = [str(x) for x in done.get("stray") or [] if isinstance(x, str)]
             self.stray_count = done.get("strays") if isinstance(done.get("strays"), int) else len(self.strays)
             total = done.get("total", done.get("n"))
