@@ -22,6 +22,7 @@ from pathlib import Path
 from mausbox.build import compile_bytes, mpy_compatible, parse_mpy_info
 from mausbox.cli import EXIT_PROBLEM, UserError
 from mausbox.link import LinkError, LinkLost, LinkTimeout, NoService, UnitLink
+from mausbox.link.bounds import RECOVER_PAD
 from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG
 from mausbox.shown import plural
 
@@ -281,12 +282,9 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
         except LinkLost:
             raise
         except LinkError:  # a damaged banner, or a Ctrl-C lost on the line: again, behind filler
-            if i == TRIES - 1:
+            if i == TRIES - 1 or not link.bytes_in:  # a port that never said a thing has no MicroPython
                 raise
-            try:
-                repl.recover()
-            except LinkError:
-                pass
+            repl.flush_line(RECOVER_PAD)
     first = _again(repl, lambda: probe(repl, []), "asking the unit what it runs")
     platform = first["platform"]
     if only is not None:

@@ -153,16 +153,7 @@ class RawRepl:
 
         last: Exception | None = None
         for attempt in range(TRIES):
-            # Newlines are nothing to a raw paste that lost bytes, to the raw or friendly REPL (Ctrl-C clears
-            # the line after them) and to the app; the Ctrl-Cs behind them stop what runs.
-            self._write(b"\n" * RECOVER_PAD + b"\r\x03\x03")
-            time.sleep(0.1)
-            try:
-                self.t.serial.reset_input_buffer()
-            except (OSError, serial.SerialException) as e:
-                raise self.LinkLost(f"lost the link to {self.port}: {e}") from None
-            self.t.in_raw_repl = False
-            self._buf = bytearray()
+            self.flush_line(RECOVER_PAD)
             try:
                 self.enter_raw()
                 return
@@ -171,6 +162,19 @@ class RawRepl:
                 time.sleep(backoff(attempt + 1))
         assert last is not None
         raise last
+
+    def flush_line(self, pad: int) -> None:
+        """Filler, then Ctrl-Cs; what is in flight is dropped. Newlines are nothing to a raw paste that lost
+        bytes, to the raw or friendly REPL (Ctrl-C clears the line after them) and to the app; the Ctrl-Cs
+        behind them stop what runs."""
+        self._write(b"\n" * pad + b"\r\x03\x03")
+        time.sleep(0.1)
+        try:
+            self.t.serial.reset_input_buffer()
+        except (OSError, serial.SerialException) as e:
+            raise self.LinkLost(f"lost the link to {self.port}: {e}") from None
+        self.t.in_raw_repl = False
+        self._buf = bytearray()
 
     # --- bytes ----------------------------------------------------------------------------------------------
     def _write(self, data: bytes) -> None:
