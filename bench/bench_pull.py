@@ -17,6 +17,7 @@ import sys
 import tempfile
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -54,30 +55,42 @@ def make_log(size: int) -> bytes:
     return b"".join(lines)
 
 
+@contextmanager
+def virtual_unit(tmp: Path, logs: dict[str, bytes], **kw):
+    """A fresh virtual unit holding `logs`, its app running in real time (idling between passes as on a
+    board) once it has booted: the SerialUnit."""
+    root = tmp / "unit"
+    simrun.prepare_root(root)
+    (root / "logs").mkdir(parents=True)
+    for name, data in logs.items():
+        (root / "logs" / name).write_bytes(data)
+    (root / "logs" / "counter").write_text(str(len(logs) + 1))
+    fifo = simtui.Link(root)
+    stop = threading.Event()
+
+    def pump():
+        while not stop.is_set():
+            fifo.pump()
+            time.sleep(0.02)
+
+    threading.Thread(target=pump, daemon=True).start()
+    since = time.time() - 1
+    try:
+        with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=fifo.env(), **kw) as unit:
+            if not wait_ready(root, since):
+                raise SystemExit("pull.failed: 1 flag (the app did not start)")
+            time.sleep(0.5)  # the boot's console output has gone out
+            yield unit
+    finally:
+        stop.set()
+
+
 def main() -> int:
     data = make_log(SIZE)
     name = "00001-mg.jsonl"
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "unit"
-        simrun.prepare_root(root)
-        (root / "logs").mkdir(parents=True)
-        (root / "logs" / name).write_bytes(data)
         store = Store(Path(tmp) / "store" / "logs.sqlite")
-        fifo = simtui.Link(root)  # real time: the app idles between passes as on a board
-        stop = threading.Event()
-
-        def pump():
-            while not stop.is_set():
-                fifo.pump()
-                time.sleep(0.02)
-
-        threading.Thread(target=pump, daemon=True).start()
-        since = time.time() - 1
-        with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, baud=BAUD, exec_delay_ms=20, env=fifo.env()) as unit:
-            if not wait_ready(root, since):
-                print("pull.failed: 1 flag (the app did not start)")
-                return 1
-            time.sleep(0.5)  # the boot's console output has gone out
+        with virtual_unit(Path(tmp), {name: data}, baud=BAUD, exec_delay_ms=20) as unit:
             t0 = time.monotonic()
             with UnitLink(unit.pty_path, timeout=10) as link:
                 res = pull_unit(link, store)
@@ -91,7 +104,6 @@ def main() -> int:
                                    "fs", "cp", ":logs/" + name, str(dest)], capture_output=True, timeout=600)
             t_cp = time.monotonic() - t0
             ok_cp = proc.returncode == 0 and dest.read_bytes() == data
-        stop.set()
     n = len(data)
     print("pull.log_size: %d bytes" % n)
     print("pull.logs_pull_time: %.2f s" % t_pull)
@@ -134,85 +146,67 @@ def _say(msg: str) -> None:
     import os
 
     if os.environ.get("MAUSBOX_BENCH_VERBOSE"):
-        sys.stderr.write(msg + "\n")
+        sys.stderr.write("%.3f %s\n" % (time.monotonic(), msg))
 
 
-def pull_through(tmp: Path, tag: str, logs: dict[str, bytes], rate: float, timeout: float) -> tuple[float, dict]:
-    """One whole pull of `logs` from a fresh virtual unit through a relay of this fault rate: (seconds, tally)."""
-    root = tmp / tag / "unit"
-    simrun.prepare_root(root)
-    (root / "logs").mkdir(parents=True)
-    for name, data in logs.items():
-        (root / "logs" / name).write_bytes(data)
-    (root / "logs" / "counter").write_text(str(len(logs) + 1))
-    store = Store(tmp / tag / "store" / "logs.sqlite")
-    fifo = simtui.Link(root)
-    stop = threading.Event()
+def service_up(port: str) -> bool:
+    """Bring the unit's host service up before the timed pull (a unit that just booted may still be busy):
+    the app's, or the one started from the REPL when the app is not running, left running for the pull.
+    True if the app serves."""
+    with UnitLink(port, timeout=120) as first:
+        first.hello()
+        try:
+            first.listing()  # the app's listing, or the served one
+        except LinkError as e:
+            _say("the first listing: %s" % e)
+            first.info = None
+            first.hello()
+        app = not first.served
+        _say("the service runs %s" % ("in the app" if app else "from the REPL"))
+        first.served = False  # no `exit`: the served service stays for the pull
+    return app
 
-    def pump():
-        while not stop.is_set():
-            fifo.pump()
-            time.sleep(0.02)
 
-    threading.Thread(target=pump, daemon=True).start()
-    since = time.time() - 1
-    tally = {"pulled": 0, "wrong": 0, "missing": 0, "failed": 0, "retries": 0, "faults": 0, "kilobytes": 0}
-    try:
-        with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=fifo.env()) as unit:
-            if not wait_ready(root, since):
-                raise SystemExit("pull.failed: 1 flag (the app did not start)")
-            # With 2,000 logs the virtual unit's app stops at its first listing today (its listing does not
-            # fit the unit's heap beside the app: issue 27), so the service runs from the REPL, as `mausbox`
-            # starts it on a unit whose app is not running; it is left running for the pull (no `exit`).
-            with UnitLink(unit.pty_path, timeout=120) as first:
-                first.hello()
-                try:
-                    first.listing()  # the app's listing (it stops there), or the served one
-                except LinkError as e:
-                    _say("the first listing: %s" % e)
-                first.info = None
-                first.hello()
-                _say("the service runs %s" % ("from the REPL" if first.served else "in the app"))
-                first.served = False
-            with FaultyRelay(unit.pty_path, rate=rate, seed=2) as rl:
-                links = []
+def pull_through(relay: FaultyRelay, store: Store, logs: dict[str, bytes]) -> tuple[float, dict]:
+    """One whole pull of `logs` through `relay` (a clean one has rate 0), as a user would: `mausbox logs
+    pull` again until nothing is left (each run resumes), at most 3 runs: (seconds, tally)."""
+    links: list[UnitLink] = []
 
-                def connect():
-                    for old in links:
-                        old.close()
-                    links[:] = [UnitLink(rl.port, timeout=timeout)]
-                    return links[0]
+    def connect():
+        for old in links:
+            old.close()
+        links[:] = [UnitLink(relay.port, timeout=TIMEOUT)]
+        return links[0]
 
-                t0 = time.monotonic()
-                res = None
-                unit_id = None
-                for _ in range(3):  # as a user would: pull again until nothing is left (each run resumes)
-                    res = pull_unit(connect(), store, reconnect=connect, log=_say)
-                    unit_id = res.unit or unit_id
-                    for o in res.outcomes:
-                        tally["retries"] += o.retries
-                    if not res.error and all(o.status in ("pulled", "skipped") for o in res.outcomes):
-                        break
-                took = time.monotonic() - t0
-                for lk in links:
-                    lk.close()
-                tally["faults"], tally["kilobytes"] = rl.faults, rl.kilobytes
-    finally:
-        stop.set()
+    tally = {"pulled": 0, "wrong": 0, "missing": 0, "failed": 0, "retries": 0, "runs": 0}
+    t0 = time.monotonic()
+    res = None
+    unit_id = None
+    for _ in range(3):
+        res = pull_unit(connect(), store, reconnect=connect, log=_say)
+        tally["runs"] += 1
+        unit_id = res.unit or unit_id  # the unit's id from any pull that got as far as the listing
+        tally["retries"] += sum(o.retries for o in res.outcomes)
+        _say("pull run %d: %s" % (tally["runs"], res.error or "%d failed" % sum(
+            o.status not in ("pulled", "skipped") for o in res.outcomes)))
+        if not res.error and all(o.status in ("pulled", "skipped") for o in res.outcomes):
+            break
+    took = time.monotonic() - t0
+    for lk in links:
+        lk.close()
     assert res is not None
-    unit_id = unit_id or "unknown"  # the unit's id from any pull that got as far as the listing
-    for o in res.outcomes:
-        tally["failed"] += o.status not in ("pulled", "skipped")
+    if res.error:
+        sys.stderr.write("pull through the relay: %s\n" % res.error)
+    tally["failed"] = sum(o.status not in ("pulled", "skipped") for o in res.outcomes)
     for name, data in logs.items():
-        got = store.raw_dir(unit_id) / name
+        got = store.raw_dir(unit_id or "unknown") / name
         if not got.exists():
             tally["missing"] += 1
         elif got.read_bytes() != data:
             tally["wrong"] += 1
         else:
             tally["pulled"] += 1
-    if res.error:
-        sys.stderr.write("pull through the relay (%s): %s\n" % (tag, res.error))
+    tally["faults"], tally["kilobytes"] = relay.faults, relay.kilobytes
     return took, tally
 
 
@@ -221,9 +215,15 @@ def faulty() -> None:
 
     n = int(os.environ.get("MAUSBOX_BENCH_PULL_LOGS", "2000"))
     logs = small_logs(n)
+    got = {}
     with tempfile.TemporaryDirectory() as tmp:
-        t_clean, clean = pull_through(Path(tmp), "clean", logs, 0.0, TIMEOUT)
-        t_bad, bad = pull_through(Path(tmp), "faulty", logs, 0.02, TIMEOUT)
+        for tag, rate in (("clean", 0.0), ("faulty_2pct", 0.02)):
+            with virtual_unit(Path(tmp) / tag, logs) as unit:
+                app = service_up(unit.pty_path)
+                with FaultyRelay(unit.pty_path, rate=rate, seed=2) as relay:
+                    took, tally = pull_through(relay, Store(Path(tmp) / tag / "store" / "logs.sqlite"), logs)
+            got[tag] = took, tally, app
+    (t_clean, clean, app_clean), (t_bad, bad, app_bad) = got["clean"], got["faulty_2pct"]
     print("pull.clean.logs: %d count" % clean["pulled"])
     print("pull.clean.time: %.1f s" % t_clean)
     print("pull.faulty_2pct.logs: %d count" % bad["pulled"])
@@ -231,9 +231,14 @@ def faulty() -> None:
     print("pull.faulty_2pct.missing_files: %d count" % bad["missing"])
     print("pull.faulty_2pct.time: %.1f s" % t_bad)
     print("pull.faulty_2pct.time_ratio_vs_clean: %.2f x" % (t_bad / t_clean))
+    print("pull.faulty_2pct.pull_runs: %d count" % bad["runs"])
     print("pull.faulty_2pct.retries: %d count" % bad["retries"])
     print("pull.faulty_2pct.faults: %d count" % bad["faults"])
     print("pull.faulty_2pct.kilobytes_relayed: %d count" % bad["kilobytes"])
+    # 1: the unit's app served the pull; 0: it was not running (a unit whose app crashed at boot sits in safe
+    # mode), and the service started from the REPL did
+    print("pull.faulty_2pct.served_by_app: %d flag" % app_bad)
+    print("pull.clean.served_by_app: %d flag" % app_clean)
 
 
 if __name__ == "__main__":

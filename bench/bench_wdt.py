@@ -7,8 +7,9 @@ across soft resets) in the unit's .wdt file, which this script reads.
 - wdt.max_gap_ms.boot: main.py starts the watchdog, the boot steps run, the menu shows.
 - wdt.max_gap_ms.deploy: `mausbox deploy` to a unit running its app: raw REPL (boot.py's keeper), the copy,
   the soft reset and the boot that follows.
-Not yet measured (see mount() below): under `mpremote mount` (every import over the serial link), and make_room (a
-game starting on a flash full of pulled logs).
+- wdt.max_gap_ms.mount: `mpremote mount FIRMWARE exec "import main"`: the app boots with every import read over
+  the serial link (mpremote's remote filesystem), the slowest boot there is.
+Not here: make_room (a game starting on a flash full of pulled logs), issue 27's.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def mount(tmp: Path) -> int:
             time.sleep(0.2)
         try:
             assert any("MAUSBOX READY" in ln for ln in lines), "".join(lines)[-2000:]
-            return _gap(src)  # under mount the unit's files (.wdt too) are the mounted folder's
+            return _gap(root)
         finally:
             proc.kill()
             proc.wait()
@@ -100,9 +101,7 @@ def main() -> int:
     rc = 0
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        # mount(): written, not yet run here: under `mpremote mount` the unix port's app never reached its READY line
-        # in this harness (issue 29's report), so it is not part of `make bench` yet.
-        for name, fn in (("boot", boot), ("deploy", deploy)):
+        for name, fn in (("boot", boot), ("deploy", deploy), ("mount", mount)):
             try:
                 ms = fn(tmp)
                 print(f"wdt.max_gap_ms.{name}: {ms} ms", flush=True)

@@ -40,6 +40,7 @@ _NL = const(0x0A)
 _HEX = b"0123456789abcdef"
 # Requests served by maus.hostops (settings, the clock, the card writer's steps, enrolment): they come
 # seldom, so their code is in RAM only while one is served.
+_BRINGUP = "bringup.json"  # maus.bringup.FILE
 _RARE = ("bringup", "settings", "set", "reset_settings", "clock", "card_write", "card_read", "enrol", "enrolled",
          "card_done")
 
@@ -356,15 +357,19 @@ class HostService:
             n += 1
         if n:
             self.send(0x50, seq, buf, n)
+        try:
+            bringup = os.stat(_BRINGUP)[6]  # the bring-up check's summary (maus.bringup): pulled with the logs
+        except OSError:
+            bringup = None
         self.reply(seq, {"n": count - min(skip, count), "skip": skip, "total": count, "strays": strays,
-                         "stray": named})
+                         "stray": named, "bringup": bringup})
 
     def op_read(self, req):
         name = req["name"]
         off = req.get("off", 0)
-        if not valid_name(name) or type(off) is not int or off < 0:
+        if not (valid_name(name) or name == _BRINGUP) or type(off) is not int or off < 0:
             raise ValueError("bad log name or offset")
-        path = self.ctx.store.dir + "/" + name
+        path = name if name == _BRINGUP else self.ctx.store.dir + "/" + name  # the bring-up summary: beside logs/
         try:
             size = os.stat(path)[6]
         except OSError:

@@ -246,7 +246,9 @@ def _pull(args) -> int:
             {"name": o.name, "status": o.status, "path": str(o.path) if o.path else None, "bytes": o.nbytes,
              "retries": o.retries, "damage": o.damage, "finished": o.finished, "marked": o.marked,
              "detail": o.detail or None}
-            for o in r.outcomes]} for r in results], indent=1)))
+            for o in r.outcomes], "bringup": None if r.bringup is None else {
+                "status": r.bringup.status, "path": str(r.bringup.path) if r.bringup.path else None,
+                "detail": r.bringup.detail or None}} for r in results], indent=1)))
     else:
         for r in results:
             if r.error:
@@ -265,6 +267,10 @@ def _pull(args) -> int:
                         print("    damaged on the unit: %s" % shown(d))
                 elif o.status != "skipped":
                     print("  %s: %s" % (o.status.upper(), one_line(o.detail)))
+            if r.bringup is not None:
+                b = r.bringup
+                print("  bring-up summary: %s" % ("%s, saved as %s" % (one_line(b.detail), shown(str(b.path)))
+                                                  if b.status == "pulled" else "FAILED: " + one_line(b.detail)))
     _notes(store)
     if all(r.unreachable for r in results):
         return EXIT_NO_UNIT

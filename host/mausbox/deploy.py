@@ -21,7 +21,8 @@ from pathlib import Path
 
 from mausbox.build import compile_bytes, mpy_compatible, parse_mpy_info
 from mausbox.cli import EXIT_PROBLEM, UserError
-from mausbox.link import LinkError, LinkTimeout, NoService, UnitLink
+from mausbox.link import LinkError, LinkLost, LinkTimeout, NoService, UnitLink
+from mausbox.link.bounds import RECOVER_PAD
 from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG
 from mausbox.shown import plural
 
@@ -212,7 +213,12 @@ def _again(repl, step, what: str):
         except LinkError as e:
             if i == TRIES - 1:
                 raise LinkError(f"{repl.port}: {what} failed {TRIES} times: {e}") from None
-            repl.recover()
+            try:
+                repl.recover()
+            except LinkLost:
+                raise
+            except LinkError:  # the line is still bad: the next attempt begins with another recovery
+                pass
     raise AssertionError
 
 
@@ -273,9 +279,12 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
         try:
             repl.enter_raw(soft_reset=True)
             break
-        except LinkError:  # a damaged banner from a MicroPython that answered Ctrl-C: again
-            if i == TRIES - 1 or not repl.saw_prompt:
+        except LinkLost:
+            raise
+        except LinkError:  # a damaged banner, or a Ctrl-C lost on the line: again, behind filler
+            if i == TRIES - 1 or not link.bytes_in:  # a port that never said a thing has no MicroPython
                 raise
+            repl.flush_line(RECOVER_PAD)
     first = _again(repl, lambda: probe(repl, []), "asking the unit what it runs")
     platform = first["platform"]
     if only is not None:

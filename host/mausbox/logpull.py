@@ -12,6 +12,7 @@ Device-supplied names are checked before they become paths.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import time
@@ -19,11 +20,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from mausbox.link.bounds import LIST_TRIES, MAX_LOG_BYTES, MAX_SILENT, MAX_STALLS, backoff
+from mausbox.link.bounds import (
+    LIST_TRIES,
+    LIST_TRIES_ALIVE,
+    MAX_FAILED_RUN,
+    MAX_LOG_BYTES,
+    MAX_SILENT,
+    MAX_STALLS,
+    backoff,
+)
 from mausbox.link.unit import FrameGap, LinkError, LinkLost, NoService, UnitError
 
 MAX_NAME = 64
 PULLED = ".pulled"
+BRINGUP = "bringup.json"  # the bring-up check's summary on the unit (firmware/maus/bringup.py FILE)
+MAX_BRINGUP = 64 * 1024  # bytes: a summary of a dozen parts is ~2 KB
 
 _NAME_RE = re.compile(r"[0-9]{1,10}-[a-z0-9_][a-z0-9_-]{0,31}\.jsonl")
 _UNIT_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
@@ -31,6 +42,10 @@ _UNIT_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 class PullError(Exception):
     """A log could not be pulled (after retries); the message says why."""
+
+
+class LinePullError(PullError):
+    """A log not fetched because the line kept failing (worth another pass while the unit answers)."""
 
 
 class PlantedLink(OSError):
@@ -181,6 +196,7 @@ class Outcome:
     damage: list[str] = field(default_factory=list)
     finished: bool = True
     marked: bool = True  # False: copied, but the unit refused (or never answered) the pulled mark
+    line: bool = False  # failed because the line kept failing (not refused, not a problem of the log)
 
 
 def verify_log(data: bytes) -> tuple[list[str], bool]:
@@ -195,8 +211,9 @@ class Puller:
     """Pulls the logs of one unit over `link` (a UnitLink) into `dest` (verified files only), `staging` for
     partial copies. `reconnect()` gives a new link after the port went away (or raises LinkLost)."""
 
-    max_stalls = MAX_STALLS  # consecutive attempts without progress before a file is given up
-    max_silent = MAX_SILENT  # of them, unanswered ones: then the unit counts as gone (the others are not tried)
+    max_stalls = MAX_STALLS  # consecutive attempts without progress before a file is given up (for this pass)
+    max_silent = MAX_SILENT  # attempts in a row to which the unit sent no byte at all: then it counts as gone
+    max_failed_run = MAX_FAILED_RUN  # logs in a row given up while the unit talks: then it counts as gone too
 
     def __init__(self, link, dest: Path | None = None, staging: Path | None = None, *, mark: bool = True,
                  verify: Callable[[bytes], tuple[list[str], bool]] | None = None,
@@ -204,6 +221,10 @@ class Puller:
                  progress: Callable[[str, int, int], None] | None = None, dest_base: Path | None = None,
                  staging_base: Path | None = None):
         self.link = link
+        _resending(link)
+        self.silent = 0  # attempts in a row that brought no byte at all from the unit
+        self.heard_at = time.monotonic()  # when an attempt last brought something
+        self.failed_run = 0  # logs in a row given up
         self.dest = Path(dest) if dest else Path(".")
         self.staging = Path(staging) if staging else self.dest / ".partial"
         self.dest_base = Path(dest_base) if dest_base else self.dest  # followed as given; below: never a link
@@ -216,6 +237,7 @@ class Puller:
         self.progress = progress  # (log name, bytes so far, size)
         self.listing: Listing | None = None
         self.gone = ""  # set when the unit cannot be reached again: the remaining logs are not tried
+        self.bringup: Outcome | None = None  # the bring-up summary, when the unit has one (pull_bringup)
 
     def fetch_listing(self) -> Listing:
         info = self._retry(self.link.hello)
@@ -225,24 +247,51 @@ class Puller:
         self.listing.stray_count = int(getattr(self.link, "stray_count", 0) or 0)
         return self.listing
 
-    def _retry(self, fn, tries: int = LIST_TRIES):
-        """fn() again after a failure of the line, with a growing pause (bounds.py)."""
-        for i in range(tries):
+    def _retry(self, fn, tries: int = LIST_TRIES, alive_tries: int = LIST_TRIES_ALIVE):
+        """fn() again after a failure of the line, with a growing pause (bounds.py): up to `tries` attempts to
+        which the unit sent nothing, `alive_tries` in all while it sends something (it is there, the line
+        damages its answers, or it is starting again after a reset)."""
+        for i in range(alive_tries):
+            before = self._heard()
             try:
                 return fn()
             except LinkLost as e:
                 self.log("link: %s; reconnecting" % e)
-                if i == tries - 1:
+                if i == alive_tries - 1:
                     raise PullError("the unit stopped answering: %s" % e) from None
                 self._reconnect()
             except LinkError as e:
                 self.log("link: %s" % e)
-                if i == tries - 1:
+                self._note_silence(before)
+                if (self.silent >= tries and self._silent_long()) or i == alive_tries - 1:
                     raise PullError("the unit stopped answering: %s" % e) from None
                 if isinstance(e, NoService) and getattr(self.link, "info", None) is not None:
                     self.link.info = None  # its app stopped (a crash): the next hello starts the service again
                 time.sleep(backoff(i + 1))
         raise AssertionError
+
+    def _ask(self, op: str, **args) -> dict:
+        """A request, after `hello` (which starts the service again when the app stopped meanwhile)."""
+        self.link.hello()
+        return self.link.request(op, **args)
+
+    def _note_silence(self, heard: tuple[int, int]) -> None:
+        """After an attempt that failed: did the unit send anything during it?"""
+        if self._heard() != heard:
+            self.silent, self.heard_at = 0, time.monotonic()
+        else:
+            self.silent += 1
+
+    def _silent_long(self) -> bool:
+        """The unit counts as gone: MAX_SILENT attempts in a row brought no byte at all, over at least as many
+        timeouts (a kilobyte dropped on the line can swallow several short answers whole)."""
+        quiet = time.monotonic() - self.heard_at
+        return self.silent >= self.max_silent and quiet >= self.max_silent * float(getattr(self.link, "timeout", 0))
+
+    def _heard(self) -> tuple[int, int]:
+        """What the unit has sent so far: (the link, its bytes in). Differs after an attempt it answered in any
+        way (a reconnect counts as an answer)."""
+        return id(self.link), int(getattr(self.link, "bytes_in", 0) or 0)
 
     def _reconnect(self) -> None:
         if self.reconnect is None:
@@ -250,6 +299,7 @@ class Puller:
             raise PullError("lost the unit: the port went away")
         try:
             self.link = self.reconnect()
+            _resending(self.link)
         except LinkError as e:
             self.gone = str(e)
             raise PullError("lost the unit: %s" % e) from None
@@ -275,7 +325,7 @@ class Puller:
         more = listing.stray_count - len(listing.strays)
         if more > 0:
             out.append(Outcome("(%d more)" % more, "skipped", detail="not logs this unit wrote: left on the unit"))
-        if not listing.entries:
+        if not listing.entries and self._bringup_size() is None:
             return out
         try:
             self._dfd, self._sfd = self._folders()
@@ -286,24 +336,107 @@ class Puller:
                 getattr(err, "filename", None) or self.dest, err.strerror or err)) for e in listing.entries]
         try:
             newest = max((e.name for e in listing.entries), default=None)
+            first: list[Outcome] = []
             for e in listing.entries:
-                if self.gone:
-                    out.append(Outcome(e.name, "failed", detail="not tried: %s" % self.gone))
-                    continue
-                refetch = False
-                if only_new and e.pulled:
-                    old = _read_at(self._dfd, e.name)
-                    if old is not None and len(old) == e.size:
-                        if not self._damaged(old):
-                            out.append(Outcome(e.name, "skipped", self.dest / e.name, "already pulled"))
-                            continue
-                        refetch = True  # the copy here fails its check: the unit's may not
-                oc = self.pull(e, in_progress_ok=e.name == newest, refetch=refetch)
-                out.append(oc)
+                first.append(self._one(e, only_new, e.name == newest))
+            # A second pass for the logs given up on the line (the unit still answers): a long stretch of
+            # damage, or the unit starting again after a reset, should not cost them.
+            by_name = {e.name: e for e in listing.entries}
+            for i, oc in enumerate(first):
+                if oc.status == "failed" and oc.line and not self.gone:
+                    self.failed_run = 0
+                    again = self._one(by_name[oc.name], only_new, oc.name == newest)
+                    again.retries += oc.retries
+                    first[i] = again
+            out += first
+            if self._bringup_size() is not None and not self.gone:
+                self.bringup = self.pull_bringup()
         finally:
             os.close(self._dfd)
             os.close(self._sfd)
         return out
+
+    def _bringup_size(self) -> int | None:
+        """The size of the unit's bring-up summary (maus.bringup) as its listing gave it, or None: it has none."""
+        size = (getattr(self.link, "listed", None) or {}).get("bringup")
+        if isinstance(size, int) and not isinstance(size, bool) and 0 <= size <= MAX_BRINGUP:
+            return size
+        return None
+
+    def pull_bringup(self) -> Outcome:
+        """The bring-up check's one-screen summary, beside the unit's logs as bringup.json: read as a log is
+        (each chunk checked, the whole against the unit's sha256, resumed and asked again on a bad line), and
+        it must be a JSON object. A newer one replaces the copy here; it is never marked on the unit."""
+        size = self._bringup_size() or 0
+        oc = Outcome(BRINGUP, "failed")
+        why = "no answer"
+        for attempt in range(self.max_stalls):
+            buf = bytearray()
+            heard = self._heard()
+            try:
+                got, sha = self.link.read(BRINGUP, 0, buf.extend, size=size)
+            except UnitError as err:
+                oc.detail = "the unit failed reading it: %s" % err.msg
+                return oc
+            except LinkLost as err:
+                why = str(err)
+                try:
+                    self._reconnect()
+                except PullError as gone:
+                    oc.detail = str(gone)
+                    return oc
+                continue
+            except LinkError as err:  # FrameGap too: the summary is small, it is read again whole
+                why = str(err)
+                if isinstance(err, NoService):
+                    self.link.info = None
+                self._note_silence(heard)
+                time.sleep(backoff(attempt + 1))
+                continue
+            data = bytes(buf)
+            if len(data) == got and hashlib.sha256(data).hexdigest() == sha:
+                break
+            why = "sha256 differs from the unit's"
+        else:
+            oc.detail = "the bring-up summary was not fetched: %s" % why
+            return oc
+        try:
+            doc = json.loads(data)
+        except ValueError:
+            doc = None
+        if not isinstance(doc, dict):
+            oc.detail = "the unit's bringup.json is not a bring-up summary: not kept"
+            return oc
+        oc.nbytes = len(data)
+        try:
+            oc.path = self._place(Entry(BRINGUP, len(data), False), self.dest / BRINGUP, data, sha, oc, replace=True)
+        except OSError as err:  # PlantedLink too
+            oc.detail = "verified, but cannot write %s: %s" % (self.dest / BRINGUP, err.strerror or err)
+            return oc
+        oc.status = "pulled"
+        oc.detail = "passed" if doc.get("passed") else "%d part(s) failed" % sum(
+            1 for p in doc.get("parts") or [] if isinstance(p, dict) and p.get("result") == "FAIL")
+        return oc
+
+    def _one(self, e: Entry, only_new: bool, newest: bool) -> Outcome:
+        """One log of the listing: skipped when pulled already (and its copy here is sound), else pulled."""
+        if self.gone:
+            return Outcome(e.name, "failed", detail="not tried: %s" % self.gone)
+        refetch = False
+        if only_new and e.pulled:
+            old = _read_at(self._dfd, e.name)
+            if old is not None and len(old) == e.size:
+                if not self._damaged(old):
+                    return Outcome(e.name, "skipped", self.dest / e.name, "already pulled")
+                refetch = True  # the copy here fails its check: the unit's may not
+        oc = self.pull(e, in_progress_ok=newest, refetch=refetch)
+        if oc.status == "failed" and oc.line:
+            self.failed_run += 1
+            if self.failed_run >= self.max_failed_run and not self.gone:
+                self.gone = "the unit answers, but not what is asked (%d logs in a row failed)" % self.failed_run
+        elif oc.status == "pulled":
+            self.failed_run = 0
+        return oc
 
     def _damaged(self, data: bytes) -> bool:
         try:
@@ -318,6 +451,9 @@ class Puller:
         oc = Outcome(e.name, "failed")
         try:
             data, sha = self._fetch(e, part, oc)
+        except LinePullError as err:
+            oc.detail, oc.line = str(err), True
+            return oc
         except PullError as err:
             oc.detail = str(err)
             return oc
@@ -351,7 +487,7 @@ class Puller:
             return oc
         if self.mark and not e.pulled:
             try:
-                res = self._retry(lambda: self.link.request("mark", name=e.name, sha256=sha))
+                res = self._retry(lambda: self._ask("mark", name=e.name, sha256=sha))
                 if not res.get("marked"):
                     oc.marked = False
                     oc.detail = "the unit refused the pulled mark (the log changed meanwhile)"
@@ -407,7 +543,7 @@ class Puller:
             raise PullError("%s is not a plain file: remove it" % part)
         if kind == "file" and os.stat(part.name, dir_fd=sfd).st_size > max(e.size, 0):
             os.unlink(part.name, dir_fd=sfd)
-        stalls = silent = 0
+        stalls = fails = 0
         restarts = 0
         prog = self.progress
         moved = (lambda n: prog(e.name, n, max(e.size, n))) if prog else None
@@ -420,12 +556,14 @@ class Puller:
                 fh.seek(0, 2)
                 have = fh.tell()
                 before = have
+                heard = self._heard()
                 try:
                     size, sha = self.link.read(e.name, have, fh.write, moved, size=e.size)
                     fh.flush()
                     fh.seek(0)
                     data = fh.read()
                     if len(data) == size and hashlib.sha256(data).hexdigest() == sha:
+                        self.silent, self.heard_at = 0, time.monotonic()
                         return data, sha
                     # Every chunk passed its check, yet the whole differs: the file changed on the unit.
                     restarts += 1
@@ -449,22 +587,25 @@ class Puller:
                     raise PullError("the unit failed reading %s: %s" % (e.name, err.msg)) from None
                 except LinkError as err:
                     fh.flush()
-                    silent += 1
+                    fails += 1
                     if isinstance(err, NoService):  # the service stopped (a Ctrl-C made by a damaged byte):
                         self.link.info = None  # the next hello starts it again from the REPL
                     self.log("%s: %s; asking again" % (e.name, err))
-                    time.sleep(backoff(silent))
+                    time.sleep(backoff(fails))
+                # The unit is there while it sends anything at all; silent attempts in a row across logs
+                # mean it is gone (unplugged, off, hung), and the logs left are not tried.
+                self._note_silence(heard)
                 fh.seek(0, 2)
                 if fh.tell() == before:
                     stalls += 1
                     oc.retries += 1
-                    if silent >= self.max_silent:
+                    if self._silent_long():
                         self.gone = "the unit stopped answering"
-                    if stalls >= self.max_stalls or silent >= self.max_silent:
-                        raise PullError("no progress after %d attempts at offset %d" % (stalls, before))
+                    if stalls >= self.max_stalls or self.gone:
+                        raise LinePullError("no progress after %d attempts at offset %d" % (stalls, before))
                 else:
                     oc.retries += 1
-                    stalls = silent = 0
+                    stalls = fails = 0
 
 
 @dataclass
@@ -474,11 +615,13 @@ class UnitResult:
     outcomes: list[Outcome] = field(default_factory=list)
     error: str = ""
     unreachable: bool = False  # the port would not even open
+    bringup: Outcome | None = None  # the bring-up summary, when the unit has one (saved beside its logs)
 
     @property
     def ok(self) -> bool:
         return not self.error and all(o.status in ("pulled", "skipped") and not o.damage and o.marked
-                                      for o in self.outcomes)
+                                      for o in self.outcomes) and (self.bringup is None or
+                                                                   self.bringup.status == "pulled")
 
 
 def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
@@ -502,6 +645,7 @@ def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
     except PullError as e:
         res.error = str(e)
         return res
+    res.bringup = p.bringup
     for o in res.outcomes:
         if o.status in ("pulled", "skipped") and o.path is not None:
             try:
@@ -509,3 +653,9 @@ def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
             except OSError as err:
                 o.detail = (o.detail + "; " if o.detail else "") + "not indexed: %s" % (err.strerror or err)
     return res
+
+
+def _resending(link) -> None:
+    """A pull asks again: its link gives up on a quick request's answer as soon as it is clearly lost."""
+    if hasattr(link, "resend_lost"):
+        link.resend_lost = True

@@ -66,6 +66,16 @@ def test_each_fault_is_named_with_its_pins(tmp_path):
     with PtyUnit(tmp_path / "unit", env={"MAUSBOX_SIM_FAULTS": "no-reader,swap-buttons,no-display,piezo-high"}) as unit:
         rc, out = _doctor_hardware(unit)
         parts = _parts(tmp_path / "unit")
+        # The summary saved on the unit is pulled with the logs, checked as a log is, and kept beside them.
+        env = dict(os.environ, PYTHONPATH=str(REPO / "host") + os.pathsep + str(REPO / "firmware"))
+        pulled = subprocess.run([sys.executable, "-m", "mausbox", "logs", "pull", "--port", unit.port, "--store",
+                                 str(tmp_path / "host" / "logs.sqlite"), "--json"],
+                                capture_output=True, text=True, env=env, timeout=300)
+    got = json.loads(pulled.stdout)[0]["bringup"]
+    assert got["status"] == "pulled" and got["detail"] == "5 part(s) failed", pulled.stdout + pulled.stderr
+    kept = Path(got["path"])
+    assert kept.name == "bringup.json" and kept.parent.parent == tmp_path / "host" / "raw", kept
+    assert kept.read_bytes() == (tmp_path / "unit" / "bringup.json").read_bytes()
     assert rc == 1, out
     b1, b2 = parts["button1"], parts["button2"]
     assert b1["result"] == "FAIL" and "GPIO 1" in b1["detail"] and "swapped" in b1["hint"], out

@@ -703,6 +703,18 @@ class Hardware:
 # board's scheduler runs at the REPL too): with `keep` set (no app runs) it feeds. Its state (timeout, last
 # feed) lives in ROOT/.wdt, so the interpreter after a soft reset carries the same watchdog on.
 _WDT_FILE = ".wdt"
+
+
+def _wdt_file():
+    # The unit's own flash, never `mpremote mount`'s folder (/remote, mpremote's mount point): that one is the
+    # host's, reached over the serial link the main thread is using, and the watchdog thread's writes there
+    # would break the mount's protocol. Under the virtual unit's jail "/" is the unit's folder; the other
+    # runners start in it and never mount.
+    try:
+        remote = os.getcwd().startswith("/remote")
+    except OSError:
+        remote = False
+    return "/" + _WDT_FILE if remote else _WDT_FILE
 _WDT_TICK_MS = const(100)  # the thread's check interval: a bite comes at most this late
 _WDT_SAVE_MS = const(1000)  # how often the last feed is written to .wdt (a soft reset may lose up to this)
 
@@ -788,7 +800,7 @@ class _Watchdog:
         ms = self.ms
         self.ms = 0  # a hard reset stops the watchdog
         try:
-            os.remove(_WDT_FILE)
+            os.remove(_wdt_file())
         except OSError:
             pass
         print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
@@ -797,7 +809,7 @@ class _Watchdog:
     def _save(self):
         # The wall time of the last feed: the next interpreter (after a soft reset) goes on from there.
         try:
-            with open(_WDT_FILE, "w") as f:
+            with open(_wdt_file(), "w") as f:
                 # whole ms since 1970 (an int: a single-precision float resolves today's time to 128 s)
                 f.write(json.dumps({"ms": self.ms, "fed_ms": time.time() * 1000 - time.ticks_diff(time.ticks_ms(),
                                                                                                    self.fed),
@@ -808,7 +820,7 @@ class _Watchdog:
     def resume(self):
         # boot.py after a soft reset: a watchdog started before goes on running, fed by the keeper.
         try:
-            with open(_WDT_FILE) as f:
+            with open(_wdt_file()) as f:
                 st = json.load(f)
             ms = int(st["ms"])
             age = time.time() * 1000 - int(st["fed_ms"])
@@ -817,7 +829,7 @@ class _Watchdog:
             return False
         if ms <= 0 or age >= ms:
             try:
-                os.remove(_WDT_FILE)  # it would have bitten meanwhile (the unit was off): not running
+                os.remove(_wdt_file())  # it would have bitten meanwhile (the unit was off): not running
             except OSError:
                 pass
             return False

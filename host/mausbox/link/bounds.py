@@ -21,7 +21,8 @@ MAX_LOG_BYTES = 16 * 1024 * 1024  # no log of a unit is larger
 
 # Retries of a pull (logpull.py): a request that failed on the line is asked again after a pause that
 # doubles from BACKOFF to BACKOFF_MAX; a log is given up after MAX_STALLS attempts in a row that brought no
-# byte, and the unit counts as gone after MAX_SILENT of them in a row with no answer at all.
+# byte of it (and tried once more after the other logs), and the unit counts as gone after MAX_SILENT attempts
+# in a row, over all logs, to which it sent no byte at all.
 BACKOFF = 0.05  # s
 BACKOFF_MAX = 2.0  # s
 MAX_STALLS = 8
@@ -29,7 +30,20 @@ MAX_SILENT = 4
 RESYNC_PAD = 481  # newlines sent before the first request after a wait that failed: more than the unit's largest
 #                 request payload (firmware/maus/hostsvc.py _RX_MAX), so a header damaged on the way that made
 #                 it wait for more bytes is filled, fails its check, and the unit listens for a new frame
-LIST_TRIES = 4  # hello and the listing, each: attempts before the pull gives up on the unit
+# A request the unit answers at once when no game runs (QUICK_OPS) whose answer came damaged is asked again
+# without waiting out the timeout: once the line has been quiet for LOST_QUIET s after a damaged frame, a frame
+# start left without its end, console text that is no answer, or every byte of a read with no final answer; or
+# (its request lost on the way) after LOST_SILENT s of nothing at all, when the unit said it is in no game.
+QUICK_OPS = frozenset(("hello", "status", "logs", "read", "mark", "cancel"))
+LOST_QUIET = 0.5  # s: a unit sends an answer's frames back to back (a virtual unit's pass on a busy machine:
+#                   up to a few hundred ms)
+LOST_SILENT = 1.5  # s: a unit out of a game answers within a pass (50 ms on a board)
+LIST_TRIES = 4  # hello, the listing and a mark, each: attempts in a row the unit left without any byte before
+#                the pull gives up on the unit
+LIST_TRIES_ALIVE = 8  # ... and attempts in all while the unit sends something (it is there: the line damages
+#                       its answers, or it is starting again after a reset)
+MAX_FAILED_RUN = 3  # logs in a row given up (each after MAX_STALLS attempts) while the unit sends something:
+#                     then it counts as gone too, and the logs left are not tried
 LIST_RESUMES = 8  # a listing resumed after a lost part, at most this often per attempt
 
 
@@ -42,3 +56,8 @@ def request_bound(idle: float, progress_bytes: int = 0, prefix: int = 0) -> floa
 def backoff(attempt: int) -> float:
     """The pause before retry number `attempt` (1, 2, ...)."""
     return min(BACKOFF_MAX, BACKOFF * (2 ** max(0, attempt - 1)))
+
+# The raw REPL (deploy): after a broken exchange the host sends RECOVER_PAD newlines before its Ctrl-Cs, so
+# that a stretch of line damage still running (the reliability relay drops or repeats a whole kilobyte) takes
+# filler, not the interrupt; the unit takes newlines as nothing at any of its prompts and in the app.
+RECOVER_PAD = 1100

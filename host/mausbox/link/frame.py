@@ -95,6 +95,12 @@ class Parser:
     def __init__(self):
         self._buf = bytearray()
         self.bad = 0  # frames that failed their crc or escape
+        self.damage = 0  # frame starts that turned out damaged: a failed crc or escape, a header that broke off
+
+    @property
+    def pending(self) -> bool:
+        """A frame's start is held, waiting for the rest of its bytes (a damaged length may wait for ever)."""
+        return self._buf.startswith(MAGIC)
 
     def feed(self, data: bytes) -> list[Frame | bytes]:
         """Frames, and runs of console text (bytes) between them, in arrival order."""
@@ -145,6 +151,8 @@ class Parser:
 
     def _skip(self, out: list) -> None:
         # Not a frame after all: its "#" is console text, scanning goes on behind it.
+        if self._buf.startswith(MAGIC):
+            self.damage += 1
         self._text(out, self._buf[:1])
         del self._buf[:1]
 

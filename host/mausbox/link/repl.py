@@ -146,8 +146,28 @@ class RawRepl:
         self._at_prompt = False
 
     def recover(self) -> None:
-        """After a broken exchange: interrupt, discard what is in flight, and re-enter the raw REPL."""
-        self._write(b"\r\x03\x03")
+        """After a broken exchange: interrupt, discard what is in flight, and re-enter the raw REPL. The line
+        that broke it may still be damaging what passes (bounds.py, RECOVER_PAD): filler goes before each
+        Ctrl-C, and it is tried again with a growing pause while the unit does not show its prompt."""
+        from mausbox.link.bounds import RECOVER_PAD, backoff
+
+        last: Exception | None = None
+        for attempt in range(TRIES):
+            self.flush_line(RECOVER_PAD)
+            try:
+                self.enter_raw()
+                return
+            except self.LinkError as e:
+                last = e
+                time.sleep(backoff(attempt + 1))
+        assert last is not None
+        raise last
+
+    def flush_line(self, pad: int) -> None:
+        """Filler, then Ctrl-Cs; what is in flight is dropped. Newlines are nothing to a raw paste that lost
+        bytes, to the raw or friendly REPL (Ctrl-C clears the line after them) and to the app; the Ctrl-Cs
+        behind them stop what runs."""
+        self._write(b"\n" * pad + b"\r\x03\x03")
         time.sleep(0.1)
         try:
             self.t.serial.reset_input_buffer()
@@ -155,7 +175,6 @@ class RawRepl:
             raise self.LinkLost(f"lost the link to {self.port}: {e}") from None
         self.t.in_raw_repl = False
         self._buf = bytearray()
-        self.enter_raw()
 
     # --- bytes ----------------------------------------------------------------------------------------------
     def _write(self, data: bytes) -> None:
@@ -205,6 +224,9 @@ class RawRepl:
         data = code.encode() if isinstance(code, str) else code
         if not self._at_prompt:
             self._read_until(b">", self.timeout)
+        else:  # at the prompt nothing more is due: what is here is damage (a repeated end, say), not ours
+            self._buf = bytearray()
+            self.link.read_raw(0)
         self._at_prompt = False
         if self.t.use_raw_paste:
             self._write(b"\x05A\x01")

@@ -23,9 +23,12 @@ from mausbox.cli import EXIT_LINK, EXIT_PROBLEM, UserError
 from mausbox.link.bounds import (
     HASH_SLICE,
     LIST_RESUMES,
+    LOST_QUIET,
+    LOST_SILENT,
     MAX_ANSWER,
     MAX_ENTRIES,
     MAX_LOG_BYTES,
+    QUICK_OPS,
     READ_SLACK,
     RESYNC_PAD,
     backoff,
@@ -50,6 +53,10 @@ class LinkError(UserError):
 
 class LinkTimeout(LinkError):
     pass
+
+
+class AnswerLost(LinkTimeout):
+    """The answer to a quick request is clearly lost on the way (bounds.py, LOST_QUIET): ask again now."""
 
 
 class LinkLost(LinkError):
@@ -96,6 +103,14 @@ class UnitLink:
         self.then_seq = 0
         self._t0 = 0.0  # when the request being answered was sent
         self._lost = False  # a wait failed: resynchronise both ends before the next request
+        # A caller that asks again (a pull) gives up on a quick request's answer as soon as it is clearly lost
+        # (bounds.py, LOST_QUIET): what came since the request, to tell.
+        self.resend_lost = False
+        self._rx_at = 0.0  # when the last byte came (or the request went)
+        self._rx_n0 = 0  # bytes_in when the request went
+        self._damage0 = 0  # the parser's damage count then
+        self._req_text = 0  # console text since then
+        self.answer_complete = False  # a read has every byte it asked for: only its final answer is missing
 
     # --- session --------------------------------------------------------------------------------------------
     def __enter__(self) -> UnitLink:
@@ -154,6 +169,7 @@ class UnitLink:
         data = self.read_raw(wait)
         if not data:
             return False
+        self._rx_at = time.monotonic()
         for item in self.parser.feed(data):
             self._in.append(item)
         return True
@@ -177,7 +193,15 @@ class UnitLink:
         if self._lost:  # the unit may be waiting for the rest of a damaged frame: fill it first
             self._lost = False
             pad = b"\n" * RESYNC_PAD
+        if pad:  # and Ctrl-B first: a raw REPL (a served service ended by a damaged Ctrl-C) goes back to the
+            pad = b"\x02" + pad  # friendly one, where the request is echoed and seen as such (NoService); the
+            #                     app and the service take it for a stray byte
         self.write(pad + encode(REQUEST, seq, body))
+        self._rx_at = time.monotonic()
+        self._rx_n0 = self.bytes_in
+        self._damage0 = self.parser.damage
+        self._req_text = 0
+        self.answer_complete = False
         return seq
 
     def next_frame(self, seq: int, deadline: float, op: str) -> Frame:
@@ -190,6 +214,7 @@ class UnitLink:
                 item = self._in.popleft()
                 if isinstance(item, bytes):
                     junk += len(item)
+                    self._req_text += len(item)
                     self._text(item)
                     if echoed and self.tail.endswith(b">>> "):
                         raise NoService(f"{self.port}: the unit shows the MicroPython REPL: its app is not "
@@ -209,7 +234,26 @@ class UnitLink:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise LinkTimeout(self._timeout_message(op, junk, echoed, others))
+            lost = self._answer_lost(op) if self.resend_lost else None
+            if lost:
+                raise AnswerLost(lost)
             self._pump(min(left, 0.1))
+
+    def _answer_lost(self, op: str) -> str | None:
+        """Why the answer to a quick request is lost by now, or None (bounds.py, LOST_QUIET): the unit sends an
+        answer's frames back to back, so a quiet line after damage means nothing more of it is coming."""
+        if op not in QUICK_OPS:
+            return None
+        quiet = time.monotonic() - self._rx_at
+        if quiet < LOST_QUIET:
+            return None
+        in_game = self.info is None or self.info.get("mode") == "play"
+        p = self.parser
+        if p.damage > self._damage0 or p.pending or self.answer_complete or (self._req_text and not in_game):
+            return f"{self.port}: the answer to `{op}` came damaged (nothing more of it for {LOST_QUIET:g} s)"
+        if quiet >= LOST_SILENT and not in_game and self.bytes_in == self._rx_n0:
+            return f"{self.port}: no answer to `{op}` within {LOST_SILENT:g} s (the request was lost on the way?)"
+        return None
 
     def _timeout_message(self, op: str, junk: int, echoed: bool, others: int = 0) -> str:
         t = self.timeout
@@ -238,6 +282,9 @@ class UnitLink:
         `frames`: how many frames of this answer came so far."""
         try:
             return self.next_frame(seq, min(deadline, total_end), op)
+        except AnswerLost:
+            self._lost = True
+            raise
         except LinkTimeout:
             self._lost = True
             if time.monotonic() >= total_end and deadline > total_end:
@@ -421,6 +468,7 @@ class UnitLink:
                 lost = e
                 time.sleep(backoff(attempt + 1))
                 continue
+            self.listed = done  # the listing's final answer (its counts; `bringup`: the summary's size, or None)
             self.strays = [str(x) for x in done.get("stray") or [] if isinstance(x, str)]
             self.stray_count = done.get("strays") if isinstance(done.get("strays"), int) else len(self.strays)
             total = done.get("total", done.get("n"))
@@ -463,10 +511,13 @@ class UnitLink:
                 raise LinkError(f"{self.port}: {name}: the unit sends more than the log's {most} bytes")
             sink(chunk)
             have += len(chunk)
+            if size is not None and have >= size:
+                self.answer_complete = True
             if progress is not None:
                 progress(have)
 
         seq = self.send_request("read", name=name, off=offset)
+        self.answer_complete = size is not None and offset >= size
         self._t0 = time.monotonic()
         deadline = self._t0 + self.timeout
         frames = 0

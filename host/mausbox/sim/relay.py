@@ -16,6 +16,7 @@ import time
 import tty
 
 KB = 1024
+HOLD = 64 * 1024  # bytes held for a side that does not read, before the relay stops reading what goes there
 KINDS = ("flip", "drop", "dup")
 
 
@@ -100,26 +101,37 @@ class FaultyRelay:
         return bytes(out)
 
     def _run(self) -> None:
+        # Each direction on its own: a side that does not read holds back only what goes to it (up to HOLD
+        # bytes, then the relay stops reading what would go there), never the other way, as on a cable.
+        for fd in (self._m, self._u):
+            os.set_blocking(fd, False)
+        pending = self._pending = {self._m: bytearray(), self._u: bytearray()}  # what waits for each side
         while not self._stop:
+            rl = [fd for fd, dst in ((self._m, self._u), (self._u, self._m)) if len(pending[dst]) < HOLD]
+            wl = [fd for fd in pending if pending[fd]]
             try:
-                r, _, _ = select.select([self._m, self._u], [], [], 0.05)
+                r, w, _ = select.select(rl, wl, [], 0.05)
             except (OSError, ValueError):
                 return
+            for fd in w:
+                try:
+                    del pending[fd][:os.write(fd, pending[fd])]
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    pending[fd].clear()  # the host side not open (between two sessions): nothing to carry
             for fd in r:
                 try:
                     data = os.read(fd, self.chunk)
+                except BlockingIOError:
+                    continue
                 except OSError:
                     time.sleep(0.01)  # the host side not open (between two sessions): nothing to carry
                     continue
                 if not data:
                     continue
                 up = fd == self._m
-                out, dst = self._mangle(data, up), (self._u if up else self._m)
-                while out:
-                    try:
-                        out = out[os.write(dst, out):]
-                    except OSError:
-                        break
+                pending[self._u if up else self._m] += self._mangle(data, up)
 
     def close(self) -> None:
         self._stop = True
