@@ -419,13 +419,16 @@ class UnitLink:
         one (`skip`), so a long listing over a faulty link is not started again. Names the unit found in its
         logs folder that are none of its logs land in `self.strays` (the first few; `self.stray_count` all)."""
         out: list[tuple[str, int]] = []
-        gap = False
+        gap = resumed = unplaced = False
 
         def part(f: Frame) -> bool:
-            nonlocal gap
+            nonlocal gap, unplaced
             if f.kind != PART or gap:
                 return False
             lines = f.payload.decode("utf-8", "replace").splitlines()
+            if lines and not lines[0].startswith("+") and resumed:
+                gap = unplaced = True  # a part that does not say where it starts cannot go behind the entries here
+                return False
             if lines and lines[0].startswith("+"):
                 try:
                     at = int(lines[0][1:])
@@ -454,6 +457,7 @@ class UnitLink:
         for attempt in range(resumes + 1):
             gap = False
             had = len(out)
+            resumed = had > 0
             try:
                 if not out:
                     self.hello(then="logs")
@@ -464,6 +468,8 @@ class UnitLink:
                 done = self.answer(seq, "logs", on_frame=capped)
             except LinkTimeout as e:  # the end of the listing lost: resumed from the entries here, as after a
                 if len(out) == had:  # gap, if this attempt brought any (else the unit is not at work)
+                    if unplaced and lost is not None:
+                        raise lost from None  # what went wrong first: the same part again is only its echo
                     raise
                 lost = e
                 time.sleep(backoff(attempt + 1))
