@@ -287,7 +287,7 @@ def _list(args) -> int:
     store = _store(args)
     games = store.games(unit=args.unit, game=args.game)
     if args.json:
-        print(json.dumps([dict(id=g.id, unit=g.unit, name=g.name, game=g.game, variant=g.variant, wall=g.wall,
+        print(json.dumps([dict(id=g.id, unit=g.unit, unit_name=store.unit_name(g.id), name=g.name, game=g.game, variant=g.variant, wall=g.wall,
                                records=g.records, status=g.status, reason=g.reason, damaged=bool(g.damage),
                                winners=[p["player"] for p in store.players(g.id) if p["winner"]])
                           for g in games], indent=1))
@@ -295,8 +295,12 @@ def _list(args) -> int:
     if not games:
         print("no games in the store yet: mausbox logs pull")
         return 0
-    # columns as wide as their widest entry, the time to the minute: a line fits 80 columns
-    uw = max(4, min(16, max(len(g.unit) for g in games)))
+    # columns as wide as their widest entry, the time to the minute: a line fits 80 columns (a unit's
+    # name, `mausbox name set`, stands before its id, which is cut first)
+    from mausbox.fleet import label
+
+    units = {g.id: label(g.unit[:8], store.unit_name(g.id)) for g in games}
+    uw = max(4, min(28, max(len(u) for u in units.values())))
     lw = max(3, max(len(g.name) for g in games))
     gw = max(4, max(len(g.game or "?") for g in games))
     fmt = "%4s  %-*s %-*s %-*s %-16s %-9s %s"
@@ -304,7 +308,7 @@ def _list(args) -> int:
     for g in games:
         winners = ",".join("P%d" % p["player"] for p in store.players(g.id) if p["winner"])
         when = (g.wall or "-")[:16].replace("T", " ")
-        print(fmt % (g.id, uw, shown(g.unit[:uw]), lw, shown(g.name), gw, shown(g.game or "?"), shown(when),
+        print(fmt % (g.id, uw, units[g.id][:uw], lw, shown(g.name), gw, shown(g.game or "?"), shown(when),
                      g.status + ("!" if g.damage else ""), winners or "-"))
     return 0
 

@@ -103,6 +103,11 @@ def load_names(path: str | Path | None) -> dict[str, str]:
     return doc
 
 
+def unit_label(unit: str, name: str | None) -> str:
+    """A unit as the report names it: `Tisch 3 (5e1db134)`, or its id's first 8 digits."""
+    return "%s (%s)" % (name, unit[:8]) if name else unit[:8]
+
+
 def label(unit: str, pid: int, names: dict[str, str]) -> str:
     return names.get("%s/%d" % (unit, pid)) or names.get(str(pid)) or "%s/P%d" % (unit[:8], pid)
 
@@ -173,14 +178,23 @@ def collect(store: Store, names: dict[str, str] | None = None, unit: str | None 
             game: str | None = None) -> tuple[list[Game], list[PlayerStats]]:
     names = names or {}
     games = store.games(unit=unit, game=game)
-    stats: dict[tuple[str, int], PlayerStats] = {}
+    stats: dict[tuple[str, int | str], PlayerStats] = {}
+
+    seats: dict[int, str] = {}  # the game's seats (its game_start: `mausbox class seats`): a child by name
 
     def ps(u: str, pid: int) -> PlayerStats:
+        child = seats.get(pid)
+        if child:  # the same child on any unit, at any seat: one row (unit "", player 0)
+            key = ("", child.casefold())
+            if key not in stats:
+                stats[key] = PlayerStats("", 0, child)
+            return stats[key]
         if (u, pid) not in stats:
             stats[(u, pid)] = PlayerStats(u, pid, label(u, pid, names))
         return stats[(u, pid)]
 
     for g in games:
+        seats = store.seats(g.id)
         for p in store.players(g.id):
             s = ps(g.unit, p["player"])
             s.games += 1
@@ -489,10 +503,12 @@ def html_report(store: Store, names: dict[str, str] | None = None, title: str = 
         out.append("<h2>Scores over sessions: %s</h2>%s" % (_esc(game_title(gname)), svg_scores(series)))
     out.append("<h2>Games</h2><table class=games><tr><th>Log</th><th>Game</th><th>When</th><th>Status</th><th>Winners</th></tr>")
     for g in games:
-        winners = ", ".join(label(g.unit, p["player"], names or {}) for p in store.players(g.id) if p["winner"])
-        start = next((r for r in store.events(g.id) if r.get("type") == "game_start"), None)
+        seats = store.seats(g.id)
+        winners = ", ".join(seats.get(p["player"]) or label(g.unit, p["player"], names or {})
+                            for p in store.players(g.id) if p["winner"])
+        start = store.start(g.id) or None
         out.append("<tr><td>%s/%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
-            _esc(g.unit[:8]), _esc(g.name), _esc(game_title(g.game, g.variant)), _esc(when(g, start)),
+            _esc(unit_label(g.unit, store.unit_name(g.id))), _esc(g.name), _esc(game_title(g.game, g.variant)), _esc(when(g, start)),
             _esc(g.status + (" (damaged)" if g.damage else "")), _esc(winners or "–")))
     out.append("</table></body></html>\n")
     return "".join(out)

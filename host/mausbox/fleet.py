@@ -1,0 +1,128 @@
+"""A classroom's units at once: each unit's name beside its id, names two units share, and one command run over
+every connected unit in parallel (`--all`) with a table of name, result and time. A failure on one unit is its
+row's result: it never stops the others."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+MAX_PARALLEL = 32  # threads: each waits on its own port, the host's work per unit is small
+
+
+def label(unit: str | None, name: str | None) -> str:
+    """How a unit is called to a teacher: `Tisch 3 (5e1db134)`, or the id alone when it has no name."""
+    from mausbox.shown import shown
+
+    uid = shown(unit or "?")
+    return f"{shown(name)} ({uid})" if name else uid
+
+
+def shared_names(named: Iterable[tuple[str | None, str | None]]) -> set[str]:
+    """The names that more than one unit carries, from (unit id, name) pairs (one unit seen twice counts once)."""
+    units: dict[str, set[str]] = {}
+    for unit, name in named:
+        if name:
+            units.setdefault(name.casefold().strip(), set()).add(unit or "?")
+    return {n for n, us in units.items() if len(us) > 1}
+
+
+def is_shared(name: str | None, shared: set[str]) -> bool:
+    return bool(name) and name.casefold().strip() in shared  # type: ignore[union-attr]
+
+
+@dataclass
+class Row:
+    port: str
+    unit: str | None = None
+    name: str | None = None
+    ok: bool = False
+    result: str = ""
+    seconds: float = 0.0
+    code: int = 0  # the exit code this unit's run alone would have given
+    data: object = None  # what the command's function returned (--json)
+
+
+def over_all(ports: list[str], fn: Callable[[str, Row], str], on_row: Callable[[Row], None] | None = None) -> list[Row]:
+    """fn(port, row) for every port in parallel: it fills row.unit/row.name as soon as it knows them and returns
+    the result's text; a UserError (or any error) becomes the row's failed result. Rows in the ports' order."""
+    from mausbox.cli import EXIT_PROBLEM, UserError
+
+    lock = threading.Lock()
+
+    def one(port: str) -> Row:
+        row = Row(port)
+        t0 = time.monotonic()
+        try:
+            row.result = fn(port, row) or "ok"
+            row.ok = True
+        except UserError as e:
+            row.result, row.code = str(e), e.code or EXIT_PROBLEM
+        except Exception as e:  # noqa: BLE001 - one unit's surprise is its row, the others go on
+            row.result, row.code = f"{type(e).__name__}: {e}", EXIT_PROBLEM
+        row.seconds = time.monotonic() - t0
+        if on_row is not None:
+            with lock:
+                on_row(row)
+        return row
+
+    if not ports:
+        return []
+    with ThreadPoolExecutor(max_workers=min(MAX_PARALLEL, len(ports))) as ex:
+        return list(ex.map(one, ports))
+
+
+def table(rows: list[Row], title: str = "result") -> list[str]:
+    """The rows as text lines: unit (name and id), port, result, seconds; shared names flagged."""
+    from mausbox.shown import one_line, shown
+
+    shared = shared_names((r.unit, r.name) for r in rows if r.unit)
+    names = [label(r.unit, r.name) if r.unit else "-" for r in rows]
+    nw = max([4] + [len(n) for n in names])
+    pw = max([4] + [len(r.port) for r in rows])
+    out = [f"{'unit':<{nw}}  {'port':<{pw}}  {'time':>6}  {title}"]
+    for r, n in zip(rows, names):
+        res = ("" if r.ok else "FAILED: ") + one_line(r.result)
+        if is_shared(r.name, shared):
+            res += f"  (!! another unit is also named {shown(r.name)!r}: `mausbox name set` one of them)"
+        out.append(f"{n:<{nw}}  {shown(r.port):<{pw}}  {r.seconds:5.1f}s  {res}")
+    ok = sum(r.ok for r in rows)
+    out.append(f"{ok} of {len(rows)} units ok" + ("" if ok == len(rows) else f", {len(rows) - ok} failed"))
+    return out
+
+
+def exit_code(rows: list[Row]) -> int:
+    from mausbox.cli import EXIT_OK
+
+    bad = [r.code for r in rows if not r.ok]
+    if not bad:
+        return EXIT_OK
+    return bad[0] if len(set(bad)) == 1 and len(bad) == len(rows) else 1
+
+
+def all_ports() -> list[str]:
+    """Every connected unit's port (a virtual unit counts), or UserError: none."""
+    from mausbox.cli import EXIT_NO_UNIT, UserError
+    from mausbox.link import unit_ports
+
+    found = unit_ports()
+    if not found:
+        raise UserError("no unit connected (plug them in, or start `mausbox sim --serial`)", EXIT_NO_UNIT)
+    return found
+
+
+def print_rows(rows: list[Row], as_json: bool, title: str = "result") -> int:
+    import json
+
+    if as_json:
+        from mausbox.shown import json_safe
+
+        print(json_safe(json.dumps([{"port": r.port, "unit": r.unit, "name": r.name, "ok": r.ok, "result": r.result,
+                                     "seconds": round(r.seconds, 2), "data": r.data} for r in rows], indent=1,
+                                   default=str)))
+    else:
+        print("\n".join(table(rows, title)))
+    return exit_code(rows)
