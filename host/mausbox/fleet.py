@@ -126,3 +126,44 @@ def print_rows(rows: list[Row], as_json: bool, title: str = "result") -> int:
     else:
         print("\n".join(table(rows, title)))
     return exit_code(rows)
+
+
+# `--all` for commands that talk to one unit: each unit's run is the very command with `--port P`, in a process of
+# its own (a flash or a deploy holds its port for minutes, prints its own progress and may fail alone).
+FLEET = ("flash", "deploy", "doctor", "config", "clock")
+
+
+def wants_all(argv: list[str]) -> bool:
+    return bool(argv) and argv[0] in FLEET and "--all" in argv
+
+
+def run_everywhere(argv: list[str], as_json: bool = False, ports: list[str] | None = None) -> int:
+    """`mausbox <argv> --port P` for every connected unit in parallel; a table of name, result and time."""
+    import os
+    import subprocess
+    import sys
+
+    from mausbox.cli import EXIT_USAGE, UserError
+    from mausbox.cmd_ports import probe
+
+    if "--port" in argv or any(a.startswith("--port=") for a in argv):
+        raise UserError("--all or --port, not both", EXIT_USAGE)
+    argv = [a for a in argv if a != "--json"]
+    ports = ports if ports is not None else all_ports()
+
+    def one(port: str, row: Row) -> str:
+        if argv[0] != "flash":  # a board to be flashed may have no firmware to say who it is
+            who = probe(port, 3.0)
+            row.unit, row.name = who.get("unit"), who.get("name")
+        proc = subprocess.run([sys.executable, "-m", "mausbox", *argv, "--port", port], capture_output=True,
+                              text=True, env=dict(os.environ, COLUMNS="200"), stdin=subprocess.DEVNULL)
+        lines = [ln.strip() for ln in proc.stdout.splitlines() if ln.strip()]
+        errs = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
+        row.data = {"exit": proc.returncode, "stdout": proc.stdout[-4000:], "stderr": proc.stderr[-2000:]}
+        if proc.returncode:
+            raise UserError((errs or lines or ["exit code %d" % proc.returncode])[-1], proc.returncode)
+        bad = [ln for ln in lines if ln.startswith("!!")]  # doctor's findings that need a hand
+        return "; ".join(bad) if bad else (lines[-1] if lines else "ok")
+
+    return print_rows(over_all(ports, one), as_json, " ".join(argv[:2]) if argv[0] in ("config", "clock")
+                      else argv[0])
