@@ -84,11 +84,14 @@ def table(rows: list[Row], title: str = "result") -> list[str]:
     nw = max([4] + [len(n) for n in names])
     pw = max([4] + [len(r.port) for r in rows])
     out = [f"{'unit':<{nw}}  {'port':<{pw}}  {'time':>6}  {title}"]
+    from mausbox.shown import wrapped
+
     for r, n in zip(rows, names):
         res = ("" if r.ok else "FAILED: ") + one_line(r.result)
         if is_shared(r.name, shared):
             res += f"  (!! another unit is also named {shown(r.name)!r}: `mausbox name set` one of them)"
-        out.append(f"{n:<{nw}}  {shown(r.port):<{pw}}  {r.seconds:5.1f}s  {res}")
+        head = f"{n:<{nw}}  {shown(r.port):<{pw}}  {r.seconds:5.1f}s  "
+        out += wrapped(head + res, len(head) if len(head) <= 40 else 4)
     ok = sum(r.ok for r in rows)
     out.append(f"{ok} of {len(rows)} units ok" + ("" if ok == len(rows) else f", {len(rows) - ok} failed"))
     return out
@@ -145,6 +148,7 @@ def run_everywhere(argv: list[str], as_json: bool = False, ports: list[str] | No
 
     from mausbox.cli import EXIT_USAGE, UserError
     from mausbox.cmd_ports import probe
+    from mausbox.shown import shown, width
 
     if "--port" in argv or any(a.startswith("--port=") for a in argv):
         raise UserError("--all or --port, not both", EXIT_USAGE)
@@ -156,7 +160,7 @@ def run_everywhere(argv: list[str], as_json: bool = False, ports: list[str] | No
             who = probe(port, 3.0)
             row.unit, row.name = who.get("unit"), who.get("name")
         proc = subprocess.run([sys.executable, "-m", "mausbox", *argv, "--port", port], capture_output=True,
-                              text=True, env=dict(os.environ, COLUMNS="200"), stdin=subprocess.DEVNULL)
+                              text=True, env=dict(os.environ, COLUMNS=str(width())), stdin=subprocess.DEVNULL)
         lines = [ln.strip() for ln in proc.stdout.splitlines() if ln.strip()]
         errs = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
         row.data = {"exit": proc.returncode, "stdout": proc.stdout[-4000:], "stderr": proc.stderr[-2000:]}
@@ -165,5 +169,16 @@ def run_everywhere(argv: list[str], as_json: bool = False, ports: list[str] | No
         bad = [ln for ln in lines if ln.startswith("!!")]  # doctor's findings that need a hand
         return "; ".join(bad) if bad else (lines[-1] if lines else "ok")
 
-    return print_rows(over_all(ports, one), as_json, " ".join(argv[:2]) if argv[0] in ("config", "clock")
+    def done(row: Row) -> None:  # each unit's own output as it finishes, then the table of all
+        if as_json:
+            return
+        out = row.data if isinstance(row.data, dict) else {}
+        print(f"== {label(row.unit, row.name)} on {shown(row.port)}: {'ok' if row.ok else 'FAILED'} "
+              f"({row.seconds:.1f} s)")
+        text = (out.get("stdout") or "") + (out.get("stderr") or "" if not row.ok else "")
+        for ln in text.splitlines():
+            print(shown(ln))
+        sys.stdout.flush()
+
+    return print_rows(over_all(ports, one, done), as_json, " ".join(argv[:2]) if argv[0] in ("config", "clock")
                       else argv[0])
