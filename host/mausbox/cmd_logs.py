@@ -241,7 +241,7 @@ def _pull(args) -> int:
     if len(ports) == 1:
         results = [one(ports[0])]
     else:
-        with ThreadPoolExecutor(max_workers=min(8, len(ports))) as ex:
+        with ThreadPoolExecutor(max_workers=min(32, len(ports))) as ex:  # a thread waits on its port: 30 units, 30 threads
             results = list(ex.map(one, ports))
     def counts(r) -> dict:
         return {"pulled": sum(o.status == "pulled" for o in r.outcomes),
