@@ -127,7 +127,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             return fleet.run_everywhere(rest, "--json" in rest)
         except UserError as e:
-            print(f"mausbox {argv[0]}: {e}", file=sys.stderr)
+            from mausbox.shown import one_line, shown
+
+            print(f"mausbox {shown(argv[0])}: {one_line(e)}", file=sys.stderr)
             return e.code
     args = parser.parse_args(hoist(parser, argv))
     if not args.command:

@@ -300,7 +300,7 @@ def _watch(args, store, one, poll_s: float = 0.5) -> int:
     from mausbox.cli import EXIT_OK, EXIT_PROBLEM
     from mausbox.fleet import label
     from mausbox.link import unit_ports
-    from mausbox.shown import one_line
+    from mausbox.shown import one_line, shown
 
     lock = threading.Lock()
     busy: set[str] = set()
@@ -318,7 +318,7 @@ def _watch(args, store, one, poll_s: float = 0.5) -> int:
             who = label(r.unit, getattr(r, "name", None)) if r.unit else "-"
             res = ("FAILED: " + one_line(r.error)) if r.error else "%d pulled, %d already here%s" % (
                 pulled, sum(o.status == "skipped" for o in r.outcomes), "" if r.ok else ", with problems")
-            print("%3d  %-28s %-14s %5.1fs  %s" % (len(done), who, port, time.monotonic() - t, res), flush=True)
+            print(shown("%3d  %-28s %-14s %5.1fs  %s" % (len(done), who, port, time.monotonic() - t, res)), flush=True)
 
     print("watching for units: plug them in one after another (Ctrl-C ends)", flush=True)
     print("%3s  %-28s %-14s %6s  %s" % ("#", "unit", "port", "time", "result"), flush=True)
@@ -341,10 +341,10 @@ def _watch(args, store, one, poll_s: float = 0.5) -> int:
     units = {r.unit for r in results if r.unit}
     pulled = sum(o.status == "pulled" for r in results for o in r.outcomes)
     failed = [r for r in results if not r.ok]
-    print("summary: %d units, %d logs pulled in %.0f s; %s%s" % (
+    print(shown("summary: %d units, %d logs pulled in %.0f s; %s%s" % (
         len(units), pulled, time.monotonic() - t0, "%d with problems (%s)" % (len(failed), ", ".join(
             r.port for r in failed)) if failed else "no problems",
-        "; still pulling when stopped: %s" % ", ".join(left) if left else ""), flush=True)
+        "; still pulling when stopped: %s" % ", ".join(left) if left else "")), flush=True)
     _notes(store)
     sys.stdout.flush()
     return EXIT_OK if not failed and not left else EXIT_PROBLEM
@@ -379,7 +379,7 @@ def _list(args) -> int:
     for g in games:
         winners = ",".join("P%d" % p["player"] for p in store.players(g.id) if p["winner"])
         when = (g.wall or "-")[:16].replace("T", " ")
-        print(fmt % (g.id, uw, units[g.id][:uw], lw, shown(g.name), gw, shown(g.game or "?"), shown(when),
+        print(fmt % (g.id, uw, shown(units[g.id][:uw]), lw, shown(g.name), gw, shown(g.game or "?"), shown(when),
                      g.status + ("!" if g.damage else ""), winners or "-"))
     return 0
 
