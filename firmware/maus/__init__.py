@@ -44,6 +44,16 @@ def write_atomic(path, data):
     os.rename(tmp, path)
 
 
+def unit_name(root=""):
+    """The unit's name (`mausbox name set`, maus.classroom: name.txt), or None; read where it is shown (the idle
+    menu, hello) without loading maus.classroom."""
+    try:
+        with open(root + "name.txt", "rb") as f:
+            return f.read(65).decode() or None
+    except (OSError, UnicodeError):
+        return None
+
+
 def call_unloaded(modname, fn, *args):
     """modname.fn(*args), then every module that call imported (modname first of all) is unloaded
     again: for code needed once (validators, catalog builders, the boot steps), so its RAM comes back."""

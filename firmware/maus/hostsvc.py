@@ -43,6 +43,7 @@ _HEX = b"0123456789abcdef"
 _BRINGUP = "bringup.json"  # maus.bringup.FILE
 _RARE = ("bringup", "settings", "set", "reset_settings", "clock", "card_write", "card_read", "enrol", "enrolled",
          "card_done")
+_CLASS = ("name", "seats", "copied")  # a classroom's requests: maus.classroom has them (loaded as maus.hostops)
 
 
 class HostService:
@@ -202,8 +203,8 @@ class HostService:
         self._drop_job()  # a new request replaces the one in progress (the host gave up on it)
         self.seq = seq
         fn = getattr(self, "op_" + op, None) if isinstance(op, str) else None
-        if fn is None and op in _RARE:
-            fn = op  # maus.hostops has it: loaded for the request and let go again
+        if fn is None and (op in _RARE or op in _CLASS):
+            fn = op  # maus.hostops (maus.classroom) has it: loaded for the request and let go again
         elif fn is None:
             self._error(seq, "op", "unknown request %r" % (op,))
             return
@@ -273,13 +274,16 @@ class HostService:
 
     # --- requests -----------------------------------------------------------------------------------------
     def op_hello(self, req):
+        import maus
+
         c = self.ctx
         st = c.status or {}
         v = sys.implementation.version
         return {"proto": PROTO, "proto_min": PROTO, "fw": st.get("version"),
                 "unit": getattr(c, "unit_id", None) or _hexs(c.hw.unique_id()),
                 "board": st.get("board"), "platform": sys.platform, "micropython": "%d.%d.%d" % v[:3],
-                "app": self.app, "safe_mode": bool(st.get("safe_mode")), "mode": c.mode, "game": _game(c)}
+                "app": self.app, "safe_mode": bool(st.get("safe_mode")), "mode": c.mode, "game": _game(c),
+                "name": maus.unit_name(getattr(c, "root", "") or "")}
 
     def op_status(self, req):
         import gc
@@ -465,7 +469,7 @@ def serve(idle_s=60):
 def _rare(svc, op, req):
     import maus
 
-    return maus.call_unloaded("maus.hostops", "op_" + op, svc, req)
+    return maus.call_unloaded("maus.classroom" if op in _CLASS else "maus.hostops", "op_" + op, svc, req)
 
 
 def _game(c):

@@ -17,13 +17,14 @@ END_BLOCKS = const(2)  # filesystem blocks kept in logs/reserve for a game's las
 
 
 def start_game(store, clock, game, variant, players, board, unit, fw, settings, wall=None, ticks=0,
-               reserve=None, listener=None, wrap=None):
+               reserve=None, listener=None, wrap=None, extra=None):
     # Make room, open logs/<NNNNN>-<game>.jsonl and write game_start. Never raises OSError:
     # on a full or broken flash the returned log is degraded and the game goes on.
     # reserve: the bytes this game's log may take (default WORST[game]); log.short says the flash has less.
     # logs/reserve keeps room for the end records whatever fills the flash meanwhile (maus.logend._reopen).
     # players: [(id, colour, young)] or [{"id":..,"colour":..,"young":..}]
     # wrap(f): the simulator's flash layer around the file (maus.hw.sim flash_file), None on a board.
+    # extra: further game_start fields (maus.classroom start_fields: the unit's name, its seats).
     dropped = []
     f = None
     err = None
@@ -63,9 +64,12 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
             pl.append({"id": p["id"], "colour": p["colour"], "young": bool(p.get("young", False))})
         else:
             pl.append({"id": p[0], "colour": p[1], "young": bool(p[2])})
-    log.record("game_start", {"v": VERSION, "game": game, "variant": variant, "players": pl,
-                              "board": board, "unit": unit, "fw": fw, "settings": settings,
-                              "wall": wall, "ticks": ticks})
+    fields = {"v": VERSION, "game": game, "variant": variant, "players": pl,
+              "board": board, "unit": unit, "fw": fw, "settings": settings,
+              "wall": wall, "ticks": ticks}
+    if extra:
+        fields.update(extra)
+    log.record("game_start", fields)
     if f is None:
         log.degraded = True
         log.error = err
@@ -89,7 +93,7 @@ def unit_log(u, game, players):
         store, hw.ticks_ms, game, u.variant, [pl.as_log() for pl in players],
         hw.board.get("name"), "".join("%02x" % x for x in hw.unique_id()), maus.VERSION, u.settings.values,
         wall=wall_iso(wall) if wall else None, ticks=hw.ticks_ms(), listener=u._event_line,
-        wrap=getattr(hw, "flash_file", None))
+        wrap=getattr(hw, "flash_file", None), extra=maus.call_unloaded("maus.classroom", "start_fields", u.root))
     u.unrecovered = store.unrecovered
 
 

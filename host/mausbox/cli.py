@@ -118,7 +118,20 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict]:
 
 def main(argv: list[str] | None = None) -> int:
     parser, modules = build_parser()
-    args = parser.parse_args(hoist(parser, sys.argv[1:] if argv is None else list(argv)))
+    argv = sys.argv[1:] if argv is None else list(argv)
+    from mausbox import fleet
+
+    if fleet.wants_all(argv):  # every connected unit at once (mausbox/fleet.py): the same command with --port each
+        rest = [a for a in argv if a != "--all"]
+        parser.parse_args(hoist(parser, rest))  # a usage error is one, before any unit is touched
+        try:
+            return fleet.run_everywhere(rest, "--json" in rest)
+        except UserError as e:
+            from mausbox.shown import one_line, shown
+
+            print(f"mausbox {shown(argv[0])}: {one_line(e)}", file=sys.stderr)
+            return e.code
+    args = parser.parse_args(hoist(parser, argv))
     if not args.command:
         parser.print_help()
         return EXIT_USAGE

@@ -170,7 +170,10 @@ def run(args) -> int:
     platform = info.get("platform")
     where = "virtual unit" if platform == "linux" or info.get("board") == "sim" else platform
     doing = "the app runs" if info.get("app") else "the app is not running: the unit answers from its REPL"
-    findings = [{"check": "port", "ok": True, "detail": f"{port} ({where}); {doing}", "fix": ""}]
+    findings = [{"check": "port", "ok": True, "detail": f"{port} ({where}); {doing}", "fix": ""},
+                {"check": "name", "ok": True, "detail": "%s (unit %s)" % (info["name"], info.get("unit"))
+                 if info.get("name") else "none: known by its id %s (`mausbox name set NAME`)" % info.get("unit"),
+                 "fix": ""}]
     free_now = st.get("free_bytes") if isinstance(st.get("free_bytes"), int) else None
     findings += diagnose(status, str(info.get("micropython") or "?"), free_now, maus.VERSION, st)
     if garbled:

@@ -28,6 +28,8 @@ def add_parser(p):
     g = q.add_mutually_exclusive_group()
     g.add_argument("--port", action="append", help="serial port or pty of the unit (repeat for several)")
     g.add_argument("--all", action="store_true", help="every connected unit, in parallel")
+    g.add_argument("--watch", action="store_true", help="pull each unit the moment it is plugged in (the unit "
+                   "shows \"logs copied\" and beeps), a running table; Ctrl-C ends with a summary")
     q.add_argument("--dest", help="folder for the raw logs (default: the store's raw/ folder); one folder per unit")
     q.add_argument("--baud", type=int, default=115200)
     q.add_argument("--timeout", type=float, default=10.0,
@@ -185,7 +187,7 @@ def _pull(args) -> int:
     from mausbox.shown import json_safe, one_line, shown
 
     store = _store(args, [args.dest] if args.dest else None)
-    ports = _ports(args)
+    ports = [] if args.watch else _ports(args)
     out_lock = threading.Lock()
     show = progress.wanted(args.json) and len(ports) == 1
 
@@ -197,7 +199,7 @@ def _pull(args) -> int:
     def connect(port: str) -> UnitLink:
         return UnitLink(port, timeout=args.timeout, baud=args.baud)
 
-    def one(port: str) -> UnitResult:
+    def one(port: str, copied: bool = False) -> UnitResult:
         try:
             link = connect(port)
         except UserError as e:
@@ -221,17 +223,25 @@ def _pull(args) -> int:
             return links[0]
 
         try:
-            return pull_unit(link, store, Path(args.dest) if args.dest else None, mark=not args.no_mark,
-                             log=lambda m: say(port, m), port=port, reconnect=reconnect,
-                             progress=moved if show else None)
+            res = pull_unit(link, store, Path(args.dest) if args.dest else None, mark=not args.no_mark,
+                            log=lambda m: say(port, m), port=port, reconnect=reconnect,
+                            progress=moved if show else None)
+            if copied and res.ok:
+                try:  # the unit says so and beeps: the teacher unplugs it
+                    links[0].request("copied", n=sum(o.status == "pulled" for o in res.outcomes))
+                except UserError as e:
+                    say(port, "could not tell the unit: %s" % e)
+            return res
         finally:
             bar.close()
             links[0].close()
 
+    if args.watch:
+        return _watch(args, store, one)
     if len(ports) == 1:
         results = [one(ports[0])]
     else:
-        with ThreadPoolExecutor(max_workers=min(8, len(ports))) as ex:
+        with ThreadPoolExecutor(max_workers=min(32, len(ports))) as ex:  # a thread waits on its port: 30 units, 30 threads
             results = list(ex.map(one, ports))
     def counts(r) -> dict:
         return {"pulled": sum(o.status == "pulled" for o in r.outcomes),
@@ -279,6 +289,67 @@ def _pull(args) -> int:
     return EXIT_OK if all(r.ok for r in results) else EXIT_PROBLEM
 
 
+def _watch(args, store, one, poll_s: float = 0.5) -> int:
+    """`logs pull --watch`: every unit that appears is pulled at once, in a thread of its own; a line of the
+    running table as each finishes; Ctrl-C prints the summary. A unit unplugged and plugged in again is pulled
+    again (it may have played since)."""
+    import sys
+    import threading
+    import time
+
+    from mausbox.cli import EXIT_OK, EXIT_PROBLEM
+    from mausbox.fleet import label
+    from mausbox.link import unit_ports
+    from mausbox.shown import one_line, shown
+
+    lock = threading.Lock()
+    busy: set[str] = set()
+    seen: set[str] = set()  # ports pulled and still plugged in
+    done: list = []
+    t0 = time.monotonic()
+
+    def run(port: str) -> None:
+        t = time.monotonic()
+        r = one(port, copied=True)
+        with lock:
+            busy.discard(port)
+            done.append(r)
+            pulled = sum(o.status == "pulled" for o in r.outcomes)
+            who = label(r.unit, getattr(r, "name", None)) if r.unit else "-"
+            res = ("FAILED: " + one_line(r.error)) if r.error else "%d pulled, %d already here%s" % (
+                pulled, sum(o.status == "skipped" for o in r.outcomes), "" if r.ok else ", with problems")
+            print(shown("%3d  %-28s %-14s %5.1fs  %s" % (len(done), who, port, time.monotonic() - t, res)), flush=True)
+
+    print("watching for units: plug them in one after another (Ctrl-C ends)", flush=True)
+    print("%3s  %-28s %-14s %6s  %s" % ("#", "unit", "port", "time", "result"), flush=True)
+    try:
+        while True:
+            now = set(unit_ports())
+            with lock:
+                seen &= now  # unplugged: pulled again when it comes back
+                new = sorted(now - seen - busy)
+                busy.update(new)
+                seen.update(new)
+            for port in new:
+                threading.Thread(target=run, args=(port,), daemon=True).start()
+            time.sleep(poll_s)
+    except KeyboardInterrupt:
+        pass
+    with lock:
+        results = list(done)
+        left = sorted(busy)
+    units = {r.unit for r in results if r.unit}
+    pulled = sum(o.status == "pulled" for r in results for o in r.outcomes)
+    failed = [r for r in results if not r.ok]
+    print(shown("summary: %d units, %d logs pulled in %.0f s; %s%s" % (
+        len(units), pulled, time.monotonic() - t0, "%d with problems (%s)" % (len(failed), ", ".join(
+            r.port for r in failed)) if failed else "no problems",
+        "; still pulling when stopped: %s" % ", ".join(left) if left else "")), flush=True)
+    _notes(store)
+    sys.stdout.flush()
+    return EXIT_OK if not failed and not left else EXIT_PROBLEM
+
+
 def _list(args) -> int:
     import json
 
@@ -287,7 +358,7 @@ def _list(args) -> int:
     store = _store(args)
     games = store.games(unit=args.unit, game=args.game)
     if args.json:
-        print(json.dumps([dict(id=g.id, unit=g.unit, name=g.name, game=g.game, variant=g.variant, wall=g.wall,
+        print(json.dumps([dict(id=g.id, unit=g.unit, unit_name=store.unit_name(g.id), name=g.name, game=g.game, variant=g.variant, wall=g.wall,
                                records=g.records, status=g.status, reason=g.reason, damaged=bool(g.damage),
                                winners=[p["player"] for p in store.players(g.id) if p["winner"]])
                           for g in games], indent=1))
@@ -295,8 +366,12 @@ def _list(args) -> int:
     if not games:
         print("no games in the store yet: mausbox logs pull")
         return 0
-    # columns as wide as their widest entry, the time to the minute: a line fits 80 columns
-    uw = max(4, min(16, max(len(g.unit) for g in games)))
+    # columns as wide as their widest entry, the time to the minute: a line fits 80 columns (a unit's
+    # name, `mausbox name set`, stands before its id, which is cut first)
+    from mausbox.fleet import label
+
+    units = {g.id: label(g.unit[:8], store.unit_name(g.id)) for g in games}
+    uw = max(4, min(28, max(len(u) for u in units.values())))
     lw = max(3, max(len(g.name) for g in games))
     gw = max(4, max(len(g.game or "?") for g in games))
     fmt = "%4s  %-*s %-*s %-*s %-16s %-9s %s"
@@ -304,7 +379,7 @@ def _list(args) -> int:
     for g in games:
         winners = ",".join("P%d" % p["player"] for p in store.players(g.id) if p["winner"])
         when = (g.wall or "-")[:16].replace("T", " ")
-        print(fmt % (g.id, uw, shown(g.unit[:uw]), lw, shown(g.name), gw, shown(g.game or "?"), shown(when),
+        print(fmt % (g.id, uw, shown(units[g.id][:uw]), lw, shown(g.name), gw, shown(g.game or "?"), shown(when),
                      g.status + ("!" if g.damage else ""), winners or "-"))
     return 0
 

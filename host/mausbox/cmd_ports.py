@@ -34,7 +34,7 @@ def probe(device: str, timeout: float = 3) -> dict:
         return {"state": "busy" if "busy" in str(e) else "no answer", "detail": str(e)}
     return {"state": "unit", "firmware": info.get("fw"), "micropython": info.get("micropython"),
             "platform": info.get("platform"), "unit": info.get("unit"), "mode": info.get("mode"),
-            "game": info.get("game"), "safe_mode": info.get("safe_mode")}
+            "game": info.get("game"), "safe_mode": info.get("safe_mode"), "name": info.get("name")}
 
 
 def run(args) -> int:
@@ -58,8 +58,10 @@ def run(args) -> int:
     if not rows:
         print("no units or ESP32 boards found (plug one in, or run `mausbox sim --serial`)")
         return 0
+    from mausbox.fleet import is_shared, label, shared_names
     from mausbox.shown import shown, wrapped
 
+    shared = shared_names((r.get("unit"), r.get("name")) for r in rows if r.get("state") == "unit")
     dev_w = max(len(r["device"]) for r in rows)
     kind_w = max(len(r["kind"]) for r in rows)
     usb_w = max(len(r["usb_id"] or "-") for r in rows)
@@ -67,8 +69,9 @@ def run(args) -> int:
         doing = r.get("mode") or ""
         if r.get("game"):
             doing = f"playing {r['game']}" if doing == "play" else f"{doing}, {r['game']}"
-        what = {"unit": f"Mausbox {r.get('firmware')} (MicroPython {r.get('micropython')}), unit {r.get('unit')}"
-                        + (f", {doing}" if doing else ""),
+        what = {"unit": f"Mausbox {r.get('firmware')} (MicroPython {r.get('micropython')}), unit "
+                        f"{label(r.get('unit'), r.get('name'))}" + (f", {doing}" if doing else "")
+                        + (" -- !! another unit has this name" if is_shared(r.get("name"), shared) else ""),
                 "micropython": "MicroPython REPL, the app is not running: `mausbox doctor` says why",
                 "busy": "busy (another program has it open)",
                 "no answer": "no answer: no Mausbox firmware (`mausbox deploy`), or no MicroPython (`mausbox flash`)"

@@ -616,6 +616,7 @@ class UnitResult:
     error: str = ""
     unreachable: bool = False  # the port would not even open
     bringup: Outcome | None = None  # the bring-up summary, when the unit has one (saved beside its logs)
+    name: str | None = None  # the unit's name (`mausbox name set`), as its hello said
 
     @property
     def ok(self) -> bool:
@@ -646,6 +647,10 @@ def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
         res.error = str(e)
         return res
     res.bringup = p.bringup
+    info = getattr(link, "info", None)
+    res.name = info.get("name") if isinstance(info, dict) and isinstance(info.get("name"), str) else None
+    if res.name:
+        name_folder(p.dest, res.name, log)
     for o in res.outcomes:
         if o.status in ("pulled", "skipped") and o.path is not None:
             try:
@@ -653,6 +658,32 @@ def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
             except OSError as err:
                 o.detail = (o.detail + "; " if o.detail else "") + "not indexed: %s" % (err.strerror or err)
     return res
+
+
+def name_folder(dest: Path, name: str, log: Callable[[str], None] = lambda s: None) -> Path | None:
+    """Beside the unit's folder (<folder>/<unit>), a link to it named for the unit: `Tisch 3 (5e1db134)`, so a
+    teacher finds a unit's logs by its name. The store reads only the id's folder (it skips links), so the
+    name changes nothing it holds; a unit renamed gets its new link and loses the old one."""
+
+    unit = dest.name
+    safe = re.sub(r"[\x00-\x1f\x7f/\\:*?\"<>|]", "-", name).strip(" .") or "-"
+    want = "%s (%s)" % (safe, unit)
+    base = dest.parent
+    try:
+        for e in os.scandir(base):
+            if e.is_symlink() and e.name != want and e.name.endswith(" (%s)" % unit) and os.readlink(e.path) == unit:
+                os.unlink(e.path)  # this unit's link under an old name
+        link = base / want
+        if link.is_symlink() and os.readlink(link) == unit:
+            return link
+        if os.path.lexists(link):
+            log("not linking %s: something else has that name" % link)
+            return None
+        os.symlink(unit, link, target_is_directory=True)
+        return link
+    except OSError as e:  # a filesystem without links (FAT, some Windows setups): the id's folder still holds all
+        log("no name link for %s: %s" % (dest, e.strerror or e))
+        return None
 
 
 def _resending(link) -> None:

@@ -103,6 +103,11 @@ def load_names(path: str | Path | None) -> dict[str, str]:
     return doc
 
 
+def unit_label(unit: str, name: str | None) -> str:
+    """A unit as the report names it: `Tisch 3 (5e1db134)`, or its id's first 8 digits."""
+    return "%s (%s)" % (name, unit[:8]) if name else unit[:8]
+
+
 def label(unit: str, pid: int, names: dict[str, str]) -> str:
     return names.get("%s/%d" % (unit, pid)) or names.get(str(pid)) or "%s/P%d" % (unit[:8], pid)
 
@@ -173,14 +178,23 @@ def collect(store: Store, names: dict[str, str] | None = None, unit: str | None 
             game: str | None = None) -> tuple[list[Game], list[PlayerStats]]:
     names = names or {}
     games = store.games(unit=unit, game=game)
-    stats: dict[tuple[str, int], PlayerStats] = {}
+    stats: dict[tuple[str, int | str], PlayerStats] = {}
+
+    seats: dict[int, str] = {}  # the game's seats (its game_start: `mausbox class seats`): a child by name
 
     def ps(u: str, pid: int) -> PlayerStats:
+        child = seats.get(pid)
+        if child:  # the same child on any unit, at any seat: one row (unit "", player 0)
+            key = ("", child.casefold())
+            if key not in stats:
+                stats[key] = PlayerStats("", 0, child)
+            return stats[key]
         if (u, pid) not in stats:
             stats[(u, pid)] = PlayerStats(u, pid, label(u, pid, names))
         return stats[(u, pid)]
 
     for g in games:
+        seats = store.seats(g.id)
         for p in store.players(g.id):
             s = ps(g.unit, p["player"])
             s.games += 1
@@ -206,6 +220,87 @@ def collect(store: Store, names: dict[str, str] | None = None, unit: str | None 
                     s.reactions_ms.append(off / 1000.0)
                     s.per_game_ms.setdefault(g.id, []).append(off / 1000.0)
     return games, sorted(stats.values(), key=lambda s: (s.unit, s.player))
+
+
+# --- the class in one minute: per child, per unit ---------------------------------------------------
+
+def _median(xs: list[float]) -> float | None:
+    return percentile(sorted(xs), 50)
+
+
+def class_summary(store: Store, names: dict[str, str] | None = None, unit: str | None = None,
+                  game: str | None = None) -> dict[str, Any]:
+    """What a teacher reads in a minute, from every pull in the store. Per child (seated by name, or unit and
+    button): games, wins, the median reaction time per kind of game, and the trend over the term (the median of
+    the later half of their timed games against the earlier half, in ms: negative is quicker). Per unit (by its
+    name beside its id): games, and anything odd: stuck buttons, alarms with nobody at the castle, cards the
+    reader could not read, aborted games, damaged logs, records lost to a full flash."""
+    games, stats = collect(store, names, unit, game)
+    by_id = {g.id: g for g in games}
+    children = []
+    for s in stats:
+        kinds: dict[str, list[float]] = {}
+        order = sorted(s.per_game_ms, key=lambda gid: ((by_id[gid].wall or ""), gid))
+        for gid in order:
+            g = by_id[gid]
+            kinds.setdefault(reaction_kind(g.game, g.variant), []).extend(s.per_game_ms[gid])
+        trend = None
+        per = [x for x in (_median(s.per_game_ms[gid]) for gid in order) if x is not None]
+        if len(per) >= 4:
+            half = len(per) // 2
+            a, b = _median(per[:half]), _median(per[-half:])
+            trend = None if a is None or b is None else round(b - a, 1)
+        children.append({"name": s.name, "games": s.games, "wins": s.wins, "false_starts": s.false_starts,
+                         "median_ms": {k: round(_median(v) or 0, 1) for k, v in sorted(kinds.items())},
+                         "trend_ms": trend, "timed_games": len(per)})
+    units: dict[str, dict[str, Any]] = {}
+    for g in games:
+        u = units.setdefault(g.unit, {"unit": g.unit, "name": None, "games": 0, "odd": {}})
+        u["games"] += 1
+        u["name"] = store.unit_name(g.id) or u["name"]
+        odd = u["odd"]
+
+        def add(what: str, n: int = 1, odd: dict = odd) -> None:
+            odd[what] = odd.get(what, 0) + n
+
+        if g.status == "aborted":
+            add("aborted games")
+        if g.damage:
+            add("damaged logs")
+        for rec in store.events(g.id):
+            t = rec.get("type")
+            if t == "note" and rec.get("text") == "stuck button":
+                add("stuck buttons")
+            elif t == "note" and rec.get("text") == "flash full: records lost":
+                add("records lost (flash full)", int(rec.get("lost") or 0) or 1)
+            elif t == "alarm" and rec.get("player") is None:
+                add("alarms with nobody at the castle")
+            elif t == "tap" and rec.get("identity") is None:
+                add("cards the reader could not read")
+    return {"games": len(games), "children": children,
+            "units": sorted(units.values(), key=lambda u: ((u["name"] or "~").casefold(), u["unit"]))}
+
+
+def _summary_html(summary: dict[str, Any]) -> list[str]:
+    out = ["<h2>The class in one minute</h2>"]
+    kinds = sorted({k for c in summary["children"] for k in c["median_ms"]})
+    out.append("<table><tr><th>Child</th><th>Games</th><th>Wins</th>%s<th>Trend</th></tr>" % "".join(
+        "<th>Median: %s</th>" % _esc(k) for k in kinds))
+    for c in summary["children"]:
+        t = c["trend_ms"]
+        trend = ("–" if t is None else "quicker by %.0f ms" % -t if t < 0 else "slower by %.0f ms" % t if t > 0
+                 else "steady")
+        out.append("<tr><td>%s</td><td>%d</td><td>%d</td>%s<td>%s</td></tr>" % (
+            _esc(c["name"]), c["games"], c["wins"], "".join(
+                "<td>%s</td>" % ("%.0f ms" % c["median_ms"][k] if k in c["median_ms"] else "–") for k in kinds),
+            _esc(trend)))
+    out.append("</table><table><tr><th>Unit</th><th>Games</th><th>Anything odd</th></tr>")
+    for u in summary["units"]:
+        odd = ", ".join("%d %s" % (n, what) for what, n in sorted(u["odd"].items())) or "nothing"
+        out.append("<tr><td>%s</td><td>%d</td><td%s>%s</td></tr>" % (
+            _esc(unit_label(u["unit"], u["name"])), u["games"], ' class="warn"' if u["odd"] else "", _esc(odd)))
+    out.append("</table>")
+    return out
 
 
 # --- a readable timeline -------------------------------------------------------------------------
@@ -454,6 +549,7 @@ def html_report(store: Store, names: dict[str, str] | None = None, title: str = 
     units = sorted({g.unit for g in games})
     out.append('<p class="muted">%s from %s; %s.</p>'
                % (plural(len(games), "game"), plural(len(units), "unit"), plural(len(stats), "player")))
+    out += _summary_html(class_summary(store, names, unit, game))
     damaged = [g for g in games if g.damage]
     if damaged:
         out.append('<p class="warn">%d log(s) are damaged: %s</p>'
@@ -489,10 +585,12 @@ def html_report(store: Store, names: dict[str, str] | None = None, title: str = 
         out.append("<h2>Scores over sessions: %s</h2>%s" % (_esc(game_title(gname)), svg_scores(series)))
     out.append("<h2>Games</h2><table class=games><tr><th>Log</th><th>Game</th><th>When</th><th>Status</th><th>Winners</th></tr>")
     for g in games:
-        winners = ", ".join(label(g.unit, p["player"], names or {}) for p in store.players(g.id) if p["winner"])
-        start = next((r for r in store.events(g.id) if r.get("type") == "game_start"), None)
+        seats = store.seats(g.id)
+        winners = ", ".join(seats.get(p["player"]) or label(g.unit, p["player"], names or {})
+                            for p in store.players(g.id) if p["winner"])
+        start = store.start(g.id) or None
         out.append("<tr><td>%s/%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
-            _esc(g.unit[:8]), _esc(g.name), _esc(game_title(g.game, g.variant)), _esc(when(g, start)),
+            _esc(unit_label(g.unit, store.unit_name(g.id))), _esc(g.name), _esc(game_title(g.game, g.variant)), _esc(when(g, start)),
             _esc(g.status + (" (damaged)" if g.damage else "")), _esc(winners or "–")))
     out.append("</table></body></html>\n")
     return "".join(out)

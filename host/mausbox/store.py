@@ -382,6 +382,30 @@ class Store:
                 pass
         return out
 
+    def start(self, game_id: int) -> dict[str, Any]:
+        """The game's game_start record ({} if it has none): its unit's name and seats (docs/log-format.md)."""
+        row = self.db.execute("SELECT data FROM events WHERE game_id=? AND seq=0", (game_id,)).fetchone()
+        try:
+            rec = json.loads(row[0]) if row else {}
+        except ValueError:
+            rec = {}
+        return rec if isinstance(rec, dict) and rec.get("type") == "game_start" else {}
+
+    def unit_name(self, game_id: int) -> str | None:
+        """The name the game's unit had when the game started (`mausbox name set`), or None."""
+        n = self.start(game_id).get("name")
+        return n if isinstance(n, str) and n else None
+
+    def seats(self, game_id: int) -> dict[int, str]:
+        """Who sat at which button in this game (seat -> child's name), as the game's start recorded it."""
+        s = self.start(game_id).get("seats")
+        out: dict[int, str] = {}
+        if isinstance(s, dict):
+            for k, v in s.items():
+                if isinstance(k, str) and k.isdigit() and 1 <= int(k) <= 6 and isinstance(v, str) and v.strip():
+                    out[int(k)] = v.strip()
+        return out
+
     def players(self, game_id: int) -> list[dict[str, Any]]:
         cur = self.db.execute("SELECT player, colour, young, score, winner, breakdown FROM players WHERE game_id=?"
                               " ORDER BY player", (game_id,))

@@ -3,7 +3,7 @@
 #
 # Loaded while the unit waits for a game and let go when another phase starts (maus.unit.core). The
 # menu's self-tests (calibration, latency) are loaded only while they run.
-from maus import call_unloaded
+from maus import call_unloaded, unit_name
 from maus.unit import GAMES
 
 MENU = ("mausgeflippt", "mim", "mms", "settings", "calibrate", "latency", "bringup")
@@ -23,7 +23,8 @@ def enter(u, key=None):
         u.fb.sound("error")
         return
     # until a setting is saved (a new unit), the menu says which language it speaks (Settings: lang)
-    u._say("menu", item=u.word("m_" + MENU[u.menu_i]),
+    name = unit_name(u.root)  # the unit's name (mausbox name set): a line of its own
+    u._say("menu", item=u.word("m_" + MENU[u.menu_i]), name=name + "\n" if name else "",
            lang=u.word("lang_now") if u.settings.source == "defaults" else "")
 
 

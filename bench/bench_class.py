@@ -1,0 +1,162 @@
+"""A classroom's day (issue 32): 10 virtual units with 10 games each, pulled by one `mausbox logs pull` over all
+of them in parallel, against one unit alone, in the same run; the pull's share of the link at 921,600 baud beside
+115,200; and the day's estimate for 30 units.
+
+Each game is the largest Mausgeflippt log `tests/scenarios` makes (its scenarios played on the virtual unit
+here, the biggest log kept). The units are SerialUnits (host/mausbox/sim/serial.py) with their byte timing at
+the rate named: the link carries rate/10 bytes a second (8N1). The 921,600 figures set the virtual unit's line
+to that rate directly: the host and unit agreeing on it after hello (issue 32, Build 4) is not built yet.
+
+    class.pull_10_units_wall_ratio         wall time of the 10 units' pull / one unit's, at 115,200 (goal <= 1.5)
+    class.pull_10_units_wall_ratio_921600  the same at 921,600
+    pull.link_fraction_115200              log bytes a second over the nominal rate, one unit (10 logs)
+    pull.link_fraction_921600              the same at 921,600 (goal >= 85 %)
+    class.day_estimate_s                   30 units x 10 games: 3 hubs of 10, each taking the measured 10-unit
+                                           wall time at 921,600 (goal <= 30 s)
+    class.day_estimate_115200_s            the same at today's 115,200
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from contextlib import ExitStack
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
+
+import mausbox  # noqa: E402,F401  (installs the micropython shim)
+from mausbox.cmd_sim import wait_ready  # noqa: E402
+from mausbox.sim import run as simrun  # noqa: E402
+from mausbox.sim import tui as simtui  # noqa: E402
+from mausbox.sim.serial import SerialUnit  # noqa: E402
+
+UNITS = 10
+GAMES = 10
+DAY_UNITS = 30
+TIMEOUT = "5"  # s, the pulls' --timeout: a busy machine stalls a virtual unit's pass now and then
+
+
+def largest_mg_log(tmp: Path) -> bytes:
+    """The biggest game log the Mausgeflippt scenarios make on the virtual unit."""
+    best = b""
+    for sc in sorted((ROOT / "tests" / "scenarios").glob("mg-*.jsonl")):
+        root = tmp / ("sc-" + sc.stem)
+        subprocess.run([sys.executable, "-m", "mausbox", "sim", "--scenario", str(sc), "--root", str(root)],
+                       cwd=ROOT, check=True, capture_output=True, timeout=1200)
+        for log in (root / "logs").glob("*.jsonl"):
+            data = log.read_bytes()
+            if len(data) > len(best):
+                best = data
+    if not best:
+        raise SystemExit("class.failed: 1 flag (no Mausgeflippt scenario log)")
+    return best
+
+
+def unit_roots(tmp: Path, n: int, log: bytes) -> list[Path]:
+    """n flash folders, each holding GAMES copies of the log; the firmware laid in once and copied."""
+    first = tmp / "unit0"
+    simrun.prepare_root(first)
+    roots = []
+    for i in range(n):
+        root = tmp / f"unit{i}"
+        if i:
+            shutil.copytree(first, root, symlinks=True, ignore=shutil.ignore_patterns("unique_id", "logs"))
+        logs = root / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        for k in range(GAMES):
+            (logs / ("%05d-mg.jsonl" % (k + 1))).write_bytes(log)
+        (logs / "counter").write_text(str(GAMES + 1))
+        roots.append(root)
+    return roots
+
+
+def start_units(stack: ExitStack, roots: list[Path], baud: int) -> list[str]:
+    stop = threading.Event()
+    fifos = [simtui.Link(r) for r in roots]
+
+    def pump():
+        while not stop.is_set():
+            for f in fifos:
+                f.pump()
+            time.sleep(0.02)
+
+    threading.Thread(target=pump, daemon=True).start()
+    stack.callback(stop.set)
+    ports = []
+    for root, fifo in zip(roots, fifos):
+        since = time.time() - 1
+        unit = stack.enter_context(SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=fifo.env(), baud=baud))
+        if not wait_ready(root, since):
+            raise SystemExit("class.failed: 1 flag (a virtual unit did not start)")
+        ports.append(unit.pty_path)
+    time.sleep(1.0)  # the boots' console output has gone out
+    return ports
+
+
+def pull(ports: list[str], store: Path) -> float:
+    """One `mausbox logs pull` over the ports (as --all runs: one thread a unit); its wall time."""
+    from mausbox.cli import main
+
+    argv = ["logs", "pull", "--store", str(store), "--timeout", TIMEOUT, "--json"]
+    for p in ports:
+        argv += ["--port", p]
+    t0 = time.monotonic()
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(argv)
+    t = time.monotonic() - t0
+    if rc != 0:
+        sys.stderr.write(out.getvalue()[-3000:])
+        raise SystemExit("class.failed: 1 flag (the pull failed: exit %d)" % rc)
+    return t
+
+
+def one_rate(tmp: Path, log: bytes, baud: int) -> tuple[float, float, float]:
+    """(one unit's pull time, 10 units' pull time, the log bytes a unit holds) at `baud`, in one run."""
+    roots = unit_roots(tmp / f"b{baud}", UNITS, log)
+    with ExitStack() as stack:
+        ports = start_units(stack, roots, baud)
+        t1 = pull(ports[:1], tmp / f"b{baud}" / "one" / "logs.sqlite")
+        for r in roots[:1]:  # unit 0 again, its logs not yet marked for the second store: mark files removed
+            for m in (r / "logs").glob("*.pulled"):
+                m.unlink()
+        t10 = pull(ports, tmp / f"b{baud}" / "all" / "logs.sqlite")
+    return t1, t10, GAMES * len(log)
+
+
+def main() -> int:
+    with tempfile.TemporaryDirectory() as tmp_s:
+        tmp = Path(tmp_s)
+        log = largest_mg_log(tmp)
+        print("class.game_log_size: %d bytes" % len(log))
+        figures = {}
+        for baud in (115200, 921600):
+            t1, t10, nbytes = one_rate(tmp, log, baud)
+            figures[baud] = (t1, t10, nbytes)
+            print("class.pull_1_unit_%d_s: %.2f s" % (baud, t1))
+            print("class.pull_10_units_%d_s: %.2f s" % (baud, t10))
+    t1, t10, nbytes = figures[115200]
+    print("class.pull_10_units_wall_ratio: %.2f x" % (t10 / t1))
+    print("pull.link_fraction_115200: %.1f %%" % (100 * nbytes / t1 / (115200 / 10)))
+    f1, f10, fbytes = figures[921600]
+    print("class.pull_10_units_wall_ratio_921600: %.2f x" % (f10 / f1))
+    print("pull.link_fraction_921600: %.1f %%" % (100 * fbytes / f1 / (921600 / 10)))
+    hubs = math.ceil(DAY_UNITS / UNITS)
+    print("class.day_estimate_s: %.1f s" % (hubs * f10))
+    print("class.day_estimate_115200_s: %.1f s" % (hubs * t10))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
