@@ -2,6 +2,7 @@
 # recover cuts a torn tail and closes a game that has no end record; files in logs/ that are none of the
 # unit's are left alone and counted. The log reader (maus.logread) is loaded by the repair only.
 import os
+import re
 
 from micropython import const
 
@@ -9,6 +10,9 @@ from maus.gamelog import POWER_LOSS, encode
 from maus.logstore import PULLED, RESERVE_FILE, log_number
 
 _TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
+# A log's or its marker's name as log_number takes it (5-7 digits, a slug, .jsonl), matched in C: the boot's
+# pass over 2,000 logs and their markers costs little more than the directory itself (re has no {m,n}).
+_NAME = re.compile("^[0-9][0-9][0-9][0-9][0-9][0-9]?[0-9]?-[a-z0-9_]+\\.jsonl(\\.pulled)?$")
 
 
 def ours(name):
@@ -139,16 +143,27 @@ def recover(store, feed=None):
             if feed is not None and not n & 255:
                 feed()
             name = e[0]
-            if (len(e) > 1 and e[1] == 0x4000) or not ours(name):
+            if len(e) > 1 and e[1] == 0x4000:
+                num = -1  # a directory is never ours
+            else:
+                m = _NAME.match(name)
+                num = -1
+                if m is not None and len(name) - name.find("-") - (13 if m.group(1) else 6) <= 25 \
+                        and len(name) <= (71 if m.group(1) else 64):
+                    num = int(name[:name.find("-")])
+                    if m.group(1):
+                        if num > 0:
+                            continue  # a log's pulled marker
+                        num = -1
+            if num <= 0 and ((len(e) > 1 and e[1] == 0x4000) or not ours(name)):
                 k += 1
                 if len(first) < 3:
                     first.append(name)
                 continue
-            if name.endswith(".tmp"):
-                if len(gone) < 8:
+            if num <= 0:
+                if name.endswith(".tmp") and len(gone) < 8:
                     gone.append(name)
-                continue
-            num = log_number(name)
+                continue  # a temp file, the counter, the reserve
             if num > newest[1][0]:
                 x = (num, name, e[3] if len(e) > 3 else -1)  # type: ignore[misc]
                 if num > newest[0][0]:
