@@ -9,7 +9,8 @@ across soft resets) in the unit's .wdt file, which this script reads.
   the soft reset and the boot that follows.
 - wdt.max_gap_ms.mount: `mpremote mount FIRMWARE exec "import main"`: the app boots with every import read over
   the serial link (mpremote's remote filesystem), the slowest boot there is.
-Not here: make_room (a game starting on a flash full of pulled logs), issue 27's.
+- wdt.max_gap_ms.make_room: a game starts on a unit whose flash is full of 2,000 logs, a third of them pulled
+  (tests/host/fullflash.py): make_room checks and deletes pulled logs, oldest first, until the game has room.
 """
 
 from __future__ import annotations
@@ -94,6 +95,29 @@ def mount(tmp: Path) -> int:
             proc.wait()
 
 
+def make_room(tmp: Path) -> int:
+    from fullflash import fill, play, simrun, wait_log
+    from mausbox.sim import tui as simtui
+    from mausbox.sim.serial import SerialUnit
+
+    root = tmp / "make_room"
+    simrun.prepare_root(root)
+    pulled, unpulled = fill(root, 2000)
+    (root / ".sim").mkdir(exist_ok=True)
+    ctl = simtui.Link(root)
+    with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=ctl.env()) as unit:
+        since = time.time() - 1
+        from mausbox.cmd_sim import wait_ready
+
+        assert unit.pty_path and wait_ready(root, since, timeout=300)
+        play(ctl)
+        recs = wait_log(root, "02001-mms.jsonl")  # make_room is done once game_start is written
+        names = {p.name for p in (root / "logs").glob("*.jsonl")}
+        assert unpulled <= names and len(pulled - names) > 0, "unpulled logs deleted or nothing made room"
+        assert recs[0]["type"] == "game_start"
+        return _gap(root)
+
+
 def main() -> int:
     if micropython_binary() is None:
         print("wdt.skipped: 1 flag")
@@ -101,7 +125,7 @@ def main() -> int:
     rc = 0
     with tempfile.TemporaryDirectory() as d:
         tmp = Path(d)
-        for name, fn in (("boot", boot), ("deploy", deploy), ("mount", mount)):
+        for name, fn in (("boot", boot), ("deploy", deploy), ("mount", mount), ("make_room", make_room)):
             try:
                 ms = fn(tmp)
                 print(f"wdt.max_gap_ms.{name}: {ms} ms", flush=True)

@@ -68,7 +68,6 @@ class GameLog:
     closed = False
     short = False  # the flash had less room than this game's log may need (maus.logstart)
     end_at = None  # type: tuple | None  # (the log path, logs/reserve, the sim wrap or None): set by start_game
-    dropped = ()  # type: tuple | list[str]  # unpulled logs deleted to make room (start_game): show them
     warned = False  # the unit has said the log went degraded (maus.unit.ends.degraded)
 
     def __init__(self, name, clock, f, listener=None):

@@ -25,6 +25,12 @@ def _reopen(log):
     at = log.end_at
     if log._f is not None or at is None:
         return
+    if not log._ok:  # not even game_start reached the flash: no log (an end alone would be no game's)
+        try:
+            os.remove(at[0])
+        except OSError:
+            pass
+        return
     try:
         os.remove(at[1])
     except OSError:

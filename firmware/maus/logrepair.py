@@ -2,6 +2,7 @@
 # recover cuts a torn tail and closes a game that has no end record; files in logs/ that are none of the
 # unit's are left alone and counted. The log reader (maus.logread) is loaded by the repair only.
 import os
+import re
 
 from micropython import const
 
@@ -9,6 +10,9 @@ from maus.gamelog import POWER_LOSS, encode
 from maus.logstore import PULLED, RESERVE_FILE, log_number
 
 _TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
+# A log's or its marker's name as log_number takes it (5-7 digits, a slug, .jsonl), matched in C: the boot's
+# pass over 2,000 logs and their markers costs little more than the directory itself (re has no {m,n}).
+_NAME = re.compile("^[0-9][0-9][0-9][0-9][0-9][0-9]?[0-9]?-[a-z0-9_]+\\.jsonl(\\.pulled)?$")
 
 
 def ours(name):
@@ -114,47 +118,59 @@ def recover_one(store, name, buf=None, size=-1):
 
 
 def recover(store, feed=None):
-    # At boot: repair every log; returns the reports (dicts) of those that needed it. feed(): the watchdog's,
-    # called once a log (a unit with thousands of logs takes a while). Files in logs/ that are none of the
-    # unit's are left alone and counted in store.stray (strays) for the boot's problems.
-    # The directory is streamed (no list of every entry: 2,000 logs would not fit the heap): a first pass
-    # reads only, checking each log's tail (the fast path) and noting what needs work (temp files, orphan
-    # markers, logs to repair: few); the second changes the directory.
-    # Never raises OSError: a log that cannot be repaired is reported with "error".
+    # At boot: repair what a power cut can have left unfinished; returns the reports (dicts) of the logs that
+    # needed it. Games are played one at a time and each log ends before the next one starts, so only the
+    # newest log can be open (and the one before it, when the newest is a start the cut left without its
+    # first record): they alone are checked, and boot time does not grow with the finished logs. One
+    # streamed pass over the directory (no list of its entries: 2,000 logs would not fit the heap) finds the
+    # newest log, temp files a cut left (removed) and files that are none of the unit's (left alone, counted
+    # in store.stray for the boot's problems). feed(): the watchdog's.
+    # Never raises OSError: a log that cannot be repaired is reported with "error" (store.unrecovered: tried
+    # again at the next game's start).
     buf = bytearray(_TAIL)  # one buffer for the whole boot
     store.unrecovered = []
-    gone = []  # temp files and orphan markers to remove
-    todo = []  # (name, size) of logs whose tail is not a verified end
+    gone = []  # type: list[str]  # a few temp files to remove (more wait for the next boot)
+    newest = [(0, None, -1), (0, None, -1)]  # the two newest logs (number, name, size), newest first
     k = 0
     first = []  # type: list[str]
     d = store.dir + "/"
     il = getattr(os, "ilistdir", None)
     try:
+        n = 0
         for e in (il(store.dir) if il is not None else
                   ((x, os.stat(d + x)[0] & 0xF000) for x in os.listdir(store.dir))):
+            n += 1
+            if feed is not None and not n & 255:
+                feed()
             name = e[0]
-            if (len(e) > 1 and e[1] == 0x4000) or not ours(name):
+            if len(e) > 1 and e[1] == 0x4000:
+                num = -1  # a directory is never ours
+            else:
+                m = _NAME.match(name)
+                num = -1
+                if m is not None and len(name) - name.find("-") - (13 if m.group(1) else 6) <= 25 \
+                        and len(name) <= (71 if m.group(1) else 64):
+                    num = int(name[:name.find("-")])
+                    if m.group(1):
+                        if num > 0:
+                            continue  # a log's pulled marker
+                        num = -1
+            if num <= 0 and ((len(e) > 1 and e[1] == 0x4000) or not ours(name)):
                 k += 1
                 if len(first) < 3:
                     first.append(name)
                 continue
-            if name.endswith(".tmp"):
-                gone.append(name)
-            elif name.endswith(PULLED):
-                try:
-                    os.stat(d + name[:-len(PULLED)])
-                except OSError:
+            if num <= 0:
+                if name.endswith(".tmp") and len(gone) < 8:
                     gone.append(name)
-            elif log_number(name) > 0:
-                if feed is not None:
-                    feed()
-                size = e[3] if len(e) > 3 and e[3] >= 0 else os.stat(d + name)[6]  # type: ignore[misc]
-                try:
-                    if size and _finished(d + name, size, buf):
-                        continue
-                except OSError:
-                    pass
-                todo.append((name, size))
+                continue  # a temp file, the counter, the reserve
+            if num > newest[1][0]:
+                x = (num, name, e[3] if len(e) > 3 else -1)  # type: ignore[misc]
+                if num > newest[0][0]:
+                    newest[1] = newest[0]
+                    newest[0] = x
+                else:
+                    newest[1] = x
     except OSError:
         pass
     store.stray = (k, first)
@@ -163,9 +179,10 @@ def recover(store, feed=None):
             os.remove(d + name)
         except OSError:
             pass
-    out = []
-    todo.sort()
-    for name, size in todo:
+    out = []  # type: list[dict]
+    for _num, name, size in newest:
+        if name is None:
+            break
         if feed is not None:
             feed()
         try:
@@ -179,4 +196,7 @@ def recover(store, feed=None):
                 pass
         if r is not None:
             out.append(r)
+        if r is None or not r.get("deleted"):
+            break  # the newest log is whole: the ones before it were closed before it began
+    out.reverse()
     return out

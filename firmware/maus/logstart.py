@@ -17,7 +17,7 @@ END_BLOCKS = const(2)  # filesystem blocks kept in logs/reserve for a game's las
 
 
 def start_game(store, clock, game, variant, players, board, unit, fw, settings, wall=None, ticks=0,
-               reserve=None, listener=None, wrap=None, extra=None):
+               reserve=None, listener=None, wrap=None, extra=None, feed=None):
     # Make room, open logs/<NNNNN>-<game>.jsonl and write game_start. Never raises OSError:
     # on a full or broken flash the returned log is degraded and the game goes on.
     # reserve: the bytes this game's log may take (default WORST[game]); log.short says the flash has less.
@@ -25,20 +25,23 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     # players: [(id, colour, young)] or [{"id":..,"colour":..,"young":..}]
     # wrap(f): the simulator's flash layer around the file (maus.hw.sim flash_file), None on a board.
     # extra: further game_start fields (maus.classroom start_fields: the unit's name, its seats).
-    dropped = []
+    # feed(): the watchdog's (make_room may look through thousands of logs). Only pulled logs go to make room:
+    # when that is not enough, log.short, and the unit says "flash full: pull the logs" before the game.
     f = None
-    err = None
+    err = None  # type: Exception | None
     name = None
     short = False
     if reserve is None:
         reserve = WORST.get(game, RESERVE)
     try:
         end = end_room(store, END_BLOCKS)  # bytes logs/reserve still has to take (0: it is there)
-        dropped = store.make_room(reserve + end)
+        store.make_room(reserve + end, (), feed)
         short = store.free() < reserve + end
         keep_room(store, END_BLOCKS)
     except OSError as e:
         err = e
+        short = True
+    except MemoryError:  # the start's crowded heap: the game goes on, its log may be cut
         short = True
     if store.unrecovered:
         from maus import call_unloaded
@@ -51,9 +54,9 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
             f = wrap(f)
     except OSError as e:
         err = e
+    except MemoryError as e:
+        err = e  # no log: the game goes on degraded
     log = GameLog(name, clock, f, listener)
-    if dropped:
-        log.dropped = dropped
     if short:
         log.short = True
     if f is not None:
@@ -73,8 +76,6 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     if f is None:
         log.degraded = True
         log.error = err
-    if dropped:
-        log.record("note", {"text": "deleted unpulled logs to make room", "logs": dropped})
     return log
 
 
@@ -93,7 +94,8 @@ def unit_log(u, game, players):
         store, hw.ticks_ms, game, u.variant, [pl.as_log() for pl in players],
         hw.board.get("name"), "".join("%02x" % x for x in hw.unique_id()), maus.VERSION, u.settings.values,
         wall=wall_iso(wall) if wall else None, ticks=hw.ticks_ms(), listener=u._event_line,
-        wrap=getattr(hw, "flash_file", None), extra=maus.call_unloaded("maus.classroom", "start_fields", u.root))
+        wrap=getattr(hw, "flash_file", None), extra=maus.call_unloaded("maus.classroom", "start_fields", u.root),
+        feed=getattr(hw, "wdt_feed", None))
     u.unrecovered = store.unrecovered
 
 

@@ -16,6 +16,7 @@ _COUNTER = "counter"
 _CHUNK = const(512)  # hashing / copying buffer
 _STREAM = const(4096)  # stream() chunk for the host's fast pull
 _NAME_MAX = const(64)
+_BATCH = const(8)  # pulled logs make_room takes from one directory scan
 _MAX_READ = const(16384)  # largest chunk the host may ask for
 _OK = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
 _SLUG = b"abcdefghijklmnopqrstuvwxyz0123456789_"
@@ -166,14 +167,6 @@ class LogStore:
         os.remove(p)
         _remove(p + PULLED)
 
-    def tidy(self, entries=None):
-        # Remove orphan markers and temp files left by a power cut.
-        names = [e[0] for e in (entries or self.entries())]
-        logs = set(n for n in names if n.endswith(EXT))
-        for n in names:
-            if n.endswith(".tmp") or (n.endswith(PULLED) and n[:-len(PULLED)] not in logs and log_number(n[:-7]) > 0):
-                _remove(self.dir + "/" + n)
-
     def read_chunk(self, name, offset, n):
         # Up to n bytes at offset (b"" at the end).
         _check_range(offset, n)
@@ -235,26 +228,64 @@ class LogStore:
             _remove(p + ".tmp")  # full: the file names alone still give the next number
         return n
 
-    def make_room(self, need, keep=()):
-        # Free `need` bytes: oldest pulled logs first, then oldest unpulled ones.
-        # Returns the names of unpulled logs deleted (the caller logs and shows them).
-        lost = []  # type: list[str]
-        if self.free() >= need:
-            return lost
-        names = [n for n in self.names() if n not in keep]
-        for want_pulled in (True, False):
-            for name in names:
-                if self.is_pulled(name) != want_pulled:
+    def make_room(self, need, keep=(), feed=None):
+        # Free `need` bytes by deleting logs the host pulled (their marker holds the log's sha256), oldest
+        # first. An unpulled log is never deleted: when that is not enough the caller says the flash is full.
+        # Constant memory: the directory is streamed and only the _BATCH oldest candidates are kept; a marker
+        # whose log is gone (a cut between the two removals) is removed on the way. feed(): the watchdog's.
+        # -> how many logs went.
+        gone = 0
+        after = 0  # logs numbered up to here were looked at
+        while self.free() < need:
+            batch = self._oldest_pulled(after, keep, feed)
+            if not batch:
+                break
+            for num, name in batch:
+                after = num
+                if feed is not None:
+                    feed()
+                try:
+                    ok = self.is_pulled(name, self.sha256(name))
+                except OSError:
+                    _remove(self.dir + "/" + name + PULLED)  # its log is gone: an orphan marker
                     continue
+                if not ok:
+                    continue  # the marker vouches for other bytes: not pulled
                 try:
                     self.delete(name)
                 except OSError:
                     continue
-                if not want_pulled:
-                    lost.append(name)
+                gone += 1
                 if self.free() >= need:
-                    return lost
-        return lost
+                    return gone
+        return gone
+
+    def _oldest_pulled(self, after, keep, feed=None):
+        # [(number, name)] of the _BATCH oldest logs numbered above `after` that have a pulled marker, by age.
+        out = []  # type: list[tuple[int, str]]
+        try:
+            il = getattr(os, "ilistdir", None)
+            k = 0
+            for e in (il(self.dir) if il is not None else ((x,) for x in os.listdir(self.dir))):
+                k += 1
+                if feed is not None and not k & 255:
+                    feed()
+                n = e[0]
+                if not n.endswith(PULLED):
+                    continue
+                n = n[:-len(PULLED)]
+                num = log_number(n)
+                if num <= after or (out and len(out) >= _BATCH and num >= out[-1][0]) or n in keep:
+                    continue
+                i = len(out)
+                while i and out[i - 1][0] > num:
+                    i -= 1
+                out.insert(i, (num, n))
+                if len(out) > _BATCH:
+                    out.pop()
+        except OSError:
+            pass
+        return out
 
 
 def _check_range(offset, n):

@@ -211,7 +211,7 @@ def test_strays_are_reported_and_a_short_flash_is_said_before_the_game(root):
     assert [p for p in st["problems"] if p.startswith("logs: 2 file(s) in logs/ are not logs of this unit")], st
     lines = out.splitlines()
     start = next(i for i, ln in enumerate(lines) if ln.startswith("EV ") and '"game_start"' in ln)
-    said = [i for i, ln in enumerate(lines) if ln.startswith("SAY Speicher knapp!")]
+    said = [i for i, ln in enumerate(lines) if ln.startswith("SAY Speicher voll:")]
     assert said and said[0] > start and "LOG short" in out, lines[-30:]
     # said before the game's own first prompt, and the game still numbered in the unit's sequence
     game_says = [i for i, ln in enumerate(lines) if ln.startswith("SAY ") and i > said[0]]

@@ -41,12 +41,10 @@ def play(u, TableView, cat, players):
 
         call_unloaded("maus.unit.start", "detector", u)
     log = u.log
-    if log.dropped:
-        u._say("log_room", n=len(log.dropped))
     if log.short:  # said before the game's first prompt: the game goes on, its log may be cut
         u._say("log_short")
         u.fb.sound("error")
-        print("LOG short: the flash may not hold this game's whole log; pull the logs")
+        print("LOG short: flash full, this game's log may be cut; pull the logs")
     u.timers = {}
     u.game = cls(TableView(u), players, u.settings.values, cat, u.variant, u.seed)
     u.mode = "play"

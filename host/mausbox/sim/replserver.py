@@ -62,17 +62,18 @@ class _Jail:
                 parts.append(c)
         d = "/"
         for c in parts:  # each step a plain file or directory of its parent, never a link
+            link = False
             try:
+                # read to its end, never left early: an ilistdir iterator given up before its end is closed by
+                # its finaliser, which releases the GIL inside the GC's sweep (docs/micropython-bugs.md)
                 for e in os.ilistdir(d):
-                    if e[0] == c:
-                        # S_IFLNK; a filesystem without d_type says 0: then the link's inode is not the target's
-                        if e[1] == 0xA000 or (e[1] == 0 and e[2] != os.stat(d + c)[1]):
-                            raise OSError(13)  # EACCES
-                        break
-            except OSError as e:
-                if e.args[0] == 13:
-                    raise
+                    # S_IFLNK; a filesystem without d_type says 0: then the link's inode is not the target's
+                    if e[0] == c and (e[1] == 0xA000 or (e[1] == 0 and e[2] != os.stat(d + c)[1])):
+                        link = True
+            except OSError:
                 break  # the parent is missing: the operation says so itself
+            if link:
+                raise OSError(13)  # EACCES
             d += c + "/"
         path = "/" + "/".join(parts)
         return bytes(path, "utf-8") if b else path
