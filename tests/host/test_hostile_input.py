@@ -226,7 +226,8 @@ def test_json_is_one_document_even_when_the_unit_refuses_hello(cmd, tmp_path, ca
     dev = Hostile("answers", {"hello": {"ok": False, "error": "busy", "msg": FAKE}})
     try:
         extra = ["--store", str(tmp_path / "s.sqlite")] if cmd[0] == "logs" else []
-        more = {("config", "set"): ["lang", "en"], ("config", "reset"): ["--yes"]}.get(tuple(cmd), [])
+        more = {("config", "set"): ["lang", "en"], ("config", "reset"): ["--yes"],
+                ("name", "set"): ["Tisch 3"]}.get(tuple(cmd), [])
         rc = main([*cmd, *more, "--json", "--port", dev.port, "--timeout", "2", *extra])
     finally:
         dev.close()
