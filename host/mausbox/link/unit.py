@@ -419,14 +419,15 @@ class UnitLink:
         one (`skip`), so a long listing over a faulty link is not started again. Names the unit found in its
         logs folder that are none of its logs land in `self.strays` (the first few; `self.stray_count` all)."""
         out: list[tuple[str, int]] = []
-        gap = resumed = unplaced = False
+        gap = unplaced = False
+        had = 0  # entries here when this attempt started: a resumed attempt has some
 
         def part(f: Frame) -> bool:
             nonlocal gap, unplaced
             if f.kind != PART or gap:
                 return False
             lines = f.payload.decode("utf-8", "replace").splitlines()
-            if lines and not lines[0].startswith("+") and resumed:
+            if lines and not lines[0].startswith("+") and had:
                 gap = unplaced = True  # a part that does not say where it starts cannot go behind the entries here
                 return False
             if lines and lines[0].startswith("+"):
@@ -457,7 +458,6 @@ class UnitLink:
         for attempt in range(resumes + 1):
             gap = False
             had = len(out)
-            resumed = had > 0
             try:
                 if not out:
                     self.hello(then="logs")
