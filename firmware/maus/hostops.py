@@ -167,6 +167,7 @@ class _Shelf:
         self.settings = Settings()
         self.enrolment = None
         self._hw = None
+        self.hw_problem = None  # why the hardware could not be opened
         self._reader = None
         self._looked = False  # for a reader
         try:
@@ -191,22 +192,33 @@ class _Shelf:
 
             uid = machine.unique_id()  # a board's, without opening its hardware
         except (ImportError, AttributeError):
-            uid = self.hw.unique_id()
+            hw = self.hw
+            if hw is None:
+                return None
+            uid = hw.unique_id()
         return _hexs(uid)
 
     @property
     def hw(self):
-        if self._hw is None:
-            from maus.hw import load_board, open_hardware
+        # None when the board cannot be opened (a corrupt board.json: one way into safe mode). The service
+        # still answers hello, status and the logs, which need no hardware, and says why.
+        if self._hw is None and self.hw_problem is None:
+            try:
+                from maus.hw import load_board, open_hardware
 
-            self._hw = open_hardware(load_board())
+                self._hw = open_hardware(load_board())
+            except Exception as e:  # noqa: BLE001 - whatever is broken, the logs stay reachable
+                self.hw_problem = "board: %s" % (e.args[0] if e.args else type(e).__name__)
+                probs = self.status.setdefault("problems", [])
+                if isinstance(probs, list) and self.hw_problem not in probs:
+                    probs.append(self.hw_problem)
         return self._hw
 
     @property
     def reader(self):
         if not self._looked:
             self._looked = True
-            if self.hw.spi is not None:
+            if self.hw is not None and self.hw.spi is not None:
                 from maus.drivers.mfrc522 import MFRC522
 
                 self._reader = MFRC522(self.hw.spi, self.hw.rfid_cs, self.hw.rfid_rst)

@@ -34,10 +34,13 @@ _LIST_BYTES = const(900)  # listing text per frame
 _HASH_SLICE = const(8192)  # prefix bytes hashed per poll when a read resumes
 _IN_PER_POLL = const(160)  # console bytes taken per poll: typing at the console cannot stall the loop
 _NO_BOUND = const(1 << 20)
+_STALL_MS = const(500)  # a frame is written whole: a gap this long inside one means its header was a stray
 _DLE = const(0x10)
 _CR = const(0x0D)
 _NL = const(0x0A)
 _HEX = b"0123456789abcdef"
+_BUSY = b'{"ok": false, "error": "busy", "msg": "no memory to answer this now: ask again"}'
+
 # Requests served by maus.hostops (settings, the clock, the card writer's steps, enrolment): they come
 # seldom, so their code is in RAM only while one is served.
 _BRINGUP = "bringup.json"  # maus.bringup.FILE
@@ -66,6 +69,9 @@ class HostService:
         self.rx = bytearray(_HDR + _RX_MAX + 1)
         self._rxv = memoryview(self.rx)
         self._n = 0  # bytes of the frame being received
+        self._ri = self._rn = 0  # rx[_ri:_rn]: bytes of a failed frame to search again (_bad)
+        self._rx_at = 0  # ticks_ms when the console last had bytes of the frame in progress
+        self.wake = None  # the app's HostWake (its Ctrl-C rule); None: the REPL's service
         self._want = 0  # its payload length once the header is in
         self._one = bytearray(1)
         self.buf = bytearray(_CHUNK)
@@ -99,9 +105,8 @@ class HostService:
                 if next(self.job, None) is None:
                     self.job = None
             except Exception as e:  # noqa: BLE001 - a failing request answers, never stops the game
-                self.job = None
-                self._error(self.seq, "nofile" if isinstance(e, OSError) and e.args and e.args[0] == 2 else "io",
-                            _why(e))
+                self._drop_job()
+                self._fail(self.seq, e, "nofile" if isinstance(e, OSError) and e.args and e.args[0] == 2 else "io")
             if self.job is not None:
                 return 0  # more to send: come back at once
         if self.card_until >= 0 and _diff(self._now(), self.card_until) > 0:
@@ -131,30 +136,55 @@ class HostService:
     # --- receiving ----------------------------------------------------------------------------------------
     def _read(self):
         one = self._one
+        rx = self.rx
+        got = False
         for _ in range(_IN_PER_POLL):
+            if self._ri < self._rn:  # a failed frame's bytes behind its "#", searched again (_bad)
+                c = rx[self._ri]
+                self._ri += 1
+                self._byte(c)
+                continue
+            self._ri = self._rn = 0
             if not self.ready():
-                return
+                break
             n = self.inp.readinto(one)
             if n is None:
-                return  # nothing after all
+                break  # nothing after all
             if not n:
                 # End of input (a pipe with no writer, /dev/null): look again in a second, not every pass.
                 self.dead = True
                 self.dead_until = (self._now() + 1000) & 0x3FFFFFFF
                 return
+            got = True
             c = one[0]
-            if c == 3:
-                # A board's console driver turns Ctrl-C into KeyboardInterrupt before the byte reaches stdin;
-                # a tty in raw mode (the unix port) hands it over: do what the board does.
+            w = self.wake
+            if w is not None:
+                if w.intr(c):  # the app reads Ctrl-C as a byte: HostWake.intr says if it stops the app
+                    continue
+            elif c == 3:
+                # The REPL's service (no app): a board's console driver turns Ctrl-C into KeyboardInterrupt
+                # before the byte reaches stdin; a tty in raw mode (the unix port) hands it over.
                 raise KeyboardInterrupt
             if c != _CR:
                 self._byte(c)
+        else:
+            return  # more to read: the next pass goes on
+        # The console is empty for now.
+        if self.wake is not None:
+            self.wake.quiet()
+        if self._n:
+            now = self._now()
+            if got:
+                self._rx_at = now
+            elif _diff(now, self._rx_at) >= _STALL_MS:
+                self._bad(self._n, -1)  # a header whose payload never came: it was none
 
     def _byte(self, c):
         rx = self.rx
         n = self._n
         if n < _HDR:
-            # Each header byte is checked as it comes, so a false start gives way to the next "#" at once.
+            # Each header byte is checked as it comes, so a false start gives way to the next "#" at once
+            # (no header byte after the first can be a "#": nothing before this one needs a second look).
             if not _fits(n, c):
                 self._n = 1 if c == 0x23 else 0
                 if self._n:
@@ -175,21 +205,78 @@ class HostService:
             rx[n] = c
             self._n = n + 1
             return
-        self._n = 0
         if c != _NL:
-            self.bad_frames += 1
+            self._bad(n, c)
             return
+        self._n = 0
         self._frame(self._want)
+
+    def _bad(self, n, c):
+        # rx[:n], then byte c (-1: none), held no frame (a stray header, a damaged or cut request): counted,
+        # and the search for a "#" resumes behind this one's (docs/protocol.md), so a stray header never
+        # hides a request that came within its claimed length. The bytes to search again go where _read
+        # replays them from (rx[_ri:_rn]), in place: the frame being rebuilt is written below them.
+        self.bad_frames += 1
+        self._n = 0
+        rx = self.rx
+        i = rx.find(b"#", 1, n)
+        if i < 0:
+            if c != 0x23:
+                return
+            i = n  # none inside: only c, a "#", starts the next
+        k = n - i + (c >= 0)  # bytes to search again
+        ri = self._ri
+        if ri < self._rn:  # failed while replaying: c was rx[ri - 1], and they go right before it
+            end = ri - 1 if c >= 0 else ri
+            for j in range(n - 1, i - 1, -1):  # backwards: the regions may overlap
+                end -= 1
+                rx[end] = rx[j]
+            self._ri = ri - k
+        else:
+            for j in range(i, n):
+                rx[j - i] = rx[j]
+            if c >= 0:
+                rx[n - i] = c
+            self._ri = 0
+            self._rn = k
 
     def _frame(self, n):
         rx = self._rxv
         seq = _unhex(self.rx, 6, 4)
-        crc = binascii.crc32(rx[_HDR:_HDR + n], binascii.crc32(rx[3:15]))
-        if crc >> 16 != _unhex(self.rx, 16, 4) or crc & 0xFFFF != _unhex(self.rx, 20, 4):
+        try:
+            crc = binascii.crc32(rx[_HDR:_HDR + n], binascii.crc32(rx[3:15]))
+            bad = crc >> 16 != _unhex(self.rx, 16, 4) or crc & 0xFFFF != _unhex(self.rx, 20, 4)
+        except MemoryError:  # no room even to check it: not answered, the host asks again
             self.bad_frames += 1
-            return  # not answered: a damaged request is sent again by the host
+            return
+        if bad:
+            self._bad(_HDR + n, -1)  # not answered (the host sends a damaged request again); a "#" in it is looked at
+            return
         self.requests += 1
         self.awake_until = (self._now() + _AWAKE_MS) & 0x3FFFFFFF
+        try:
+            self._serve(seq, n)
+        except Exception as e:  # noqa: BLE001 - every request is answered; none stops the unit
+            self._drop_job()
+            self._fail(seq, e, "args" if isinstance(e, (KeyError, TypeError, ValueError, AttributeError, IndexError))
+                       else "io" if isinstance(e, OSError) else "internal")
+
+    def _fail(self, seq, e, code):
+        # The answer to a request that raised e; never raises itself. Out of memory: the busy answer made at
+        # build time (nothing to allocate but the frame's crc), or none, and the host's wait runs out.
+        try:
+            if not isinstance(e, MemoryError):
+                self._error(seq, code, _why(e) if code != "internal" else "%s: %s" % (type(e).__name__, _why(e)))
+                return
+        except MemoryError:
+            pass
+        try:
+            self.send(0x52, seq, _BUSY)  # "R"
+        except MemoryError:
+            pass
+
+    def _serve(self, seq, n):
+        rx = self._rxv
         if self.rx[3] != _V:
             self._error(seq, "proto", "this unit speaks host protocol %d; the host sent %s: update %s" % (
                 PROTO, chr(self.rx[3]), "the unit (mausbox deploy)" if self.rx[3] > _V else "mausbox on the host"))
@@ -197,25 +284,20 @@ class HostService:
         try:
             req = json.loads(bytes(rx[_HDR:_HDR + n]))
             op = req["op"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, IndexError, RuntimeError):  # RuntimeError: nested too deep
             self._error(seq, "args", "not a request")
             return
         self._drop_job()  # a new request replaces the one in progress (the host gave up on it)
         self.seq = seq
-        fn = getattr(self, "op_" + op, None) if isinstance(op, str) else None
+        # An op is a short lowercase name: anything else is unknown before it reaches getattr (a name over
+        # 255 bytes makes MicroPython's getattr raise RuntimeError, not AttributeError).
+        fn = getattr(self, "op_" + op, None) if isinstance(op, str) and _opname(op) else None
         if fn is None and (op in _RARE or op in _CLASS):
             fn = op  # maus.hostops (maus.classroom) has it: loaded for the request and let go again
         elif fn is None:
-            self._error(seq, "op", "unknown request %r" % (op,))
+            self._error(seq, "op", "unknown request %r" % (op if not isinstance(op, str) else op[:40],))
             return
-        try:
-            r = fn(req) if fn is not op else _rare(self, op, req)
-        except (KeyError, TypeError, ValueError) as e:
-            self._error(seq, "args", _why(e))
-            return
-        except OSError as e:
-            self._error(seq, "io", _why(e))
-            return
+        r = fn(req) if fn is not op else _rare(self, op, req)
         if r is not None:
             if isinstance(r, dict):
                 self.reply(seq, r)
@@ -280,7 +362,7 @@ class HostService:
         st = c.status or {}
         v = sys.implementation.version
         return {"proto": PROTO, "proto_min": PROTO, "fw": st.get("version"),
-                "unit": getattr(c, "unit_id", None) or _hexs(c.hw.unique_id()),
+                "unit": getattr(c, "unit_id", None) or (_hexs(c.hw.unique_id()) if c.hw is not None else None),
                 "board": st.get("board"), "platform": sys.platform, "micropython": "%d.%d.%d" % v[:3],
                 "app": self.app, "safe_mode": bool(st.get("safe_mode")), "mode": c.mode, "game": _game(c),
                 "name": maus.unit_name(getattr(c, "root", "") or "")}
@@ -526,6 +608,15 @@ def _ticks_ms():
     return time.ticks_ms()
 
 
+def _opname(op):
+    if not 0 < len(op) <= 24:
+        return False
+    for c in op:
+        if not ("a" <= c <= "z" or c == "_"):
+            return False
+    return True
+
+
 def _fits(i, c):
     # Can byte c stand at position i of a request header "#MB1Q ssss llll cccccccc "?
     if i == 0:
@@ -629,7 +720,9 @@ def woken(w, mark):
     w._mods = tuple(k for k in sys.modules if k not in mark)
     svc.requests = w.requests
     svc.bad_frames = w.bad_frames
+    svc.wake = w
     svc._byte(0x23)
+    svc._rx_at = svc._now()
     w.svc = svc
     w._seen = svc.requests
     w._quiet_from = svc._now()

@@ -91,7 +91,9 @@ def diagnose(status: dict | None, micropython: str, free_flash: int | None, host
         f"{free // 1024} KB free" if free is not None else "free space unknown",
         "pull the logs (`mausbox logs pull`), then delete old ones on the unit")
     if status.get("safe_mode"):
-        add("safe mode", False, f"the unit is in safe mode after {status.get('crashes', '?')} crashes in a row",
+        why = "; ".join(status.get("problems") or [])
+        add("safe mode", False, f"the unit is in safe mode after {status.get('crashes', '?')} crashes in a row"
+            + (f" ({why})" if why else ""),
             "pull the logs, run `mausbox deploy`, then in `mpremote repl`: "
             "import maus.unit; maus.unit.clear_safe_mode()")
         return out

@@ -243,7 +243,7 @@ def test_the_real_firmware_stops_on_ctrl_c_and_restarts_on_soft_reboot(tmp_path)
             port.reset_input_buffer()
             out = b""
             for _ in range(10):  # a loaded machine may still be starting the game: Ctrl-C again, as a user would
-                port.write(b"\x03")
+                port.write(b"\x03\x03")  # two: the app takes a lone one for a stray byte
                 end = time.monotonic() + 1.5
                 while not out.endswith(b">>> ") and time.monotonic() < end:
                     out += port.read(1)

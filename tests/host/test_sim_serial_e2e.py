@@ -258,7 +258,7 @@ def test_ctrl_c_stops_the_game_and_soft_reboot_restarts_the_firmware(vunit, cons
         start_mms(vunit, console)
         time.sleep(0.3)
         since = console.mark()
-        console.write(b"\x03")
+        console.write(b"\x03\x03")  # two: the app takes a lone one for a stray byte
         at = console.wait(PROMPT, since)
         shown = console.text(since)[: at - since]
         aborts = event_records(shown, "game_abort")
@@ -286,13 +286,13 @@ def test_ctrl_c_while_the_unit_boots_stops_the_firmware(vunit, console):
     prompt comes and the REPL answers, whatever moment of the boot it hits."""
     vunit.wait_ready()
     since = console.mark()
-    console.write(b"\x03")
+    console.write(b"\x03\x03")
     console.wait(PROMPT, since)
     for k, delay in enumerate((0.0, 0.01, 0.03, 0.06, 0.1, 0.2)):
         since = console.mark()
         console.write(b"\x04")
         time.sleep(delay)
-        console.write(b"\x03")
+        console.write(b"\x03\x03")
         at = console.wait(PROMPT, console.wait(b"MPY: soft reboot\r\n", since))
         assert "KeyboardInterrupt" in console.text(since), console.text(since)
         console.write(b"%d*3\r" % k)
@@ -305,7 +305,7 @@ def test_a_late_ctrl_c_does_not_interrupt_the_next_command(vunit, console):
     is a keystroke for the REPL. The next command always runs, and the interpreter never dies."""
     vunit.wait_ready()
     since = console.mark()
-    console.write(b"\x03")
+    console.write(b"\x03\x03")
     since = console.wait(PROMPT, since)
     for i in range(12):
         console.write(b"import time; time.sleep_ms(%d)\r\x03" % (i % 4))
@@ -381,7 +381,7 @@ def soft_reboot(con: Console, until: bytes = PROMPT) -> str:
 def test_three_crashes_in_a_row_start_safe_mode_until_cleared(vunit, console, capsys):
     vunit.wait_ready()
     since = console.mark()
-    console.write(b"\x03")
+    console.write(b"\x03\x03")
     console.wait(PROMPT, since)
     assert rtc_counter(vunit.root) == 0  # a clean stop (Ctrl-C) is not a crash
     (vunit.root / "boot.py").write_text(CRASH_HOOK)
@@ -421,7 +421,7 @@ def test_three_crashes_in_a_row_start_safe_mode_until_cleared(vunit, console, ca
     assert json.loads((vunit.root / "status.json").read_text())["safe_mode"] is False
     start_mms(vunit, console)  # games are back
     since = console.mark()
-    console.write(b"\x03")
+    console.write(b"\x03\x03")
     console.wait(PROMPT, since)
     assert rtc_counter(vunit.root) == 0
     console.close()
@@ -498,3 +498,28 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie waiting for init to reap it is gone
+
+
+def test_a_unit_in_safe_mode_for_a_corrupt_board_file_is_reached_and_its_logs_pulled(vunit, console, tmp_path,
+                                                                                     capsys):
+    """A corrupt board.json crashes every boot until safe mode; the host still gets hello, status and the
+    logs (none of them needs the hardware), and doctor says why (issue 27 item 4)."""
+    vunit.wait_ready()
+    start_mms(vunit, console)
+    since = console.mark()
+    console.write(b"\x03\x03")
+    console.wait(PROMPT, since)
+    (vunit.root / "board.json").write_text('{"name": "sim", "pins": ')  # cut off mid-write
+    for _ in range(3):
+        assert "MAUSBOX READY" not in soft_reboot(console)
+    out = soft_reboot(console)
+    assert "MAUSBOX SAFE MODE: 3 crashes in a row" in out, out
+    console.close()
+    assert mausbox_main(["doctor", "--port", vunit.pty, "--json"]) == 1
+    safe = [f for f in json.loads(capsys.readouterr().out)["findings"] if f["check"] == "safe mode"]
+    assert not safe[0]["ok"] and "board:" in safe[0]["detail"], safe
+    dest = tmp_path / "raw"
+    assert mausbox_main(["logs", "pull", "--port", vunit.pty, "--store", str(tmp_path / "logs.sqlite"),
+                         "--dest", str(dest)]) == 0
+    pulled = list(dest.rglob("00001-mms.jsonl"))
+    assert len(pulled) == 1 and pulled[0].read_bytes() == (vunit.root / "logs" / "00001-mms.jsonl").read_bytes()

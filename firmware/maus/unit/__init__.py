@@ -42,6 +42,14 @@ def _crash_count(hw, n=None):
     return cur
 
 
+def _kbd_intr(c):
+    import micropython
+
+    fn = getattr(micropython, "kbd_intr", None)  # CPython's test stand-in has none
+    if fn is not None:
+        fn(c)
+
+
 def main(hw=None, **kw):
     # main.py (the boot stub) has counted this boot as a crash and started the watchdog: it is cleared when the
     # unit stops cleanly or has run healthy (maus.unit.core _HEALTHY_MS).
@@ -65,7 +73,11 @@ def main(hw=None, **kw):
         hw.wdt_feed()
         # The host's link (docs/protocol.md), served by the main loop: the service loads when a frame comes.
         unit.host = HostWake(unit)
-        unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))
+        _kbd_intr(-1)  # the app reads Ctrl-C itself: a lone one is a stray byte (HostWake.intr)
+        try:
+            unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))
+        finally:
+            _kbd_intr(3)
     except KeyboardInterrupt:  # Ctrl-C over USB is not a crash, even during the boot
         hw.wdt_release()  # the REPL has the unit now: its watchdog is kept fed
         if unit is not None and unit.log is not None:

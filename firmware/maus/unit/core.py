@@ -29,6 +29,11 @@ LOOP_US = const(300)  # a main-loop pass on the ESP32 (charged as virtual time o
 LINGER_MS = const(10000)  # a host session's requests come seconds apart at most: stay loaded that long
 _IN_PER_POLL = const(160)  # as the host service: typing at the console cannot stall the loop
 _DEAD_MS = const(1000)
+# While the app runs it reads Ctrl-C as a byte (micropython.kbd_intr(-1), maus.unit.main): a lone one is a
+# stray (one flipped bit makes "#" 0x23 a Ctrl-C 0x03); a second Ctrl-C, a CR or a Ctrl-A behind it stops
+# the app. mpremote sends "\r\x03" then "\r\x01", mausbox "\r\x03\x03". A lone one is forgotten once
+# the console has been quiet this long.
+INTR_MS = const(500)
 
 
 class Unit:
@@ -371,6 +376,24 @@ class HostWake:
         self.dead_until = -1  # stdin at its end: looked at again once a second
         self.requests = 0  # of the services let go (HostService.requests counts on from there)
         self.bad_frames = 0
+        self._intr_at = -1  # ticks_ms of a lone Ctrl-C (INTR_MS); -1: none
+
+    def intr(self, c):
+        """Each console byte the app reads: True if it was a Ctrl-C, held back as half of an interrupt; raises
+        KeyboardInterrupt on the second half."""
+        if self._intr_at >= 0:
+            self._intr_at = -1
+            if c == 3 or c == 0x0D or c == 1:
+                raise KeyboardInterrupt
+        if c == 3:
+            self._intr_at = self.ctx.hw.ticks_ms()
+            return True
+        return False
+
+    def quiet(self):
+        """The console has nothing more to read now: a lone Ctrl-C that has waited INTR_MS is forgotten."""
+        if self._intr_at >= 0 and ticks_diff(self.ctx.hw.ticks_ms(), self._intr_at) >= INTR_MS:
+            self._intr_at = -1
 
     def serve(self, now=None):
         """Each main-loop pass outside races: read the console until a frame starts; while a session is on, the service serves."""
@@ -406,16 +429,18 @@ class HostWake:
         one = self._one
         for _ in range(_IN_PER_POLL):
             if not self.ready():
+                self.quiet()
                 return False
             n = self.inp.readinto(one)
             if n is None:
+                self.quiet()
                 return False
             if not n:
                 self.dead_until = (self.ctx.hw.ticks_ms() + _DEAD_MS) & 0x3FFFFFFF
                 return False
             c = one[0]
-            if c == 3:
-                raise KeyboardInterrupt  # as the service does (a raw tty hands Ctrl-C over as a byte)
+            if self.intr(c):
+                continue
             if c == 0x23:
                 return True
         return False

@@ -5,6 +5,7 @@ from maus.feedback import Feedback
 
 
 def safe_mode(hw, crashes, boot=None):
+    problem = None
     if hw is None:
         try:
             from maus.hw import load_board, open_hardware
@@ -12,6 +13,7 @@ def safe_mode(hw, crashes, boot=None):
             hw = open_hardware(load_board())
         except Exception as e:  # noqa: BLE001 - a corrupt board.json is one of the crashes
             print("safe mode: no hardware:", e)
+            problem = "board: %s" % (e.args[0] if e.args else type(e).__name__)
     if hw is not None:
         fb = Feedback(hw, _SafeSettings())
         fb.text(text.fmt(text.TEXT, "en", "safe_mode", {"n": crashes}))
@@ -22,7 +24,8 @@ def safe_mode(hw, crashes, boot=None):
     from maus.unit.boot import boot_id, write_status
 
     write_status({"version": maus.VERSION, "board": hw.board.get("name") if hw is not None else None,
-                  "safe_mode": True, "crashes": crashes, "boot": boot or (boot_id(hw) if hw is not None else None)})
+                  "safe_mode": True, "crashes": crashes, "boot": boot or (boot_id(hw) if hw is not None else None),
+                  "problems": [problem] if problem else []})
     return None
 
 

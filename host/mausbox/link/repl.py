@@ -106,7 +106,8 @@ class RawRepl:
         first = True
         while time.monotonic() < end:
             # Then also Ctrl-B: a unit left in the raw REPL says nothing to Ctrl-C, but shows the friendly prompt
-            self._write(b"\r\x03" if first else b"\r\x03\x02")
+            # Two Ctrl-Cs: the app takes a lone one for a stray byte (maus.unit.core INTR_MS).
+            self._write(b"\r\x03\x03" if first else b"\r\x03\x03\x02")
             first = False
             quiet_until = time.monotonic() + 0.4
             while time.monotonic() < min(quiet_until, end):  # a unit that never goes quiet: bounded too

@@ -21,6 +21,7 @@ import serial  # type: ignore[import-untyped]
 
 from mausbox.cli import EXIT_LINK, EXIT_PROBLEM, UserError
 from mausbox.link.bounds import (
+    BUSY_WAIT,
     HASH_SLICE,
     LIST_RESUMES,
     LOST_QUIET,
@@ -275,7 +276,16 @@ class UnitLink:
                 **args) -> dict:
         """Send a request, collect its answer: P and D frames go to `on_frame`, the R frame's JSON is returned;
         UnitError if the unit refused."""
-        return self.answer(self.send_request(op, **args), op, on_frame, timeout)
+        end = time.monotonic() + (self.timeout if timeout is None else timeout)
+        while True:
+            try:
+                return self.answer(self.send_request(op, **args), op, on_frame, timeout)
+            except UnitError as e:
+                # "busy": the unit had no memory to answer this now (a game at its peak): asked again. A
+                # streamed answer is not: its caller resumes from what it got.
+                if e.error != "busy" or on_frame is not None or time.monotonic() >= end:
+                    raise
+            time.sleep(BUSY_WAIT)
 
     def _bounded(self, seq: int, op: str, deadline: float, total_end: float, frames: int) -> Frame:
         """next_frame, cut off at the progress deadline or the request's total bound, whichever comes first;
