@@ -6,7 +6,9 @@ import json
 
 from micropython import const
 
-from maus.hostsvc import HostService, _hexs, _wall, _why
+from maus.frame import hexs as _hexs
+from maus.frame import wall as _wall
+from maus.hostsvc import HostService, _why
 
 _CARD_LEASE_MS = const(30000)  # the pad is the host's this long after the last card request
 _LIST_BYTES = const(900)  # enrolment text per frame, as maus.hostsvc's listing

@@ -21,11 +21,16 @@ import sys
 
 from micropython import const
 
+from maus import frame
+from maus.frame import HDR as _HDR
+from maus.frame import PROTO
+from maus.frame import fits as _fits
+from maus.frame import hexs as _hexs
+from maus.frame import puthex as _puthex
+from maus.frame import unhex as _unhex
 from maus.logstore import log_number, valid_name
 
-PROTO = const(1)  # the protocol revision this firmware speaks (the frame envelope never changes)
 _V = const(0x31)  # "1"
-_HDR = const(25)  # "#MB1Q ssss llll cccccccc " before the payload
 _RX_MAX = const(480)  # largest request payload
 _CHUNK = const(1024)  # file bytes per data frame during a game (a frame blocks the loop ~90 ms at 115200 baud)
 _BIG_CHUNK = const(8192)  # and when no game runs, one a pass: 0.4 % framing instead of 3 %, nothing waits
@@ -38,8 +43,7 @@ _STALL_MS = const(500)  # a frame is written whole: a gap this long inside one m
 _DLE = const(0x10)
 _CR = const(0x0D)
 _NL = const(0x0A)
-_HEX = b"0123456789abcdef"
-_BUSY = b'{"ok": false, "error": "busy", "msg": "no memory to answer this now: ask again"}'
+_BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'
 
 # Requests served by maus.hostops (settings, the clock, the card writer's steps, enrolment): they come
 # seldom, so their code is in RAM only while one is served.
@@ -356,33 +360,10 @@ class HostService:
 
     # --- requests -----------------------------------------------------------------------------------------
     def op_hello(self, req):
-        import maus
-
-        c = self.ctx
-        st = c.status or {}
-        v = sys.implementation.version
-        return {"proto": PROTO, "proto_min": PROTO, "fw": st.get("version"),
-                "unit": getattr(c, "unit_id", None) or (_hexs(c.hw.unique_id()) if c.hw is not None else None),
-                "board": st.get("board"), "platform": sys.platform, "micropython": "%d.%d.%d" % v[:3],
-                "app": self.app, "safe_mode": bool(st.get("safe_mode")), "mode": c.mode, "game": _game(c),
-                "name": maus.unit_name(getattr(c, "root", "") or "")}
+        return frame.hello(self.ctx, self.app)
 
     def op_status(self, req):
-        import gc
-
-        c = self.ctx
-        out = {"status": c.status, "mode": c.mode, "game": _game(c), "log": c.log.name if c.log is not None else None,
-               "app": self.app, "mem_free": _mem(gc, "mem_free"), "mem_alloc": _mem(gc, "mem_alloc"),
-               "requests": self.requests, "bad_frames": self.bad_frames,
-               "boot": getattr(c, "boot", None) or (c.status or {}).get("boot"), "crashes": getattr(c, "crashes", None)}
-        try:
-            out["free_bytes"] = c.store.free()
-        except OSError:
-            out["free_bytes"] = None
-        hw = c.hw
-        out["wall"] = _wall(hw)
-        out["uptime_ms"] = self._now()
-        return out
+        return frame.status(self.ctx, self.app, self.requests, self.bad_frames, self._now())
 
     def op_logs(self, req):
         skip = req.get("skip", 0)
@@ -554,19 +535,6 @@ def _rare(svc, op, req):
     return maus.call_unloaded("maus.classroom" if op in _CLASS else "maus.hostops", "op_" + op, svc, req)
 
 
-def _game(c):
-    g = c.game
-    return getattr(g, "GAME", None) if g is not None else None
-
-
-def _wall(hw):
-    try:
-        t = hw.wall_clock() if hw is not None else None
-    except OSError:
-        t = None
-    return None if t is None else "%04d-%02d-%02dT%02d:%02d:%02d" % tuple(t[:6])
-
-
 def _size(d, name):
     try:
         return os.stat(d + "/" + name.decode())[6]
@@ -586,11 +554,6 @@ def _mode(p):
         return os.stat(p)[0] & 0xF000
     except OSError:
         return 0  # unreadable: _list skips and reports it
-
-
-def _mem(gc, name):
-    fn = getattr(gc, name, None)  # MicroPython's; a CPython test run has none
-    return fn() if fn is not None else None
 
 
 def _why(e):
@@ -617,44 +580,6 @@ def _opname(op):
     return True
 
 
-def _fits(i, c):
-    # Can byte c stand at position i of a request header "#MB1Q ssss llll cccccccc "?
-    if i == 0:
-        return c == 0x23
-    if i == 1:
-        return c == 0x4D
-    if i == 2:
-        return c == 0x42
-    if i == 3:
-        return 0x30 <= c <= 0x39
-    if i == 4:
-        return c == 0x51  # "Q": this end takes requests only (an echo of the unit's own frames is not one)
-    if i == 5 or i == 10 or i == 15 or i == 24:
-        return c == 0x20
-    return 0x30 <= c <= 0x39 or 0x61 <= c <= 0x66
-
-
-def _unhex(b, i, n):
-    v = 0
-    for k in range(i, i + n):
-        c = b[k]
-        if 0x30 <= c <= 0x39:
-            v = v << 4 | (c - 0x30)
-        elif 0x61 <= c <= 0x66:
-            v = v << 4 | (c - 0x57)
-        else:
-            return -1
-    return v
-
-
-def _puthex(b, i, v, n):
-    k = i + n
-    while k > i:
-        k -= 1
-        b[k] = _HEX[v & 15]
-        v >>= 4
-
-
 def _putdec(b, i, v):
     # v's decimal digits at b[i:]; returns the index after them
     k = i
@@ -670,10 +595,6 @@ def _putdec(b, i, v):
         i += 1
         j -= 1
     return k
-
-
-def _hexs(b):
-    return "".join("%02x" % x for x in b)
 
 
 def _specials(data, n):
@@ -720,6 +641,7 @@ def woken(w, mark):
     w._mods = tuple(k for k in sys.modules if k not in mark)
     svc.requests = w.requests
     svc.bad_frames = w.bad_frames
+    svc.events_until = w.events_until  # a monitor subscribed in a game (the desk's) goes on
     svc.wake = w
     svc._byte(0x23)
     svc._rx_at = svc._now()
@@ -739,6 +661,7 @@ def asleep(w):
         svc._card_release()
     w.requests = svc.requests
     w.bad_frames = svc.bad_frames
+    w.events_until = svc.events_until  # the desk sends them in a game
     w.svc = None
     w._mod = None
     for k in w._mods:

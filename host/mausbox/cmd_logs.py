@@ -196,6 +196,10 @@ def _pull(args) -> int:
             with out_lock:
                 print("%s: %s" % (port, one_line(msg)), file=sys.stderr)
 
+    def tell(port, msg):
+        with out_lock:
+            print("%s: %s" % (port, one_line(msg)), file=sys.stderr)
+
     def connect(port: str) -> UnitLink:
         return UnitLink(port, timeout=args.timeout, baud=args.baud)
 
@@ -224,7 +228,7 @@ def _pull(args) -> int:
 
         try:
             res = pull_unit(link, store, Path(args.dest) if args.dest else None, mark=not args.no_mark,
-                            log=lambda m: say(port, m), port=port, reconnect=reconnect,
+                            log=lambda m: say(port, m), port=port, reconnect=reconnect, notice=lambda m: tell(port, m),
                             progress=moved if show else None)
             if copied and res.ok:
                 try:  # the unit says so and beeps: the teacher unplugs it

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 from mausbox.link.bounds import (
+    GAME_POLL,
     LIST_TRIES,
     LIST_TRIES_ALIVE,
     MAX_FAILED_RUN,
@@ -219,7 +220,7 @@ class Puller:
                  verify: Callable[[bytes], tuple[list[str], bool]] | None = None,
                  log: Callable[[str], None] = lambda s: None, reconnect: Callable[[], object] | None = None,
                  progress: Callable[[str, int, int], None] | None = None, dest_base: Path | None = None,
-                 staging_base: Path | None = None):
+                 staging_base: Path | None = None, notice: Callable[[str], None] | None = None):
         self.link = link
         _resending(link)
         self.silent = 0  # attempts in a row that brought no byte at all from the unit
@@ -235,6 +236,7 @@ class Puller:
         self.log = log
         self.reconnect = reconnect
         self.progress = progress  # (log name, bytes so far, size)
+        self.notice = notice or log  # what the user is told whatever the verbosity (a wait for a game's end)
         self.listing: Listing | None = None
         self.gone = ""  # set when the unit cannot be reached again: the remaining logs are not tried
         self.bringup: Outcome | None = None  # the bring-up summary, when the unit has one (pull_bringup)
@@ -251,15 +253,29 @@ class Puller:
         """fn() again after a failure of the line, with a growing pause (bounds.py): up to `tries` attempts to
         which the unit sent nothing, `alive_tries` in all while it sends something (it is there, the line
         damages its answers, or it is starting again after a reset)."""
-        for i in range(alive_tries):
+        waited = False
+        i = 0
+        while i < alive_tries:
             before = self._heard()
             try:
                 return fn()
+            except UnitError as e:
+                if e.error != "game":
+                    raise
+                # The unit is in a game and serves no pull meanwhile (docs/protocol.md, "In a game"): wait for
+                # its end, as long as it lasts; the user sees why and may stop with Ctrl-C.
+                if not waited:
+                    self.notice("a game is in progress: waiting for its end to pull (Ctrl-C stops)")
+                    waited = True
+                time.sleep(GAME_POLL)
+                continue
             except LinkLost as e:
                 self.log("link: %s; reconnecting" % e)
                 if i == alive_tries - 1:
                     raise PullError("the unit stopped answering: %s" % e) from None
                 self._reconnect()
+                i += 1
+                continue
             except LinkError as e:
                 self.log("link: %s" % e)
                 self._note_silence(before)
@@ -268,6 +284,7 @@ class Puller:
                 if isinstance(e, NoService) and getattr(self.link, "info", None) is not None:
                     self.link.info = None  # its app stopped (a crash): the next hello starts the service again
                 time.sleep(backoff(i + 1))
+            i += 1
         raise AssertionError
 
     def _ask(self, op: str, **args) -> dict:
@@ -627,10 +644,10 @@ class UnitResult:
 
 def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
               log: Callable[[str], None] = lambda s: None, port: str = "", reconnect=None,
-              progress=None) -> UnitResult:
+              progress=None, notice: Callable[[str], None] | None = None) -> UnitResult:
     """List, pull every new log, index each verified copy in `store` (a mausbox.store.Store)."""
     res = UnitResult(port or getattr(link, "port", ""))
-    p = Puller(link, mark=mark, log=log, reconnect=reconnect, progress=progress)
+    p = Puller(link, mark=mark, log=log, reconnect=reconnect, progress=progress, notice=notice)
     try:
         listing = p.fetch_listing()
     except (PullError, LinkError, UnitError) as e:  # UnitError: it refused `hello` or `logs`

@@ -159,7 +159,7 @@ def test_every_hostile_request_is_answered():
         assert answer(svc, con, 999)[0]["ok"]
 
 
-def test_a_request_that_runs_out_of_memory_is_answered_busy():
+def test_a_request_that_runs_out_of_memory_is_answered_nomem():
     with logfs.Fs() as fs:
         svc, con, ctx = _svc(fs.root)
 
@@ -169,7 +169,7 @@ def test_a_request_that_runs_out_of_memory_is_answered_busy():
         svc.op_status = greedy
         con.send(request(1, "status"))
         r = answer(svc, con, 1)[0]
-        assert not r["ok"] and r["error"] == "busy"
+        assert not r["ok"] and r["error"] == "nomem"
         if MPY:  # in a heap with no room at all: nothing is answered, nothing raised, and the next one is
             import micropython
 

@@ -13,7 +13,7 @@ import sys
 ON_MPY = sys.implementation.name == "micropython"
 
 
-def _run(name, logs=0, ballast=0):
+def _run(name, logs=0, ballast=0, host=None):
     """Boot the virtual unit on scenario `name` (tests/scenarios, or None: a quiet minute at the menu) and
     let it run it; -> (the unit, the game_end records of its logs, which must be `logs` files). ballast:
     bytes held while the unit runs, as a firmware that took that much more would hold them."""
@@ -25,7 +25,7 @@ def _run(name, logs=0, ballast=0):
     os.mkdir(work)
     os.chdir(work)
     try:
-        _write_scenario(repo, name)  # nothing of it stays in the heap: the unit reads its file
+        _write_scenario(repo, name, host)  # nothing of it stays in the heap: the unit reads its file
         _deploy_board(repo + "/boards/sim.json")
         with open("board.json") as f:
             board = json.load(f)
@@ -76,9 +76,9 @@ def _deploy_board(src):
     maus.unload("maus.unit")
 
 
-def _write_scenario(repo, name):
+def _write_scenario(repo, name, host=None):
     # scenario.jsonl for the simulated hardware: the actions by time (stable: same-time actions keep
-    # their order), as `mausbox sim` writes it.
+    # their order), as `mausbox sim` writes it. host(end_ms): the host's requests to add, as actions.
     acts = []
     if name is None:
         acts.append({"at_ms": 60000, "noise": 0})
@@ -88,6 +88,8 @@ def _write_scenario(repo, name):
                 line = line.strip()
                 if line and line[0] != "#":
                     acts.append(json.loads(line))
+    if host is not None:
+        acts.extend(host(max(a["at_ms"] for a in acts)))
     acts.sort(key=lambda a: a["at_ms"])
     with open("scenario.jsonl", "w") as f:
         for a in acts:
@@ -129,3 +131,41 @@ def check_boot(ballast=0):
     unit, _ = _run(None, ballast=ballast)
     assert unit is not None and unit.mode == "menu", unit and unit.mode
     assert unit.status["problems"] == [], unit.status["problems"]
+
+
+def polling(game, every_ms=500, pull_every=4):
+    """A host on the line all through a game: `status` every every_ms, and every pull_every-th time a pull's
+    requests instead (the listing, and a read of the log being written)."""
+
+    def host(end_ms):
+        acts = [{"at_ms": 200, "host": {"op": "hello", "host": "test", "proto": 1}}]
+        k = 0
+        for t in range(500, end_ms - 1000, every_ms):
+            k += 1
+            if k % pull_every:
+                acts.append({"at_ms": t, "host": {"op": "status"}})
+            else:
+                acts.append({"at_ms": t, "host": {"op": "logs"}})
+                acts.append({"at_ms": t + 50, "host": {"op": "read", "name": "00001-%s.jsonl" % game}})
+        return acts
+
+    return host
+
+
+def check_polled(name, game):
+    """The whole game of scenario `name` with a host polling all through it (polling()), in the same heap as
+    check(): the game ends as without the host, and every request is answered; -> the line's counts."""
+    if not ON_MPY:
+        return None
+    unit, ends = _run(name, logs=1, host=polling(game))
+    assert unit is not None and unit.mode == "end", unit and unit.mode
+    assert len(ends) == 1, "no game_end in the log"
+    want = _expected(name)
+    assert {str(k): v for k, v in unit.last_summary["scores"].items()} == want["scores"]
+    uart = unit.hw.uart
+    line = (uart.sent, uart.answers, uart.results, uart.timeouts, uart.dropped)
+    # Every request answered: hello and status say what they are asked; in the game the pull's listing and
+    # read are told to wait for its end ("game"); before it, the log to read is not there yet ("nofile").
+    assert uart.answers == uart.sent and not uart.timeouts and not uart.dropped, line
+    assert set(uart.results) <= {"ok", "game", "nofile"} and uart.results.get("game", 0) >= 4, line
+    return uart

@@ -1,6 +1,6 @@
 """Host commands against a unit in a game: with a Mausgeflippt game waiting a minute for its first reveal,
-`ports`, `doctor`, `config get`, `logs pull` and `clock set` all succeed, and the game goes on to its game_end
-with no game_abort. The firmware runs as on a board with its console on a pty (tests/host/ptyunit.py); the same
+`ports`, `doctor` and `config get` succeed, `clock set` says a game is in progress and `logs pull` waits for the
+game's end, then pulls it whole; the game goes on to its game_end with no game_abort. The firmware runs as on a board with its console on a pty (tests/host/ptyunit.py); the same
 check through `mausbox sim --serial --headless --scenario` is in test_sim_serial_game.py."""
 
 from __future__ import annotations
@@ -56,15 +56,16 @@ def test_host_commands_during_a_game_leave_it_running(tmp_path, monkeypatch, cap
         assert "doctor: all good" in capsys.readouterr().out
         assert main(["config", "--port", unit.port, "get"]) == 0
         assert "claim_window_ms" in capsys.readouterr().out
-        dest = tmp_path / "pulled"
-        assert main(["logs", "pull", "--port", unit.port, "--dest", str(dest),
-                     "--store", str(tmp_path / "store.sqlite")]) == 0
-        out = capsys.readouterr().out
-        assert "1 pulled" in out and "not marked pulled" in out  # the game's own log, still being written
-        assert main(["clock", "--port", unit.port, "set"]) == 0
-        assert "unit clock:" in capsys.readouterr().out
+        assert main(["clock", "--port", unit.port, "set"]) != 0
+        assert "a game is in progress" in capsys.readouterr().err
         assert time.monotonic() - t0 < reveal_s, "the commands took past the reveal: the check proves nothing"
         assert [r["type"] for r in records(unit)].count("game_abort") == 0
+        dest = tmp_path / "pulled"
+        # the pull waits for the game's end (the unit serves no pull in a game), then pulls the whole game
+        assert main(["logs", "pull", "--port", unit.port, "--dest", str(dest), "--timeout", "60",
+                     "--store", str(tmp_path / "store.sqlite")]) == 0
+        out = capsys.readouterr()
+        assert "1 pulled" in out.out and "waiting for its end" in out.out + out.err, out
 
         end = wait_for(lambda: [r for r in records(unit) if r["type"] in ("game_end", "game_abort")], "game end",
                        unit)
@@ -74,5 +75,5 @@ def test_host_commands_during_a_game_leave_it_running(tmp_path, monkeypatch, cap
     assert end[0]["scores"] == expect["scores"] and end[0]["why"] == expect["reason"]
     pulled = next(dest.rglob("*.jsonl"))
     log = unit.logs()[-1]
-    assert log.read_bytes().startswith(pulled.read_bytes())  # the copy is a prefix of the finished log
+    assert log.read_bytes() == pulled.read_bytes()  # the finished log, whole
     assert "KeyboardInterrupt" not in unit.text() and "Traceback" not in unit.text()

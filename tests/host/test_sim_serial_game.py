@@ -1,6 +1,7 @@
-"""The acceptance check of issue 16 on the virtual unit: `mausbox sim --serial --headless --scenario` plays a
-Mausgeflippt game that waits a minute for its first reveal; meanwhile `mausbox ports`, `doctor`, `config get`,
-`logs pull` and `clock set` all succeed, and the game's log goes on to its game_end with no game_abort."""
+"""The acceptance check of issues 16 and 27 on the virtual unit: `mausbox sim --serial --headless --scenario` plays
+a Mausgeflippt game that waits a minute for its first reveal; meanwhile `mausbox ports`, `doctor` and `config get`
+succeed, `clock set` says a game is in progress, and a `logs pull` waits for the game's end and then pulls the
+whole game; the game's log goes on to its game_end with no game_abort."""
 
 from __future__ import annotations
 
@@ -63,11 +64,11 @@ def test_host_commands_on_a_virtual_unit_in_a_game(tmp_path):
         assert r.returncode == 0 and "doctor: all good" in r.stdout, r.stdout + r.stderr
         r = mausbox(env, "config", "--port", port, "get")
         assert r.returncode == 0 and "claim_window_ms" in r.stdout, r.stdout + r.stderr
-        r = mausbox(env, "logs", "pull", "--port", port, "--dest", str(tmp_path / "pulled"),
-                    "--store", str(tmp_path / "store.sqlite"))
-        assert r.returncode == 0 and "1 pulled" in r.stdout, r.stdout + r.stderr
         r = mausbox(env, "clock", "set", "--port", port)
-        assert r.returncode == 0 and "unit clock:" in r.stdout, r.stdout + r.stderr
+        assert r.returncode != 0 and "a game is in progress" in r.stderr, r.stdout + r.stderr
+        pull = subprocess.Popen([sys.executable, "-m", "mausbox", "logs", "pull", "--port", port, "--timeout", "60",
+                                 "--dest", str(tmp_path / "pulled"), "--store", str(tmp_path / "store.sqlite")],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         reveal_s = min(json.loads(x)["at_ms"] for x in SCENARIO.read_text().splitlines()
                        if x.startswith("{") and "mg/mouse/" in x) / 1000
         assert time.monotonic() - t0 < reveal_s, "the commands took past the reveal: the check proves nothing"
@@ -78,6 +79,10 @@ def test_host_commands_on_a_virtual_unit_in_a_game(tmp_path):
             time.sleep(0.5)
         types = [x["type"] for x in records(root)]
         assert "game_end" in types and "game_abort" not in types, types[-10:]
+        out = pull.communicate(timeout=240)[0]  # it waited for the game's end, then pulled it whole
+        assert pull.returncode == 0 and "a game is in progress: waiting for its end" in out and "1 pulled" in out, out
+        pulled = next((tmp_path / "pulled").rglob("*.jsonl"))
+        assert pulled.read_bytes() == sorted((root / "logs").glob("*.jsonl"))[-1].read_bytes()
     finally:
         sim.send_signal(signal.SIGTERM)
         try:

@@ -395,6 +395,7 @@ class Hardware:
         self._scen = None
         self._rtc = b""
         self.scenario_end_us = -1
+        self.uart = None  # maus.sim.uart's line, once a scenario's host sends (console())
         if scenario:
             self.load_scenario(scenario)
         else:
@@ -580,6 +581,32 @@ class Hardware:
             self.noise(act["noise"])
         elif "rfid" in act:
             self.rfid(act["rfid"])
+        elif "host" in act:
+            self._uart().request(act["host"])
+
+    # --- the console UART (scenario mode: a host on the line, maus.sim.uart) --------------------------------
+    def console(self):
+        """HostWake's (inp, out, ready): in scenario mode the simulated line, made when a host first sends
+        (a scenario without one costs nothing); otherwise () and the unit reads its process's stdin."""
+        if self.scenario_end_us < 0:
+            return ()
+        return (self, self, self.console_ready)
+
+    def _uart(self):
+        if self.uart is None:
+            from maus.sim.uart import Uart
+
+            self.uart = Uart(self.world)
+        return self.uart
+
+    def console_ready(self):
+        return self.uart is not None and self.uart.ready()
+
+    def readinto(self, b):
+        return self.uart.readinto(b) if self.uart is not None else None
+
+    def write(self, b):
+        return self._uart().write(b)
 
     def load_scenario(self, path):
         # Streamed: only the next action is in memory (the host has checked and sorted the file), so a

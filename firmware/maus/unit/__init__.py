@@ -72,7 +72,8 @@ def main(hw=None, **kw):
         print("MAUSBOX READY", unit.status["version"])
         hw.wdt_feed()
         # The host's link (docs/protocol.md), served by the main loop: the service loads when a frame comes.
-        unit.host = HostWake(unit)
+        con = getattr(hw, "console", None)  # a scenario's simulated line (maus.hw.sim); a board: stdin
+        unit.host = HostWake(unit, *con()) if con is not None else HostWake(unit)
         _kbd_intr(-1)  # the app reads Ctrl-C itself: a lone one is a stray byte (HostWake.intr)
         try:
             unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))

@@ -19,6 +19,9 @@ def start_game(u):
     # the catalog and the players; the log's opening (before the game's own modules are loaded: with
     # maus.logstart and maus.logstore it is the start's most crowded moment); the game's modules loaded,
     # the detector made, the game made and started.
+    host = u.host
+    if host is not None:
+        host.lull()  # the host service's memory is the game's from here (HostWake's desk answers in a game)
     r = _begin("prepare", u)
     if r is not None:
         call_unloaded("maus.logstart", "unit_log", u, GAMES[u.choice][8], r[1])

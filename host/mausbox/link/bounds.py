@@ -37,6 +37,7 @@ RESYNC_PAD = 481  # newlines sent before the first request after a wait that fai
 QUICK_OPS = frozenset(("hello", "status", "logs", "read", "mark", "cancel"))
 LOST_QUIET = 0.5  # s: a unit sends an answer's frames back to back (a virtual unit's pass on a busy machine:
 #                   up to a few hundred ms)
+GAME_POLL = 2.0  # s: a pull asks a unit in a game again this often until the game has ended
 BUSY_WAIT = 0.25  # s: before asking again a unit that answered "busy" (no memory for the answer in a game's peak)
 LOST_SILENT = 1.5  # s: a unit out of a game answers within a pass (50 ms on a board)
 LIST_TRIES = 4  # hello, the listing and a mark, each: attempts in a row the unit left without any byte before

@@ -281,9 +281,9 @@ class UnitLink:
             try:
                 return self.answer(self.send_request(op, **args), op, on_frame, timeout)
             except UnitError as e:
-                # "busy": the unit had no memory to answer this now (a game at its peak): asked again. A
+                # "nomem": the unit had no memory to answer this now (a game at its peak): asked again. A
                 # streamed answer is not: its caller resumes from what it got.
-                if e.error != "busy" or on_frame is not None or time.monotonic() >= end:
+                if e.error != "nomem" or on_frame is not None or time.monotonic() >= end:
                     raise
             time.sleep(BUSY_WAIT)
 
