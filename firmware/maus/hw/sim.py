@@ -56,11 +56,23 @@ def qstr_room(n):
         gc.enable()
 
 
+try:
+    import _vunit  # the virtual unit's link to its host (host/mausbox/sim/replserver.py): its os has no getenv
+except ImportError:
+    _vunit = None
+
+
 def _env(name):
     try:
-        return os.getenv(name)
+        return _vunit.getenv(name) if _vunit else os.getenv(name)
     except Exception:
         return None
+
+
+def _host_ms():
+    # The host's clock in ms since 1970: on the virtual unit time.time() is the RTC's (epoch 2000, moved by a
+    # `clock set`), which a watchdog's timer does not follow.
+    return _vunit.host_ms() if _vunit else time.time() * 1000
 
 
 class RealWorld(World):
@@ -671,6 +683,11 @@ class Hardware:
     def set_clock(self, rtc):
         # The host's `clock set` (machine.RTC().datetime order): kept as an offset from this computer's
         # clock in clock.json, as a board's RTC keeps counting from the time it was set.
+        if _vunit:  # the virtual unit's RTC keeps that file and is the clock of its `time`, as on a board
+            import machine
+
+            machine.RTC().datetime(rtc)
+            return
         y, mo, d, _, h, mi, s, _ = rtc
         off = time.mktime((y, mo, d, h, mi, s, 0, 0)) - time.time()
         with open("clock.json.tmp", "w") as f:
@@ -679,6 +696,12 @@ class Hardware:
 
     def wall_clock(self):
         # `mausbox clock set` writes clock.json: the host's time as an offset from this clock.
+        if _vunit:
+            try:
+                os.stat("/clock.json")
+            except OSError:
+                return None  # never set
+            return time.localtime()  # the RTC's time
         try:
             with open("clock.json") as f:
                 off = json.load(f)["offset_s"]
@@ -789,7 +812,10 @@ class _Watchdog:
                 self._bite(late)
                 # The reset line: the interpreter dies at once, wherever it is (its parent, the bridge,
                 # starts a fresh one). The unix port has no os.kill; the shell's parent is this process.
-                os.system("kill -9 $PPID")
+                if _vunit:
+                    _vunit.die()
+                else:
+                    os.system("kill -9 $PPID")
                 return
             if time.ticks_diff(now, saved) >= _WDT_SAVE_MS:
                 saved = now
@@ -811,7 +837,7 @@ class _Watchdog:
         try:
             with open(_wdt_file(), "w") as f:
                 # whole ms since 1970 (an int: a single-precision float resolves today's time to 128 s)
-                f.write(json.dumps({"ms": self.ms, "fed_ms": time.time() * 1000 - time.ticks_diff(time.ticks_ms(),
+                f.write(json.dumps({"ms": self.ms, "fed_ms": _host_ms() - time.ticks_diff(time.ticks_ms(),
                                                                                                    self.fed),
                                     "max_gap_ms": max(self.max_gap, time.ticks_diff(time.ticks_ms(), self.fed))}))
         except OSError:
@@ -823,7 +849,7 @@ class _Watchdog:
             with open(_wdt_file()) as f:
                 st = json.load(f)
             ms = int(st["ms"])
-            age = time.time() * 1000 - int(st["fed_ms"])
+            age = _host_ms() - int(st["fed_ms"])
             self.max_gap = max(self.max_gap, int(st.get("max_gap_ms", 0)))
         except (OSError, ValueError, KeyError, TypeError):
             return False
