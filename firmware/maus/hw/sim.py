@@ -57,7 +57,7 @@ def qstr_room(n):
 
 
 try:
-    import _vunit  # the virtual unit's link to its host (host/mausbox/sim/replserver.py): its os has no getenv
+    import _vunit  # type: ignore[import-not-found]  # the virtual unit's link to its host (replserver.py)
 except ImportError:
     _vunit = None
 
