@@ -1,7 +1,7 @@
 """The virtual unit's modules are the ESP32_GENERIC image's (issue 28 item 5), seen through the real pty with
 mpremote's transport: `os` without the unix port's host functions and with the image's uname(), files and
 mounts confined to the unit's folder, `time` with the epoch 2000 and the RTC as its clock, the image's banner and
-sys.implementation, and tracebacks without the bridge's frames."""
+sys.implementation, tracebacks without the bridge's frames, and none of the simulator's own files in sight."""
 
 from __future__ import annotations
 
@@ -122,3 +122,19 @@ def test_tracebacks_have_no_bridge_frame(unit):
     assert "ValueError" in err and BRIDGE not in err
     out = run(t, "import sys\ntry:\n    open('/nope/none')\nexcept OSError as e:\n    sys.print_exception(e)")
     assert "OSError" in out and BRIDGE not in out and "replserver" not in out
+
+
+def test_the_simulators_files_are_not_the_units(unit):
+    u, t = unit
+    run(t, "import machine\nmachine.RTC().memory(b'kept')\nmachine.RTC().datetime((2031, 7, 8, 1, 9, 10, 11, 0))")
+    assert {".sim", ".rtcmem", "clock.json"} <= {p.name for p in u.root.iterdir()}  # the host keeps them there
+    assert run(t, "import os\nprint(os.listdir('/'), os.listdir(), [e[0] for e in os.ilistdir('/..')])") \
+        == "[] [] []\n"
+    for code in ("open('/.rtcmem')", "import io\nio.open('clock.json')", "import os\nos.stat('/.sim/unique_id')",
+                 "import os\nos.chdir('/.sim')", "import os\nos.remove('/clock.json')"):
+        assert "ENOENT" in error(t, code), code
+    # the unit's own RTC still reads them, after a soft reset too
+    t.exit_raw_repl()
+    t.enter_raw_repl(soft_reset=True)
+    assert run(t, "import machine, time\nprint(machine.RTC().memory(), time.localtime()[:3])") \
+        == "b'kept' (2031, 7, 8)\n"

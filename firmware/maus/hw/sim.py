@@ -62,6 +62,18 @@ except ImportError:
     _vunit = None
 
 
+def _open(path, mode="r"):
+    # The simulator's own files (ROOT/.sim, .rtcmem, .wdt, clock.json): the virtual unit hides them from its os
+    return _vunit.open(path, mode) if _vunit else open(path, mode)
+
+
+def _remove(path):
+    if _vunit:
+        _vunit.remove(path)
+    else:
+        os.remove(path)
+
+
 def _env(name):
     try:
         return _vunit.getenv(name) if _vunit else os.getenv(name)
@@ -145,7 +157,7 @@ class Out:
     """Peripheral state for the terminal UI (one JSON object a line), or nowhere."""
 
     def __init__(self, path):
-        self.f = open(path, "w") if path else None
+        self.f = _open(path, "w") if path else None
 
     def send(self, obj):
         if self.f is not None:
@@ -596,7 +608,7 @@ class Hardware:
     def load_scenario(self, path):
         # Streamed: only the next action is in memory (the host has checked and sorted the file), so a
         # long scenario costs the firmware's heap nothing.
-        self._scen = open(path)
+        self._scen = _open(path)
         self.scenario_end_us = 0
         self._next_scenario()
 
@@ -627,7 +639,7 @@ class Hardware:
             self._next_scenario()
 
     def _open_ctl(self, path):
-        self._ctl_f = open(path, "r")
+        self._ctl_f = _open(path, "r")
         import select
 
         self._poller = select.poll()
@@ -662,13 +674,13 @@ class Hardware:
 
     def rtc_load(self):
         try:
-            with open(".rtcmem", "rb") as f:
+            with _open(".rtcmem", "rb") as f:
                 return f.read()
         except OSError:
             return b""
 
     def rtc_save(self, data):
-        with open(".rtcmem", "wb") as f:
+        with _open(".rtcmem", "wb") as f:
             f.write(data)
 
     def wdt_start(self, ms):
@@ -698,7 +710,7 @@ class Hardware:
         # `mausbox clock set` writes clock.json: the host's time as an offset from this clock.
         if _vunit:
             try:
-                os.stat("/clock.json")
+                _vunit.stat("/clock.json")
             except OSError:
                 return None  # never set
             return time.localtime()  # the RTC's time
@@ -826,7 +838,7 @@ class _Watchdog:
         ms = self.ms
         self.ms = 0  # a hard reset stops the watchdog
         try:
-            os.remove(_wdt_file())
+            _remove(_wdt_file())
         except OSError:
             pass
         print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
@@ -835,7 +847,7 @@ class _Watchdog:
     def _save(self):
         # The wall time of the last feed: the next interpreter (after a soft reset) goes on from there.
         try:
-            with open(_wdt_file(), "w") as f:
+            with _open(_wdt_file(), "w") as f:
                 # whole ms since 1970 (an int: a single-precision float resolves today's time to 128 s)
                 f.write(json.dumps({"ms": self.ms, "fed_ms": _host_ms() - time.ticks_diff(time.ticks_ms(),
                                                                                                    self.fed),
@@ -846,7 +858,7 @@ class _Watchdog:
     def resume(self):
         # boot.py after a soft reset: a watchdog started before goes on running, fed by the keeper.
         try:
-            with open(_wdt_file()) as f:
+            with _open(_wdt_file()) as f:
                 st = json.load(f)
             ms = int(st["ms"])
             age = _host_ms() - int(st["fed_ms"])
@@ -855,7 +867,7 @@ class _Watchdog:
             return False
         if ms <= 0 or age >= ms:
             try:
-                os.remove(_wdt_file())  # it would have bitten meanwhile (the unit was off): not running
+                _remove(_wdt_file())  # it would have bitten meanwhile (the unit was off): not running
             except OSError:
                 pass
             return False

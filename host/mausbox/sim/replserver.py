@@ -451,6 +451,82 @@ def _board_modules():
         sys.modules[k] = _board[k]
 
 
+_SIM_FILES = (".sim", ".wdt", ".rtcmem", "clock.json", "clock.json.tmp")  # the simulator's state, not the unit's
+
+
+def _top_names(path):
+    # the path's names, made absolute and normalised as _Jail does ("/.." is "/")
+    if isinstance(path, bytes):
+        path = str(path, "utf-8")
+    if not path.startswith("/"):
+        path = os.getcwd() + "/" + path
+    parts = []
+    for c in path.split("/"):
+        if c == "..":
+            if parts:
+                parts.pop()
+        elif c and c != ".":
+            parts.append(c)
+    return parts
+
+
+def _sim_path(path):
+    # path names one of _SIM_FILES (or something inside one) at the top of the unit's folder
+    if not isinstance(path, (str, bytes)):
+        return False
+    parts = _top_names(path)
+    return bool(parts) and parts[0] in _SIM_FILES
+
+
+def _hide_sim_files():
+    # The simulator keeps its state in the unit's folder (ROOT/.sim, .wdt, .rtcmem, clock.json): code on the
+    # unit neither lists, stats nor opens them, as a board's flash has none. The bridge's modules and the
+    # firmware's simulated hardware reach them through _vunit (open, stat, remove, rename).
+    uos = _board["os"]
+    d = uos.__dict__
+    vu = _board["_vunit"].__dict__
+    vu.update({"open": open, "stat": d["stat"], "remove": d["remove"], "rename": d["rename"]})
+
+    def hidden(f):
+        def call(path="", *a, **kw):
+            if _sim_path(path):
+                raise OSError(2)  # ENOENT
+            return f(path, *a, **kw)
+
+        return call
+
+    for k in ("stat", "remove", "unlink", "rmdir", "mkdir", "chdir"):
+        if k in d:
+            d[k] = hidden(d[k])
+    real_rename, real_ilistdir, real_listdir, real_open = d["rename"], d["ilistdir"], d["listdir"], open
+
+    def rename(a, b):
+        if _sim_path(a) or _sim_path(b):
+            raise OSError(2)
+        return real_rename(a, b)
+
+    def top(path):
+        return isinstance(path, (str, bytes)) and not _top_names(path)
+
+    def ilistdir(path=""):
+        for e in real_ilistdir(path):
+            if not (top(path) and (e[0] if isinstance(e[0], str) else str(e[0], "utf-8")) in _SIM_FILES):
+                yield e
+
+    def listdir(path=""):
+        return [n for n in real_listdir(path) if not (top(path) and
+                                                      (n if isinstance(n, str) else str(n, "utf-8")) in _SIM_FILES)]
+
+    def open_(path, *a, **kw):
+        if _sim_path(path):
+            raise OSError(2)
+        return real_open(path, *a, **kw)
+
+    d.update({"rename": rename, "ilistdir": ilistdir, "listdir": listdir})
+    builtins.open = open_
+    _board["io"].__dict__["open"] = open_
+
+
 def _seal():
     # Code on the unit reaches this module's globals (any function's __globals__): from here on they hold no
     # way out. `os` becomes the real functions this module still calls, refusing ".." (its own paths are
@@ -529,6 +605,7 @@ sys.modules["sys"] = _make_sys()
 sys.modules["micropython"] = _make_micropython()
 sys.modules["os"] = _make_os()
 _board_modules()
+_hide_sim_files()
 _real_machine = sys.modules.pop("machine", None) or __import__("machine")
 sys.path.append("/.vu")
 import vumachine  # noqa: E402
@@ -536,6 +613,7 @@ import vumachine  # noqa: E402
 sys.path.pop()
 _machine = _module("machine")
 _machine.__dict__.update(vumachine.exports(_status, _real_machine, _vunit_getenv))
+vumachine._fs = vumachine.vutime._fs = _board["_vunit"]  # the RTC's files, hidden from the unit's own os
 del vumachine
 sys.modules.pop("vumachine", None)
 sys.modules.pop("vutime", None)

@@ -1,7 +1,6 @@
 # mypy: ignore-errors
 # `machine` as code on the virtual unit sees it: what an ESP32's has and the virtual unit can honestly
 # do. Run under the MicroPython unix port, imported by replserver.py on the first `import machine`.
-import os
 import time
 
 import vutime  # the unit's time: one clock with the RTC, as on a board
@@ -14,6 +13,7 @@ SOFT_RESET = 5
 RTC_MEM_MAX = 2048  # ports/esp32/machine_rtc.h: MICROPY_HW_RTC_USER_MEM_MAX
 CLOCK = vutime.CLOCK  # the wall clock as an offset from the host's (firmware/maus/hw/sim.py reads it too)
 RTC_MEM = "/.rtcmem"  # RTC memory: kept across soft and hard resets, gone at power-on
+_fs = None  # replserver's _vunit: open and rename for the simulator's files, which the unit's own os hides
 
 
 class RTC:
@@ -32,14 +32,9 @@ class RTC:
         import json
 
         off = vutime.mktime((dt[0], dt[1], dt[2], dt[4], dt[5], dt[6], 0, 0)) - vutime.host_s()
-        here = os.getcwd()
-        os.chdir("/")  # VfsPosix renames only between relative paths
-        try:
-            with open(CLOCK[1:] + ".tmp", "w") as f:
-                f.write(json.dumps({"offset_s": off}))
-            os.rename(CLOCK[1:] + ".tmp", CLOCK[1:])
-        finally:
-            os.chdir(here)
+        with _fs.open(CLOCK + ".tmp", "w") as f:
+            f.write(json.dumps({"offset_s": off}))
+        _fs.rename(CLOCK + ".tmp", CLOCK)
         vutime.set_offset(off)
 
     def init(self, dt):
@@ -48,13 +43,13 @@ class RTC:
     def memory(self, data=None):
         if data is None:
             try:
-                with open(RTC_MEM, "rb") as f:
+                with _fs.open(RTC_MEM, "rb") as f:
                     return f.read()
             except OSError:
                 return b""
         if len(data) > RTC_MEM_MAX:
             raise ValueError("buffer too long")
-        with open(RTC_MEM, "wb") as f:
+        with _fs.open(RTC_MEM, "wb") as f:
             f.write(data)
 
 
