@@ -57,8 +57,9 @@ def test_os_has_no_host_functions_and_the_images_uname(unit):
     assert run(t, "g = open.__globals__\nprint(hasattr(g['os'], 'system'), hasattr(g['builtins'].__import__('os'),"
                   " 'system'), hasattr(g['_real_import']('uos'), 'system'))") == "False False False\n"
     out = run(t, "import os, sys\nu = os.uname()\nprint(u.sysname, u.nodename, u.release)\nprint(u.version)\n"
-                 "print(u.machine)\nprint(sys.version)")
-    sysname, version, machine, sysversion = out.splitlines()
+                 "print(u.machine)\nprint(sys.version)\nprint(u)")
+    sysname, version, machine, sysversion, whole = out.splitlines()
+    assert whole == f"(sysname='esp32', nodename='esp32', release='1.28.0', version='{version}', machine='{machine}')"
     assert sysname == "esp32 esp32 1.28.0"
     assert version.startswith("v1.28.0 on 20") and sysversion.endswith("MicroPython " + version)
     assert machine == "Generic ESP32 module with ESP32 (Mausbox virtual unit)"

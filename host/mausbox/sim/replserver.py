@@ -395,7 +395,7 @@ def _board_modules():
     for k in _OS_GONE:
         d.pop(k, None)
     v = sys.implementation.version
-    uname = namedtuple("uname_result", ("sysname", "nodename", "release", "version", "machine"))(
+    uname = namedtuple("", ("sysname", "nodename", "release", "version", "machine"))(
         "esp32", "esp32", "%d.%d.%d" % (v[0], v[1], v[2]), "%s on %s" % (_git_tag(), _build_date()),
         _ESP32_MACHINE + _VIRTUAL)
     d["uname"] = lambda: uname
@@ -440,7 +440,7 @@ def _board_modules():
     impl = sys.implementation
     s = sys.modules["sys"]
     # _mpy stays the unix port's: deploy compiles .mpy files for this interpreter's arch (x86), not xtensawin
-    s.__dict__["implementation"] = namedtuple("implementation", ("name", "version", "_machine", "_mpy", "_build",
+    s.__dict__["implementation"] = namedtuple("", ("name", "version", "_machine", "_mpy", "_build",
                                                                  "_thread"))(
         impl.name, impl.version, _ESP32_MACHINE, getattr(impl, "_mpy", 0), "ESP32_GENERIC",
         getattr(impl, "_thread", "GIL"))
@@ -509,9 +509,11 @@ def _hide_sim_files():
         return isinstance(path, (str, bytes)) and not _top_names(path)
 
     def ilistdir(path=""):
-        for e in real_ilistdir(path):
-            if not (top(path) and (e[0] if isinstance(e[0], str) else str(e[0], "utf-8")) in _SIM_FILES):
-                yield e
+        if not top(path):
+            return real_ilistdir(path)
+        # read to its end here (an iterator given up early is closed by the GC: docs/micropython-bugs.md)
+        return iter([e for e in real_ilistdir(path)
+                     if (e[0] if isinstance(e[0], str) else str(e[0], "utf-8")) not in _SIM_FILES])
 
     def listdir(path=""):
         return [n for n in real_listdir(path) if not (top(path) and
@@ -555,8 +557,8 @@ def _seal():
         return m if m is not None else ri(name, *args)
 
     g["_real_import"] = real_import
-    g.pop("_real_machine", None)
-    g.pop("_spare", None)
+    for k in ("_real_machine", "_spare", "_board_modules", "_hide_sim_files", "_host_links", "_seal"):
+        g.pop(k, None)  # setup only: their code is heap the firmware would otherwise not have
 
 
 def _clean_paths(f):
