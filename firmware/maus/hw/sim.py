@@ -56,11 +56,35 @@ def qstr_room(n):
         gc.enable()
 
 
+try:
+    import _vunit  # type: ignore[import-not-found]  # the virtual unit's link to its host (replserver.py)
+except ImportError:
+    _vunit = None
+
+
+def _open(path, mode="r"):
+    # The simulator's own files (ROOT/.sim, .rtcmem, .wdt, clock.json): the virtual unit hides them from its os
+    return _vunit.open(path, mode) if _vunit else open(path, mode)
+
+
+def _remove(path):
+    if _vunit:
+        _vunit.remove(path)
+    else:
+        os.remove(path)
+
+
 def _env(name):
     try:
-        return os.getenv(name)
+        return _vunit.getenv(name) if _vunit else os.getenv(name)
     except Exception:
         return None
+
+
+def _host_ms():
+    # The host's clock in ms since 1970: on the virtual unit time.time() is the RTC's (epoch 2000, moved by a
+    # `clock set`), which a watchdog's timer does not follow.
+    return _vunit.host_ms() if _vunit else time.time() * 1000
 
 
 class RealWorld(World):
@@ -133,7 +157,7 @@ class Out:
     """Peripheral state for the terminal UI (one JSON object a line), or nowhere."""
 
     def __init__(self, path):
-        self.f = open(path, "w") if path else None
+        self.f = _open(path, "w") if path else None
 
     def send(self, obj):
         if self.f is not None:
@@ -611,7 +635,7 @@ class Hardware:
     def load_scenario(self, path):
         # Streamed: only the next action is in memory (the host has checked and sorted the file), so a
         # long scenario costs the firmware's heap nothing.
-        self._scen = open(path)
+        self._scen = _open(path)
         self.scenario_end_us = 0
         self._next_scenario()
 
@@ -642,7 +666,7 @@ class Hardware:
             self._next_scenario()
 
     def _open_ctl(self, path):
-        self._ctl_f = open(path, "r")
+        self._ctl_f = _open(path, "r")
         import select
 
         self._poller = select.poll()
@@ -677,13 +701,13 @@ class Hardware:
 
     def rtc_load(self):
         try:
-            with open(".rtcmem", "rb") as f:
+            with _open(".rtcmem", "rb") as f:
                 return f.read()
         except OSError:
             return b""
 
     def rtc_save(self, data):
-        with open(".rtcmem", "wb") as f:
+        with _open(".rtcmem", "wb") as f:
             f.write(data)
 
     def wdt_start(self, ms):
@@ -698,6 +722,11 @@ class Hardware:
     def set_clock(self, rtc):
         # The host's `clock set` (machine.RTC().datetime order): kept as an offset from this computer's
         # clock in clock.json, as a board's RTC keeps counting from the time it was set.
+        if _vunit:  # the virtual unit's RTC keeps that file and is the clock of its `time`, as on a board
+            import machine
+
+            machine.RTC().datetime(rtc)
+            return
         y, mo, d, _, h, mi, s, _ = rtc
         off = time.mktime((y, mo, d, h, mi, s, 0, 0)) - time.time()
         with open("clock.json.tmp", "w") as f:
@@ -706,6 +735,12 @@ class Hardware:
 
     def wall_clock(self):
         # `mausbox clock set` writes clock.json: the host's time as an offset from this clock.
+        if _vunit:
+            try:
+                _vunit.stat("/clock.json")
+            except OSError:
+                return None  # never set
+            return time.localtime()  # the RTC's time
         try:
             with open("clock.json") as f:
                 off = json.load(f)["offset_s"]
@@ -816,7 +851,10 @@ class _Watchdog:
                 self._bite(late)
                 # The reset line: the interpreter dies at once, wherever it is (its parent, the bridge,
                 # starts a fresh one). The unix port has no os.kill; the shell's parent is this process.
-                os.system("kill -9 $PPID")
+                if _vunit:
+                    _vunit.die()
+                else:
+                    os.system("kill -9 $PPID")
                 return
             if time.ticks_diff(now, saved) >= _WDT_SAVE_MS:
                 saved = now
@@ -827,7 +865,7 @@ class _Watchdog:
         ms = self.ms
         self.ms = 0  # a hard reset stops the watchdog
         try:
-            os.remove(_wdt_file())
+            _remove(_wdt_file())
         except OSError:
             pass
         print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
@@ -836,9 +874,9 @@ class _Watchdog:
     def _save(self):
         # The wall time of the last feed: the next interpreter (after a soft reset) goes on from there.
         try:
-            with open(_wdt_file(), "w") as f:
+            with _open(_wdt_file(), "w") as f:
                 # whole ms since 1970 (an int: a single-precision float resolves today's time to 128 s)
-                f.write(json.dumps({"ms": self.ms, "fed_ms": time.time() * 1000 - time.ticks_diff(time.ticks_ms(),
+                f.write(json.dumps({"ms": self.ms, "fed_ms": _host_ms() - time.ticks_diff(time.ticks_ms(),
                                                                                                    self.fed),
                                     "max_gap_ms": max(self.max_gap, time.ticks_diff(time.ticks_ms(), self.fed))}))
         except OSError:
@@ -847,16 +885,16 @@ class _Watchdog:
     def resume(self):
         # boot.py after a soft reset: a watchdog started before goes on running, fed by the keeper.
         try:
-            with open(_wdt_file()) as f:
+            with _open(_wdt_file()) as f:
                 st = json.load(f)
             ms = int(st["ms"])
-            age = time.time() * 1000 - int(st["fed_ms"])
+            age = _host_ms() - int(st["fed_ms"])
             self.max_gap = max(self.max_gap, int(st.get("max_gap_ms", 0)))
         except (OSError, ValueError, KeyError, TypeError):
             return False
         if ms <= 0 or age >= ms:
             try:
-                os.remove(_wdt_file())  # it would have bitten meanwhile (the unit was off): not running
+                _remove(_wdt_file())  # it would have bitten meanwhile (the unit was off): not running
             except OSError:
                 pass
             return False

@@ -305,7 +305,7 @@ def _make_sys():
     d["argv"] = []
 
     def print_exception(e, f=out):
-        _sys.print_exception(e, f)
+        _print_board_exception(e, f)
 
     d["print_exception"] = print_exception
     return m
@@ -321,6 +321,267 @@ def _make_micropython():
     return m
 
 
+# -- the board's os, vfs, io and time (issue 28 item 5) --------------------------------------------
+# The ESP32_GENERIC image's modules: os without the unix port's host functions (system, getenv, putenv,
+# unsetenv, errno) and without VfsPosix (so no host folder can be mounted), uname() with the image's values;
+# vfs and io the same way; time from vutime.py (epoch 2000, int time(), the RTC's clock). Kept apart from
+# _Jail/_make_os, which confine paths.
+
+_ESP32_MACHINE = "Generic ESP32 module with ESP32"  # MICROPY_HW_BOARD_NAME " with " MICROPY_HW_MCU_NAME
+_VIRTUAL = " (Mausbox virtual unit)"  # in os.uname().machine only: the one place that tells
+_OS_GONE = ("system", "getenv", "putenv", "unsetenv", "errno", "VfsPosix", "VfsLfs1", "VfsRom")
+_VFS_KEEP = ("mount", "umount", "VfsFat", "VfsLfs2")  # ports/esp32: FAT and littlefs v2
+_board = {}  # module name -> the unit's module (os, vfs, io, time, sys, micropython)
+_spare = []
+
+
+def _git_tag():
+    return _sys.version.split("MicroPython ")[-1].split(" on ")[0]  # "v1.28.0"
+
+
+def _build_date():
+    return _sys.version.split(" on ")[-1]
+
+
+def _host_links(real_getenv, real_system, real_time):
+    # What the firmware's simulated hardware needs from the host, as closures: code on the unit reaches every
+    # function's __globals__, never a closure's cells.
+    def getenv(name):
+        # The host's settings for this unit (MAUSBOX_*), never the rest of the host's environment.
+        return real_getenv(name) if name.startswith("MAUSBOX_") else None
+
+    def die():
+        # The reset line (maus/hw/sim.py's watchdog bite): this interpreter ends at once, wherever it is; the
+        # bridge starts a new one. The unix port has no os.kill; the shell's parent is this process.
+        real_system("kill -9 $PPID")
+
+    def host_ms():
+        # The host's clock in ms since 1970, for what a board keeps in hardware (the watchdog's last feed): the
+        # unit's time follows its RTC, which `clock set` moves.
+        return real_time.time_ns() // 1000000
+
+    return getenv, die, host_ms
+
+
+_vunit_getenv, _vunit_die, _vunit_host_ms = _host_links(os.getenv, os.system, time)
+
+
+def _frame_of_bridge(line):
+    return line.startswith('  File "%s/' % _shim)  # replserver.py, vumachine.py, vutime.py
+
+
+def _print_board_exception(exc, f):
+    # sys.print_exception as a board prints it: the bridge's own frames are not the unit's.
+    try:
+        buf = io.StringIO()
+        _sys.print_exception(exc, buf)
+        text = buf.getvalue()
+    except MemoryError:
+        _sys.print_exception(exc, f)
+        return
+    for ln in text.split("\n"):
+        if ln and not _frame_of_bridge(ln):
+            f.write(ln + "\n")
+
+
+def _board_modules():
+    from collections import namedtuple
+
+    import vfs as real_vfs
+
+    real_mount, real_umount, posix = real_vfs.mount, real_vfs.umount, real_vfs.VfsPosix
+    uos = sys.modules["os"]
+    d = uos.__dict__
+    for k in _OS_GONE:
+        d.pop(k, None)
+    v = sys.implementation.version
+    uname = namedtuple("", ("sysname", "nodename", "release", "version", "machine"))(
+        "esp32", "esp32", "%d.%d.%d" % (v[0], v[1], v[2]), "%s on %s" % (_git_tag(), _build_date()),
+        _ESP32_MACHINE + _VIRTUAL)
+    d["uname"] = lambda: uname
+
+    def mount(*a, **kw):
+        if not a and not kw:  # the list of mounts: the unit's flash and the firmware's folders are the bridge's
+            return [m for m in real_mount() if not isinstance(m[0], posix)]
+        if isinstance(a[0] if a else kw.get("fsobj"), posix):
+            raise OSError(1)  # EPERM: a host folder is never the unit's
+        return real_mount(*a, **kw)
+
+    def umount(mp):
+        if isinstance(mp, str) and mp.startswith("/.sim"):
+            raise OSError(22)  # EINVAL, as for a path that is no mount point: the bridge's
+        return real_umount(mp)
+
+    d["mount"], d["umount"] = mount, umount
+    m = _module("vfs")
+    for k in _VFS_KEEP:
+        if hasattr(real_vfs, k):
+            m.__dict__[k] = getattr(real_vfs, k)
+    m.__dict__["mount"], m.__dict__["umount"] = mount, umount
+    _board["vfs"] = m
+    m = _module("io")
+    for k in dir(io):
+        if k[0] != "_":
+            m.__dict__[k] = getattr(io, k)
+    m.__dict__["open"] = open  # _make_os's (builtins.open reads the ROM one): confined to the unit's folder
+    _board["io"] = m
+    sys.path.append("/.vu")
+    try:
+        import vutime
+    finally:
+        sys.path.pop()
+    m = _module("time")
+    for k in vutime.NAMES:
+        m.__dict__[k] = getattr(vutime, k)
+    _board["time"] = m
+    m = _module("_vunit")  # for the firmware's simulated hardware (maus/hw/sim.py) only; no board has it
+    m.__dict__.update({"getenv": _vunit_getenv, "die": _vunit_die, "host_ms": _vunit_host_ms})
+    _board["_vunit"] = m
+    impl = sys.implementation
+    s = sys.modules["sys"]
+    # _mpy stays the unix port's: deploy compiles .mpy files for this interpreter's arch (x86), not xtensawin
+    s.__dict__["implementation"] = namedtuple("", ("name", "version", "_machine", "_mpy", "_build",
+                                                                 "_thread"))(
+        impl.name, impl.version, _ESP32_MACHINE, getattr(impl, "_mpy", 0), "ESP32_GENERIC",
+        getattr(impl, "_thread", "GIL"))
+    for k in ("os", "sys", "micropython"):
+        _board[k] = sys.modules[k]
+    _spare.extend((_module("os"), _module("builtins")))  # for _seal, which runs once the shim is gone
+    for k in ("vfs", "io", "time", "_vunit"):
+        sys.modules[k] = _board[k]
+
+
+_SIM_FILES = (".sim", ".wdt", ".rtcmem", "clock.json", "clock.json.tmp")  # the simulator's state, not the unit's
+
+
+def _top_names(path):
+    # the path's names, made absolute and normalised as _Jail does ("/.." is "/")
+    if isinstance(path, bytes):
+        path = str(path, "utf-8")
+    if not path.startswith("/"):
+        path = os.getcwd() + "/" + path
+    parts = []
+    for c in path.split("/"):
+        if c == "..":
+            if parts:
+                parts.pop()
+        elif c and c != ".":
+            parts.append(c)
+    return parts
+
+
+def _sim_path(path):
+    # path names one of _SIM_FILES (or something inside one) at the top of the unit's folder
+    if not isinstance(path, (str, bytes)):
+        return False
+    parts = _top_names(path)
+    return bool(parts) and parts[0] in _SIM_FILES
+
+
+def _hide_sim_files():
+    # The simulator keeps its state in the unit's folder (ROOT/.sim, .wdt, .rtcmem, clock.json): code on the
+    # unit neither lists, stats nor opens them, as a board's flash has none. The bridge's modules and the
+    # firmware's simulated hardware reach them through _vunit (open, stat, remove, rename).
+    uos = _board["os"]
+    d = uos.__dict__
+    vu = _board["_vunit"].__dict__
+    vu.update({"open": open, "stat": d["stat"], "remove": d["remove"], "rename": d["rename"]})
+
+    def hidden(f):
+        def call(path="", *a, **kw):
+            if _sim_path(path):
+                raise OSError(2)  # ENOENT
+            return f(path, *a, **kw)
+
+        return call
+
+    for k in ("stat", "remove", "unlink", "rmdir", "mkdir", "chdir"):
+        if k in d:
+            d[k] = hidden(d[k])
+    real_rename, real_ilistdir, real_listdir, real_open = d["rename"], d["ilistdir"], d["listdir"], open
+
+    def rename(a, b):
+        if _sim_path(a) or _sim_path(b):
+            raise OSError(2)
+        return real_rename(a, b)
+
+    def top(path):
+        return isinstance(path, (str, bytes)) and not _top_names(path)
+
+    def ilistdir(path=""):
+        if not top(path):
+            return real_ilistdir(path)
+        # read to its end here (an iterator given up early is closed by the GC: docs/micropython-bugs.md)
+        return iter([e for e in real_ilistdir(path)
+                     if (e[0] if isinstance(e[0], str) else str(e[0], "utf-8")) not in _SIM_FILES])
+
+    def listdir(path=""):
+        return [n for n in real_listdir(path) if not (top(path) and
+                                                      (n if isinstance(n, str) else str(n, "utf-8")) in _SIM_FILES)]
+
+    def open_(path, *a, **kw):
+        if _sim_path(path):
+            raise OSError(2)
+        return real_open(path, *a, **kw)
+
+    d.update({"rename": rename, "ilistdir": ilistdir, "listdir": listdir})
+    builtins.open = open_
+    _board["io"].__dict__["open"] = open_
+
+
+def _seal():
+    # Code on the unit reaches this module's globals (any function's __globals__): from here on they hold no
+    # way out. `os` becomes the real functions this module still calls, refusing ".." (its own paths are
+    # clean); `io` and `builtins` the unit's (builtins.open read as an attribute would be the ROM one); the real
+    # import maps the board's module names; the unix port's machine (mem32) goes.
+    g = globals()
+    ros = g["os"]
+    inner, b = _spare
+    for k in dir(ros):
+        if k[0] != "_" and k not in _OS_GONE + ("mount", "umount"):
+            inner.__dict__[k] = _clean_paths(getattr(ros, k)) if callable(getattr(ros, k)) else getattr(ros, k)
+    g["os"] = inner
+    g["io"] = _board["io"]
+    rom = g["builtins"]
+    for k in dir(rom):
+        if k not in ("__class__", "__dict__", "__name__"):
+            b.__dict__[k] = getattr(rom, k)
+    b.__dict__.update({"open": open, "input": input, "__import__": __import__})  # the overrides, by name
+    _board["builtins"] = b
+    sys.modules["builtins"] = b
+    g["builtins"] = b
+    ri = g["_real_import"]
+
+    def real_import(name, *args):
+        m = None if len(args) > 3 and args[3] else _board_import(name)
+        return m if m is not None else ri(name, *args)
+
+    g["_real_import"] = real_import
+    for k in ("_real_machine", "_spare", "_board_modules", "_hide_sim_files", "_host_links", "_seal"):
+        g.pop(k, None)  # setup only: their code is heap the firmware would otherwise not have
+
+
+def _clean_paths(f):
+    def call(*a, **kw):
+        for x in a:
+            if isinstance(x, (str, bytes)) and (".." in x.split("/") if isinstance(x, str) else b".." in x.split(b"/")):
+                raise OSError(13)  # EACCES
+        return f(*a, **kw)
+
+    return call
+
+
+def _board_import(name):
+    # The board's modules, also after a `del sys.modules[...]`, and under the u-prefixed names that MicroPython
+    # still resolves (`import uos`).
+    if name[:1] == "u" and name[1:] in _board:
+        name = name[1:]
+    m = _board.get(name)
+    if m is not None and name != "_vunit":
+        sys.modules[name] = m
+    return m if m is not None and name != "_vunit" else None
+
+
 _HIDDEN = ("termios",)  # unix-port-only modules: an ESP32 has none of them
 _real_import = builtins.__import__
 
@@ -332,6 +593,9 @@ def _import(name, *args):
         sys.modules["machine"] = _machine  # the board's, also after a `del sys.modules[...]`
     if name in _HIDDEN:
         raise ImportError("no module named '%s'" % name)
+    board = _board_import(name)
+    if board is not None:
+        return board
     return _real_import(name, *args)
 
 
@@ -342,15 +606,19 @@ sys.modules["__main__"] = _main_mod
 sys.modules["sys"] = _make_sys()
 sys.modules["micropython"] = _make_micropython()
 sys.modules["os"] = _make_os()
+_board_modules()
+_hide_sim_files()
 _real_machine = sys.modules.pop("machine", None) or __import__("machine")
 sys.path.append("/.vu")
 import vumachine  # noqa: E402
 
 sys.path.pop()
 _machine = _module("machine")
-_machine.__dict__.update(vumachine.exports(_status, _real_machine))
+_machine.__dict__.update(vumachine.exports(_status, _real_machine, _vunit_getenv))
+vumachine._fs = vumachine.vutime._fs = _board["_vunit"]  # the RTC's files, hidden from the unit's own os
 del vumachine
 sys.modules.pop("vumachine", None)
+sys.modules.pop("vutime", None)
 sys.modules["machine"] = _machine
 os.umount("/.vu")  # out of the unit's sight: `os.listdir("/")` and `mpremote rm -r :/` see no trace
 builtins.__import__ = _import
@@ -393,18 +661,8 @@ def _unlock():
 
 
 def _print_exception(exc):
-    # As a board prints it, without this script's frame.
-    try:
-        buf = io.StringIO()
-        _sys.print_exception(exc, buf)
-        text = buf.getvalue()
-    except MemoryError:
-        _sys.print_exception(exc)
-        return
-    me = '"%s"' % _sys.argv[0]
-    for ln in text.split("\n"):
-        if ln and me not in ln:
-            _sys.stdout.write(ln + "\n")
+    # As a board prints it, without the bridge's frames.
+    _print_board_exception(exc, _sys.stdout)
 
 
 def _leftover():
@@ -484,10 +742,8 @@ def _run_file(name):
 
 
 def _banner():
-    v = sys.implementation.version
-    built = sys.version.split(" on ")[-1]
-    return "MicroPython v%d.%d.%d on %s; Mausbox virtual unit (unix port, %s)" % (
-        v[0], v[1], v[2], built, sys.implementation._machine.split(" ")[0])
+    # pyexec.c: MICROPY_BANNER_NAME_AND_VERSION "; " MICROPY_BANNER_MACHINE, as the ESP32_GENERIC image prints it
+    return "MicroPython %s on %s; %s" % (_git_tag(), _build_date(), _ESP32_MACHINE)
 
 
 def _complete(text):
@@ -582,4 +838,5 @@ def _main():
             pass
 
 
+_seal()
 _main()

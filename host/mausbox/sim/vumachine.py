@@ -1,8 +1,9 @@
 # mypy: ignore-errors
 # `machine` as code on the virtual unit sees it: what an ESP32's has and the virtual unit can honestly
 # do. Run under the MicroPython unix port, imported by replserver.py on the first `import machine`.
-import os
 import time
+
+import vutime  # the unit's time: one clock with the RTC, as on a board
 
 PWRON_RESET = 1  # ports/esp32/modmachine.c: machine.reset_cause() values
 HARD_RESET = 2
@@ -10,43 +11,31 @@ WDT_RESET = 3
 DEEPSLEEP_RESET = 4
 SOFT_RESET = 5
 RTC_MEM_MAX = 2048  # ports/esp32/machine_rtc.h: MICROPY_HW_RTC_USER_MEM_MAX
-CLOCK = "/clock.json"  # the wall clock as an offset from the host's (firmware/maus/hw/sim.py reads it too)
+CLOCK = vutime.CLOCK  # the wall clock as an offset from the host's (firmware/maus/hw/sim.py reads it too)
 RTC_MEM = "/.rtcmem"  # RTC memory: kept across soft and hard resets, gone at power-on
-
-
-def _offset():
-    try:
-        import json
-
-        with open(CLOCK) as f:
-            return json.load(f)["offset_s"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return 0
+_fs = None  # replserver's _vunit: open and rename for the simulator's files, which the unit's own os hides
 
 
 class RTC:
-    """The ESP32's RTC: datetime() as (year, month, day, weekday, hours, minutes, seconds, subseconds)."""
+    """The ESP32's RTC: datetime() as (year, month, day, weekday, hours, minutes, seconds, subseconds), the
+    same clock as time.time() (epoch 2000)."""
 
     def __init__(self, id=0):
         pass
 
     def datetime(self, dt=None):
         if dt is None:
-            tm = time.localtime(time.time() + int(_offset()))  # ints: single floats hold today to 128 s
+            tm = vutime.gmtime()
             return (tm[0], tm[1], tm[2], tm[6], tm[3], tm[4], tm[5], 0)
         if len(dt) < 7:
             raise ValueError("requested length 8 but object has length %d" % len(dt))
         import json
 
-        t = time.mktime((dt[0], dt[1], dt[2], dt[4], dt[5], dt[6], 0, 0))
-        here = os.getcwd()
-        os.chdir("/")  # VfsPosix renames only between relative paths
-        try:
-            with open(CLOCK[1:] + ".tmp", "w") as f:
-                f.write(json.dumps({"offset_s": int(t) - int(time.time())}))
-            os.rename(CLOCK[1:] + ".tmp", CLOCK[1:])
-        finally:
-            os.chdir(here)
+        off = vutime.mktime((dt[0], dt[1], dt[2], dt[4], dt[5], dt[6], 0, 0)) - vutime.host_s()
+        with _fs.open(CLOCK + ".tmp", "w") as f:
+            f.write(json.dumps({"offset_s": off}))
+        _fs.rename(CLOCK + ".tmp", CLOCK)
+        vutime.set_offset(off)
 
     def init(self, dt):
         self.datetime(dt)
@@ -54,19 +43,19 @@ class RTC:
     def memory(self, data=None):
         if data is None:
             try:
-                with open(RTC_MEM, "rb") as f:
+                with _fs.open(RTC_MEM, "rb") as f:
                     return f.read()
             except OSError:
                 return b""
         if len(data) > RTC_MEM_MAX:
             raise ValueError("buffer too long")
-        with open(RTC_MEM, "wb") as f:
+        with _fs.open(RTC_MEM, "wb") as f:
             f.write(data)
 
 
-def exports(status, real):
-    uid = os.getenv("MAUSBOX_UNIT_ID") or "5e1d00000001"
-    cause = int(os.getenv("MAUSBOX_RESET_CAUSE") or PWRON_RESET)
+def exports(status, real, getenv):
+    uid = getenv("MAUSBOX_UNIT_ID") or "5e1d00000001"
+    cause = int(getenv("MAUSBOX_RESET_CAUSE") or PWRON_RESET)
 
     def unique_id():
         import binascii
