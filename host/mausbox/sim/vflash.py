@@ -13,7 +13,7 @@ import os
 
 BS = 4096
 CAP = max(4, int(os.getenv("MAUSBOX_FLASH_BYTES") or 0x200000) // BS)
-_n = [0, 0, 0]  # blocks of files and directories' pairs, bytes of directory entries, directories
+_n = [0, 0, 0, 0]  # blocks of files and directories' pairs, bytes of directory entries, directories, extra pairs
 _raw = []  # open and rename as the folder's jail gives them, without the accounting
 
 
@@ -52,8 +52,18 @@ def _add(p, n, k):
     if not _mine(p):
         return
     _n[0] += k * (2 if n < 0 else blocks(n))
-    _n[1] += k * _ent(p, n)
     _n[2] += k * (n < 0)
+    _meta(k * _ent(p, n))
+
+
+def _meta(d):
+    # a directory's entries spill into a further pair about every 1,500 bytes; on a full flash littlefs compacts
+    # the pair in place instead (lfs2_dir_splittingcompact: a split that meets ENOSPC is given up)
+    _n[1] += d
+    w = _n[1] // 1500
+    if w > _n[3]:
+        w = max(_n[3], min(w, (CAP - 2 - _n[0]) // 2))
+    _n[3] = w
 
 
 def _size(p):
@@ -67,7 +77,7 @@ def _size(p):
 
 def used():
     # what littlefs allocates from; statvfs says 2 more per directory (lfs2_fs_traverse counts its pair twice)
-    return 2 + _n[0] + 2 * (_n[1] // 1500)
+    return 2 + _n[0] + 2 * _n[3]
 
 
 def hook(d, jp, open_):
@@ -141,6 +151,8 @@ class _File(io.IOBase):
         self.t = t  # truncated by the open, not synced since: the old blocks stay until the sync
         self.e = 0  # 1: a write failed; 2: closed
         self.c = blocks(s)  # the blocks charged for it
+        if t:
+            _meta(_ent(p, 0) - _ent(p, s))
 
     def _set(self, n, w):
         # charge the file at n bytes; w: written since the last sync (littlefs copies an outlined file's last
@@ -149,7 +161,7 @@ class _File(io.IOBase):
         if c > self.c and used() + c - self.c > CAP:
             return False
         _n[0] += c - self.c
-        _n[1] += _ent(self.p, n) - _ent(self.p, self.n)
+        _meta(_ent(self.p, n) - _ent(self.p, self.n))
         self.c = c
         self.n = n
         return True
