@@ -64,7 +64,7 @@ SIM_SHARE = {
     # mounts), idle at its prompt: a board's REPL is C, in no heap (measured by tests/host/test_heapbudget.py)
     # 12800 + the checked os and open of the sandbox (replserver _Jail, issue 18) + the flash's capacity and
     # littlefs block accounting (vflash.py, issue 27: ~3.5 KB, which a board's C littlefs keeps out of the heap)
-    "repl": 19968,
+    "repl": 20480,
 }
 
 # Which firmware modules make up each simulated part (a test importing one carries that part).
