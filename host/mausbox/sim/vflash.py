@@ -93,7 +93,7 @@ def hook(d, jp, open_):
         def g(path):
             p = jq(path)
             n = _size(p) if k < 0 else -1
-            if k > 0 and used() + 2 > CAP:
+            if k > 0 and _size(p) is None and used() + 2 > CAP:
                 raise OSError(28)  # ENOSPC: a directory's pair
             f(p)
             if n is not None:
@@ -110,7 +110,7 @@ def hook(d, jp, open_):
         a, b = jq(a), jq(b)
         n, m = _size(a), _size(b)
         ren(a, b)
-        if m is not None:
+        if m is not None and a != b:
             _add(b, m, -1)
         if n is not None:
             _add(a, n, -1)
