@@ -1,7 +1,7 @@
 """A virtual unit's flash folder holding thousands of finished logs, some of them marked pulled (their marker
 holds the log's sha256, as `mausbox logs pull` leaves it), and a game played on it through the control FIFO.
-The virtual unit's statvfs (host/mausbox/sim/replserver.py) counts each file as at least one 4 KB block of the
-board's 2 MiB partition, so 2,000 logs fill it."""
+The virtual unit's flash (host/mausbox/sim/vflash.py) counts a file over 128 bytes (each log here) as at least one
+4 KB block of the board's 2 MiB littlefs partition, as littlefs does, so 2,000 logs fill it."""
 
 from __future__ import annotations
 

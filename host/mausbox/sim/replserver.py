@@ -91,32 +91,6 @@ class _Jail:
             os.chdir(here)
 
 
-# The unit's flash as statvfs tells it: the littlefs partition of a stock ESP32_GENERIC image (4 MiB flash,
-# `vfs` 2 MiB at 0x200000 in MicroPython's partitions-4MiB.csv) in 4 KiB blocks, less what the folder holds
-# (a directory's metadata pair: 2 blocks; a file: its blocks, at least 1), not the host disk's free space.
-_FS_BYTES = 0x200000
-_FS_BLOCK = 4096
-
-
-def _used_blocks(d):
-    n = 2
-    for e in os.ilistdir(d):
-        if d == "/" and e[0] == ".sim":
-            continue  # the simulator's own notes, not the unit's
-        if e[1] & 0x4000:
-            n += _used_blocks(d + e[0] + "/")
-        else:
-            n += max(1, (os.stat(d + e[0])[6] + _FS_BLOCK - 1) // _FS_BLOCK)
-    return n
-
-
-def _statvfs(path):
-    os.stat(path)  # ENOENT for a path that is not there, as on the board
-    total = _FS_BYTES // _FS_BLOCK
-    free = max(0, total - _used_blocks("/"))
-    return (_FS_BLOCK, _FS_BLOCK, total, free, free, 0, 0, 0, 0, 255)
-
-
 def _make_os():
     m = _module("os")
     d = m.__dict__
@@ -128,13 +102,18 @@ def _make_os():
         if k in d:
             d[k] = j.one(getattr(os, k))
     d["rename"] = j.rename
-    d["statvfs"] = lambda path="/": _statvfs(j.p(path))
     real_open = builtins.open
 
     def open(path, *a, **kw):
         return real_open(j.p(path) if isinstance(path, (str, bytes)) else path, *a, **kw)
 
-    builtins.open = open
+    # the flash's capacity and littlefs's block accounting (vflash.py): statvfs, and ENOSPC past the capacity
+    sys.path.append("/.vu")
+    import vflash
+
+    sys.path.pop()
+    sys.modules.pop("vflash", None)
+    builtins.open = vflash.hook(d, j.p, open)
     return m
 
 
