@@ -363,6 +363,16 @@ def _print_board_exception(exc, f):
             f.write(ln + "\n")
 
 
+class _Flash:
+    # What vfs.mount() lists at "/": the unit's flash as a board shows it. Not the VfsPosix behind it, whose type
+    # would open host files.
+    def __repr__(self):
+        return "<VfsLfs2>"
+
+
+_FLASH = _Flash()
+
+
 def _board_modules():
     from collections import namedtuple
 
@@ -380,8 +390,8 @@ def _board_modules():
     d["uname"] = lambda: uname
 
     def mount(*a, **kw):
-        if not a and not kw:  # the list of mounts: the unit's flash and the firmware's folders are the bridge's
-            return [m for m in real_mount() if not isinstance(m[0], posix)]
+        if not a and not kw:  # the list of mounts: the unit's flash at "/" (as a board's littlefs: the host
+            return [(_FLASH, "/")]  # folder behind it, and the firmware's, are the bridge's; `mpremote df` reads it
         if isinstance(a[0] if a else kw.get("fsobj"), posix):
             raise OSError(1)  # EPERM: a host folder is never the unit's
         return real_mount(*a, **kw)
