@@ -254,8 +254,8 @@ class MFRC522Emu(RFUnit):
 
     # --- SPI --------------------------------------------------------------------------------------
     # The virtual unit's RFID poll makes ~50 transfers, most of its time: write and write_readinto take a
-    # clean bus and a running chip (the common case) without the per-byte wire calls, a register access
-    # (2 bytes) without a loop, and keep their frames within the VM's 11 words (py/objfun.c
+    # clean bus and a running chip (the common case) without the per-byte wire calls (a burst: _burst), a
+    # register access (2 bytes) without a loop, and keep their frames within the VM's 11 words (py/objfun.c
     # VM_MAX_STATE_ON_STACK): a larger one is allocated on the heap at every call. The rest: _wire.
     def write(self, buf):
         n = len(buf)
@@ -263,8 +263,10 @@ class MFRC522Emu(RFUnit):
         self.now += n * self.ns_per_byte + self.ns_per_call
         if self.now > _REBASE_NS:
             self._rebase()
-        if n != 2 or self.spi_error_rate or not self.powered or self._ready_at >= 0:
+        if self.spi_error_rate or not self.powered or self._ready_at >= 0:
             self._wire(buf, None, n)
+        elif n != 2:
+            _burst(self, buf, None, n)
         elif buf[0] & 0x80:
             _emu_read(self, buf[0] >> 1 & 0x3F)
         else:
@@ -276,8 +278,11 @@ class MFRC522Emu(RFUnit):
         self.now += n * self.ns_per_byte + self.ns_per_call
         if self.now > _REBASE_NS:
             self._rebase()
-        if n != 2 or self.spi_error_rate or not self.powered or self._ready_at >= 0:
+        if self.spi_error_rate or not self.powered or self._ready_at >= 0:
             self._wire(out, into, n)
+            return
+        if n != 2:
+            _burst(self, out, into, n)
             return
         into[0] = 0
         if out[0] & 0x80:
@@ -628,6 +633,32 @@ _emu_tick = MFRC522Emu._tick
 _rf_update = RFUnit._update
 _fifo_pop = RFUnit._fifo_pop
 _fifo_push = RFUnit._fifo_push
+
+
+def _burst(emu, out, into, n):
+    # _wire on a clean bus to a running chip (its _mosi/_miso pass bytes unchanged, in the same order): a
+    # FIFO burst or a burst of register reads, in a frame of at most 11 words (while, not for: no iterator).
+    if n == 0:
+        return
+    if into is not None:
+        into[0] = 0
+    a = out[0]
+    i = 1
+    if a & 0x80:
+        while i < n:
+            if into is not None:
+                into[i] = _emu_read(emu, a >> 1 & 0x3F)
+            else:
+                _emu_read(emu, a >> 1 & 0x3F)
+            a = out[i]
+            i += 1
+        return
+    a = a >> 1 & 0x3F
+    while i < n:
+        if into is not None:
+            into[i] = 0
+        _emu_write(emu, a, out[i])
+        i += 1
 
 
 def _before(t, s):
