@@ -22,8 +22,8 @@ HOT = {
     "maus/rfid.py": ("poll",),
     "maus/feedback.py": ("update",),
     "maus/buttons.py": ("next_due",),
-    "maus/sim/mfrc522_emu.py": ("write", "write_readinto", "_burst", "_read", "_write", "_command_reg",
-                                "_tick", "sleep_us"),
+    "maus/sim/mfrc522_emu.py": ("write", "write_readinto", "_read", "_write", "_tick", "sleep_us"),
+    "maus/hw/sim.py": ("_charge", "write_readinto"),
     "maus/sim/mfrc522_rf.py": ("_update",),
     "maus/sim/world.py": ("spend", "sleep_until", "value"),
 }

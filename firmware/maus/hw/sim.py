@@ -22,7 +22,7 @@ _I2C_CMD_US = const(60)  # one command: address and two bytes at 400 kHz, plus t
 _NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
 _ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
 _SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
-_REBASE_AT = const(0x20000000)  # as maus.sim.world (World.spend, written out in _VirtualSPI)
+_REBASE_AT = const(0x20000000)  # as maus.sim.world (World.spend, written out in SimSPI)
 
 
 # Interned names (qstrs) live in pools that double as they fill, the same on the unix port as on an ESP32
@@ -288,24 +288,34 @@ class SimSPI:
         self.bytes = 0
         self.ns_per_byte = 8000000 // (hz // 1000)
 
-    # Each transfer is hw.block (a C call: no handler runs in it) written out: the RFID poll's ~50
-    # transfers are most of the virtual unit's time, and a Python call costs as much as the rest.
-    def write(self, buf):
-        n = len(buf)
-        self.bytes += n
+    # Each transfer is hw.block (a C call: no handler runs in it) written out, and on the virtual clock (World
+    # itself) World.spend too, the same steps in the same order, in one call: the RFID poll's ~50 transfers
+    # are most of the virtual unit's time, and a Python call costs as much as the rest. Frames within 11 words.
+    def _charge(self, n):
         w = self.world
-        w.spend(_SPI_CALL_US + n * self.ns_per_byte // 1000)
-        if _wdt.world is w:
+        self.bytes += n
+        n = _SPI_CALL_US + n * self.ns_per_byte // 1000
+        if type(w) is not World:
+            w.spend(n)
+        else:
+            end = w.now + n
+            if w._actions and w._actions[0][0] <= end:
+                w._apply_until(end)
+            w.now = end
+            w.busy_us += n
+            if w.qlen:
+                w.run_irqs()
+            if w.now >= _REBASE_AT:
+                w._check_rebase()
+        if _wdt.world is w and w.now - _wdt.vfed > _wdt.ms * 1000:  # else check() has nothing to do
             _wdt.check()
+
+    def write(self, buf):
+        self._charge(len(buf))
         self._write(buf)
 
     def write_readinto(self, out, into):
-        n = len(out)
-        self.bytes += n
-        w = self.world
-        w.spend(_SPI_CALL_US + n * self.ns_per_byte // 1000)
-        if _wdt.world is w:
-            _wdt.check()
+        self._charge(len(out))
         self._write_readinto(out, into)
 
     def readinto(self, buf, write=0):
@@ -313,47 +323,6 @@ class SimSPI:
         self.hw.block(_SPI_CALL_US + len(buf) * self.ns_per_byte // 1000)
         self.dev.readinto(buf, write)
 
-
-class _VirtualSPI(SimSPI):
-    """SimSPI on the virtual clock (World itself, not a subclass): World.spend and the watchdog's check
-    written out in each transfer (the same steps in the same order), a Python call less for each: the
-    bus is most of the virtual unit's host time. Frames within 11 words (py/objfun.c)."""
-
-    def write(self, buf):
-        w = self.world
-        n = len(buf)
-        self.bytes += n
-        n = _SPI_CALL_US + n * self.ns_per_byte // 1000
-        end = w.now + n
-        if w._actions and w._actions[0][0] <= end:
-            w._apply_until(end)
-        w.now = end
-        w.busy_us += n
-        if w.qlen:
-            w.run_irqs()
-        if w.now >= _REBASE_AT:
-            w._check_rebase()
-        if _wdt.world is w and w.now - _wdt.vfed > _wdt.ms * 1000:  # else check() has nothing to do
-            _wdt.check()
-        self._write(buf)
-
-    def write_readinto(self, out, into):
-        w = self.world
-        n = len(out)
-        self.bytes += n
-        n = _SPI_CALL_US + n * self.ns_per_byte // 1000
-        end = w.now + n
-        if w._actions and w._actions[0][0] <= end:
-            w._apply_until(end)
-        w.now = end
-        w.busy_us += n
-        if w.qlen:
-            w.run_irqs()
-        if w.now >= _REBASE_AT:
-            w._check_rebase()
-        if _wdt.world is w and w.now - _wdt.vfed > _wdt.ms * 1000:
-            _wdt.check()
-        self._write_readinto(out, into)
 
 
 class Hardware:
@@ -422,7 +391,7 @@ class Hardware:
             # MicroPython on an ESP32 spends ~50 us per register access (method call, CS toggles,
             # write_readinto); modelling it keeps the busy-wait reads as few as on the board.
             self.reader.ns_per_call = 50000
-            self.spi = (_VirtualSPI if type(world) is World else SimSPI)(self, self.reader, hz)
+            self.spi = SimSPI(self, self.reader, hz)
             self.rfid_cs = SimPin(world, parts["rfid"]["cs"])
             self.rfid_rst = mfrc522_emu.Pin(1, emu=self.reader)  # wired to the chip's NRSTPD
         self.adc = self.piezo_pin = self.piezo = None
@@ -466,17 +435,7 @@ class Hardware:
         # A driver's short wait (the MFRC522 waiting for its oscillator): the world and the chip go on.
         w = self.world
         if w.model is not None:
-            t = w.now + us
-            a = w._actions
-            if type(w) is World and not w.qlen and (not a or a[0][0] > t):
-                # World.sleep_until's own short way when nothing happens meanwhile, a call less (the RFID
-                # poll's waits: ~170,000 in a 10-minute game)
-                if t > w.now:
-                    w.now = t
-                if w.now >= _REBASE_AT:
-                    w._check_rebase()
-            else:
-                w.sleep_until(t)  # time.sleep_us is mp_hal_delay_us: handlers run, but its tail
+            w.sleep_until(w.now + us)  # time.sleep_us is mp_hal_delay_us: handlers run, but its tail
         else:
             w.spend(us)
         if self.reader is not None:

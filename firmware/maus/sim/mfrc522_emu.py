@@ -80,8 +80,6 @@ _TEMP_ERR = const(0x40)
 _POWER_DOWN = const(0x10)
 _START_SEND = const(0x80)
 _FLUSH_BUFFER = const(0x80)
-_LO_ALERT_IRQ = const(0x04)  # ComIrqReg (as in mfrc522_rf)
-_HI_ALERT_IRQ = const(0x08)
 _T_AUTO = const(0x80)
 
 VERSION = const(0x92)  # VersionReg of an MFRC522 version 2.0 (datasheet 9.3.4.8): the default variant's
@@ -256,8 +254,8 @@ class MFRC522Emu(RFUnit):
 
     # --- SPI --------------------------------------------------------------------------------------
     # The virtual unit's RFID poll makes ~50 transfers, most of its time: write and write_readinto take a
-    # clean bus and a running chip (the common case) without the per-byte wire calls (a burst: _burst), a
-    # register access (2 bytes) without a loop, and keep their frames within the VM's 11 words (py/objfun.c
+    # clean bus and a running chip (the common case) without the per-byte wire calls, a register access
+    # (2 bytes) without a loop, and keep their frames within the VM's 11 words (py/objfun.c
     # VM_MAX_STATE_ON_STACK): a larger one is allocated on the heap at every call. The rest: _wire.
     def write(self, buf):
         n = len(buf)
@@ -265,10 +263,8 @@ class MFRC522Emu(RFUnit):
         self.now += n * self.ns_per_byte + self.ns_per_call
         if self.now > _REBASE_NS:
             self._rebase()
-        if self.spi_error_rate or not self.powered or self._ready_at >= 0:
+        if n != 2 or self.spi_error_rate or not self.powered or self._ready_at >= 0:
             self._wire(buf, None, n)
-        elif n != 2:
-            _burst(self, buf, None, n)
         elif buf[0] & 0x80:
             _emu_read(self, buf[0] >> 1 & 0x3F)
         else:
@@ -280,11 +276,8 @@ class MFRC522Emu(RFUnit):
         self.now += n * self.ns_per_byte + self.ns_per_call
         if self.now > _REBASE_NS:
             self._rebase()
-        if self.spi_error_rate or not self.powered or self._ready_at >= 0:
+        if n != 2 or self.spi_error_rate or not self.powered or self._ready_at >= 0:
             self._wire(out, into, n)
-            return
-        if n != 2:
-            _burst(self, out, into, n)
             return
         into[0] = 0
         if out[0] & 0x80:
@@ -451,14 +444,7 @@ class MFRC522Emu(RFUnit):
             _emu_tick(self)  # (else nothing is under way: the calls are saved)
         r = self.regs
         if reg == FIFODataReg:
-            if not self.fifo_n:
-                return 0
-            v = self.fifo[self.fifo_r]  # RFUnit._fifo_pop written out: a burst reads the FIFO byte by byte
-            self.fifo_r = (self.fifo_r + 1) & 63
-            self.fifo_n -= 1
-            if self.fifo_n <= r[WaterLevelReg]:
-                r[ComIrqReg] |= _LO_ALERT_IRQ
-            return v
+            return _fifo_pop(self) if self.fifo_n else 0
         if reg == FIFOLevelReg:
             return self.fifo_n
         if reg == ComIrqReg or reg == DivIrqReg:
@@ -495,10 +481,7 @@ class MFRC522Emu(RFUnit):
             if self.fifo_n >= _FIFO_SIZE:
                 r[ErrorReg] |= _BUFFER_OVFL  # 9.3.1.7: the host writes to a full FIFO
                 return
-            self.fifo[(self.fifo_r + self.fifo_n) & 63] = v  # RFUnit._fifo_push written out (a burst)
-            self.fifo_n += 1
-            if _FIFO_SIZE - self.fifo_n <= r[WaterLevelReg]:
-                r[ComIrqReg] |= _HI_ALERT_IRQ  # 9.3.1.5: HiAlertIRq stores the event
+            _fifo_push(self, v)
             if self._crc_on and self._crc_t < 0:
                 self._crc_t = self.now + self.crc_ns  # CalcCRC goes on with each byte written (10.3.1.4)
             return
@@ -545,14 +528,14 @@ class MFRC522Emu(RFUnit):
 
     # --- commands (10.3) --------------------------------------------------------------------------------
     def _command_reg(self, v):
-        # The common commands here, in a frame of at most 11 words (py/objfun.c VM_MAX_STATE_ON_STACK: a
-        # larger one is taken from the heap at every call, ~90,000 calls in a 10-minute game); the rest
-        # (their order does not matter: one command each) in _command_rare.
         r = self.regs
         cmd = v & 0x0F
         if cmd != CMD_SOFT_RESET:
             if v & _POWER_DOWN and not self._pd:  # 8.6.2: soft power-down, the field goes off
-                self._power_down()
+                was = self._field_on()
+                self._pd = True
+                self._wake_at = -1
+                self._field(was)
             elif not v & _POWER_DOWN and self._pd and self._wake_at < 0:
                 self._wake_at = self.now + self.startup_ns  # the wake-up: PowerDown reads 1 meanwhile
         r[CommandReg] = (r[CommandReg] & 0xC0) | (v & 0x20) | (r[CommandReg] & 0x0F)
@@ -563,13 +546,15 @@ class MFRC522Emu(RFUnit):
         self._crc_t = -1
         self._tx_end = self._rx_at = self._rx_end = self._rx_stop = -1
         r[CommandReg] = (r[CommandReg] & 0xF0) | cmd
-        if cmd == CMD_IDLE:
-            if self._idle_stops_timer:
-                self._timer_at = -1
-        elif cmd == CMD_TRANSCEIVE:
-            pass
+        if cmd == CMD_SOFT_RESET:
+            was = self._field_on()
+            self._soft_reset()
+            self._ready_at = self.now + self.startup_ns  # the datasheet gives no time: as a reset
+            self.resets += 1
+            self._field(was)
         elif cmd == CMD_CALC_CRC:
-            self._crc = (0x0000, 0x6363, 0xA671, 0xFFFF)[r[ModeReg] & 0x03]
+            pre = r[ModeReg] & 0x03
+            self._crc = (0x0000, 0x6363, 0xA671, 0xFFFF)[pre]
             self._crc_on = True
             if self.fifo_n:
                 self._crc_t = self.now + self.crc_ns
@@ -578,23 +563,6 @@ class MFRC522Emu(RFUnit):
         elif cmd == CMD_TRANSMIT:
             if not self._pd:
                 self._transmit()
-        else:
-            self._command_rare(cmd)
-
-    def _power_down(self):
-        was = self._field_on()
-        self._pd = True
-        self._wake_at = -1
-        self._field(was)
-
-    def _command_rare(self, cmd):
-        r = self.regs
-        if cmd == CMD_SOFT_RESET:
-            was = self._field_on()
-            self._soft_reset()
-            self._ready_at = self.now + self.startup_ns  # the datasheet gives no time: as a reset
-            self.resets += 1
-            self._field(was)
         elif cmd == CMD_RECEIVE:
             if r[TModeReg] & _T_AUTO:
                 self._start_timer(self.now)
@@ -617,7 +585,10 @@ class MFRC522Emu(RFUnit):
             r[ErrorReg] |= _PROTOCOL_ERR  # Crypto1 is not emulated
             r[ComIrqReg] |= _ERR_IRQ
             self._idle()
-        else:
+        elif cmd == CMD_IDLE:
+            if self._idle_stops_timer:
+                self._timer_at = -1
+        elif cmd != CMD_TRANSCEIVE:
             self._idle()
 
     def _crc_run(self):
@@ -655,32 +626,8 @@ _emu_read = MFRC522Emu._read
 _emu_write = MFRC522Emu._write
 _emu_tick = MFRC522Emu._tick
 _rf_update = RFUnit._update
-
-
-def _burst(emu, out, into, n):
-    # _wire on a clean bus to a running chip (its _mosi/_miso pass bytes unchanged, in the same order): a
-    # FIFO burst or a burst of register reads, in a frame of at most 11 words (while, not for: no iterator).
-    if n == 0:
-        return
-    if into is not None:
-        into[0] = 0
-    a = out[0]
-    i = 1
-    if a & 0x80:
-        while i < n:
-            if into is not None:
-                into[i] = _emu_read(emu, a >> 1 & 0x3F)
-            else:
-                _emu_read(emu, a >> 1 & 0x3F)
-            a = out[i]
-            i += 1
-        return
-    a = a >> 1 & 0x3F
-    while i < n:
-        if into is not None:
-            into[i] = 0
-        _emu_write(emu, a, out[i])
-        i += 1
+_fifo_pop = RFUnit._fifo_pop
+_fifo_push = RFUnit._fifo_push
 
 
 def _before(t, s):
