@@ -62,7 +62,9 @@ class Gestures:
     def next_due(self, now_ms):
         """ms until poll() may have something to emit, or -1 when nothing is pending."""
         best = -1
-        for i in range(self.n):
+        i = -1
+        while i + 1 < self.n:  # (not for: its iterator's 4 words would put the frame on the heap, every pass)
+            i += 1
             f = self._f[i]
             if f & _DOWN and not f & (_LONG | _SECOND):
                 d = self.long_ms - ticks_diff(now_ms, self._down_at[i])

@@ -95,22 +95,30 @@ class Feedback:
         if self._tune is not None and ticks_diff(now, self._tune_at) >= 0:
             self._step_tune(now)
         if ticks_diff(now, self._blink_at) >= 0:
-            self._blink_at = now + 250
-            self._blink_on = not self._blink_on
-            for v in self._led:
-                if v & _BLINK:
-                    self._led_dirty = True
-                    break
+            self._blink(now)
         if self._led_dirty:
             self._write_leds()
         if self._dirty and self.hw.display is not None:
-            self._dirty = False
-            d = self.hw.display
-            d.fill(0)
-            for i, line in enumerate(self.lines):
-                d.text(line, 0, i * 8, 1)
-            self.lines = ()
-            d.show()
+            self._show()
+
+    # update() runs every main-loop pass: the rare work in calls of their own keeps its frame within the
+    # 11 words the VM keeps on the C stack (py/objfun.c VM_MAX_STATE_ON_STACK), off the heap.
+    def _blink(self, now):
+        self._blink_at = now + 250
+        self._blink_on = not self._blink_on
+        for v in self._led:
+            if v & _BLINK:
+                self._led_dirty = True
+                break
+
+    def _show(self):
+        self._dirty = False
+        d = self.hw.display
+        d.fill(0)
+        for i, line in enumerate(self.lines):
+            d.text(line, 0, i * 8, 1)
+        self.lines = ()
+        d.show()
 
     def next_due(self, now):
         """ms until update() has work, for the idle loop."""

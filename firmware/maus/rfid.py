@@ -74,6 +74,11 @@ class Presence:
         """Scan the pad if due. Events: a list of (TAP or REMOVE, identity or None, uid hex), or ()."""
         if self.paused or (not self._due and ticks_diff(now_ms, self._next) < 0):
             return _NONE
+        return self._poll(now_ms)
+
+    # poll() is called every main-loop pass and is mostly not due: its frame stays within the 11 words the
+    # VM keeps on the C stack (py/objfun.c VM_MAX_STATE_ON_STACK); the scan's larger one comes from the heap.
+    def _poll(self, now_ms):
         self._due = False
         self._ev = None
         if not self.reader.ok:  # no chip answering (unplugged, wiring): try again later

@@ -12,9 +12,10 @@ from rfidkit import (  # first: the emulator is the biggest compile (96 KB heap)
 )
 
 # isort: split
+import gc
 import sys
 
-from fwtest import Rand
+from fwtest import Rand, raises
 from maus.drivers import mfrc522, mfrc522_setup
 from maus.drivers.mfrc522 import ERROR, MFRC522, NAK, NO_TAG, OK
 from maus.drivers.tagwrite import write
@@ -434,3 +435,46 @@ def test_emulator_timer_fires_without_answer():
 
 def test_every_chip_variant():
     rfidkit.every_variant(globals())
+
+
+class _HeapProbe:
+    """The bus to the emulator that notes the heap in use as each transfer reaches it."""
+
+    def __init__(self, emu):
+        self.emu = emu
+        self.at = -1
+
+    def write(self, buf):
+        self.at = gc.mem_alloc()
+        self.emu.write(buf)
+
+    def write_readinto(self, out, into):
+        self.at = gc.mem_alloc()
+        self.emu.write_readinto(out, into)
+
+
+def test_a_transfer_keeps_its_frame_off_the_heap():
+    # A bytecode frame over 44 bytes (py/objfun.c VM_MAX_STATE_ON_STACK) is taken from the heap and freed
+    # at every call, on the ESP32 too; under heap_lock it silently falls back to the C stack, so the heap in
+    # use is compared instead, as the transfer reaches the bus.
+    if not MPY:
+        return  # CPython has no such frames
+    emu, r = reader()
+    probe = _HeapProbe(emu)
+    r._spi = probe
+    reg = bytearray((0x80 | emu_mod.VersionReg << 1, 0))
+    into = bytearray(2)
+    idle = bytes((emu_mod.CommandReg << 1, 0))
+    for _ in range(2):  # a write, then a read
+        gc.collect()
+        before = gc.mem_alloc()
+        r._xfer(reg, into)
+        assert probe.at == before, probe.at - before
+        assert into[1] == emu.version
+        before = gc.mem_alloc()
+        r._xfer(idle, None)
+        assert probe.at == before, probe.at - before
+    # and CS still goes high when the bus fails
+    r._spi = BrokenSPI()
+    assert raises(OSError, r._xfer, reg, into)
+    assert r._cs.value() == 1

@@ -200,8 +200,10 @@ class MFRC522:
             self._views[k] = v
         return v
 
-    # Every bus function's frame is at most 11 words (py/objfun.c VM_MAX_STATE_ON_STACK): it goes on the
-    # C stack, not the heap, at every transfer. Hence few locals, and _xfer's except instead of finally.
+    # Every bus function's frame state (locals + VM stack words, + 3 words per try) is at most 11 words
+    # (py/objfun.c VM_MAX_STATE_ON_STACK): it goes on the C stack, not the heap, at every transfer. Hence few
+    # locals, and in _xfer a bare except (no exception match: 2 words less) calling _cs_high (1 less than
+    # self._cs.value(1)): a handler's 4 reserved words (py/emitbc.c start_except_handler) make 44 bytes.
     def _xfer(self, out, into):
         # One SPI transfer under CS (a write if into is None); CS goes high again whatever happens.
         self._cs.value(0)
@@ -210,9 +212,12 @@ class MFRC522:
                 self._spi.write(out)
             else:
                 self._spi.write_readinto(out, into)
-        except BaseException:
-            self._cs.value(1)
+        except:  # noqa: E722 - re-raised: what `except BaseException` does, in a smaller frame
+            self._cs_high()
             raise
+        self._cs.value(1)
+
+    def _cs_high(self):
         self._cs.value(1)
 
     def _wr(self, reg, val):
