@@ -73,10 +73,13 @@ def test_every_single_bit_flip_of_a_request_leaves_the_app_running():
         w, con, ctx = _wake(fs.root)
         req = request(1, "status")
         seq = 2
-        for awake in (False, True):
+        for awake in (False, True, "game"):
+            if awake == "game":  # a game on: the desk reads the frames (maus.unit.desk), nothing else loaded
+                ctx.log = _Log()
+                ctx.mode = "play"
             for i in range(len(req)):
                 for bit in range(8):
-                    if awake and w.svc is None:  # a session on: the service reads the flipped frame
+                    if awake is True and w.svc is None:  # a session on: the service reads the flipped frame
                         con.send(request(seq, "hello"))
                         assert _run_until_answered(w, ctx, con, seq)["ok"]
                         seq = (seq + 1) & 0xFFFF
@@ -84,12 +87,33 @@ def test_every_single_bit_flip_of_a_request_leaves_the_app_running():
                     flipped[i] ^= 1 << bit
                     good = request(seq, "hello")
                     con.send(bytes(flipped) + good)  # never raises KeyboardInterrupt ...
-                    r = _run_until_answered(w, ctx, con, seq)  # ... and the next request is answered
+                    if awake == "game":  # ... the desk does not search a failed frame again: the host, which
+                        r = _asked_again(w, ctx, con, seq, good)  # had no answer, asks again behind its pad
+                    else:
+                        r = _run_until_answered(w, ctx, con, seq)  # ... and the next request is answered
                     assert r["ok"], (i, bit, r)
                     seq = (seq + 1) & 0xFFFF
                     if not awake:
                         ctx.hw.t += 20000  # the service goes, the next flip meets HostWake alone
                         w.serve()
+        assert w.desk is not None and w.svc is None  # the service went when the game began
+        ctx.log = None  # the game over: the desk goes
+        w.serve()
+        assert w.desk is None and "maus.unit.desk" not in sys.modules
+
+
+def _asked_again(w, ctx, con, seq, good):
+    # mausbox.link: no answer within its wait, the request is sent again behind RESYNC_PAD (481) newlines
+    for _ in range(3):
+        try:
+            return answer(_Loop(w, ctx), con, seq, limit=300)[0]
+        except AssertionError:
+            con.send(b"\n" * 481 + good)
+    return answer(_Loop(w, ctx), con, seq, limit=300)[0]
+
+
+class _Log:
+    name = "00001-mg.jsonl"
 
 
 def test_ctrl_c_while_the_app_runs():

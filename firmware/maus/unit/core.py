@@ -9,14 +9,12 @@
 # screen). Only one is in RAM at a time (docs/build.md). State that outlives a phase (the chosen game, the players who
 # joined, menu positions) lives here. The host link while no host talks (HostWake) is here too: it is
 # in RAM whenever the unit is, and a module of its own would cost its fixed part besides.
-import binascii
 import gc
-import json
 import sys
 
 from micropython import const
 
-from maus import call_unloaded, frame, loaded, text, unload, unload_since
+from maus import call_unloaded, loaded, text, unload, unload_since
 from maus.capture import EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK
 from maus.ticks import ticks_diff
 
@@ -36,13 +34,6 @@ _DEAD_MS = const(1000)
 # the app. mpremote sends "\r\x03" then "\r\x01", mausbox "\r\x03\x03". A lone one is forgotten once
 # the console has been quiet this long.
 INTR_MS = const(500)
-# In a game the host service is not in RAM (its import alone is about 17 KB, more than a game at its peak
-# can spare): HostWake reads the frames itself (the desk) and answers hello, status, settings, reading the
-# clock, events and cancel; everything else is answered "game" (docs/protocol.md, "In a game").
-_DESK_KEEP = const(80)  # payload bytes kept: every request the desk answers is shorter
-_RX_MAX = const(480)  # as maus.hostsvc: the largest request payload
-_STALL_MS = const(500)  # as maus.hostsvc: a header whose payload stops coming was a stray
-_IN_GAME = b'{"ok": false, "error": "game", "msg": "a game is in progress: ask again when it has ended"}'
 
 
 class Unit:
@@ -387,11 +378,7 @@ class HostWake:
         self.bad_frames = 0
         self._intr_at = -1  # ticks_ms of a lone Ctrl-C (INTR_MS); -1: none
         self.events_until = 0  # ticks_ms until which log records go out as E frames (a monitor's lease)
-        self._dk = bytearray(frame.HDR + _DESK_KEEP)  # the desk's frame: its header, then what is kept
-        self._dn = 0  # bytes of it come so far (those past the kept ones are only counted)
-        self._dw = 0  # its payload length
-        self._dat = 0  # ticks_ms of the last byte of it
-        self._oh = bytearray(b"#MB1R 0000 0000 00000000 ")  # the desk's answer header
+        self.desk = None  # maus.unit.desk's Desk while a game is on
 
     def intr(self, c):
         """Each console byte the app reads: True if it was a Ctrl-C, held back as half of an interrupt; raises
@@ -414,8 +401,14 @@ class HostWake:
         """Each main-loop pass outside races: read the console until a frame starts; while a session is on, the service serves."""
         svc = self.svc
         if self.ctx.log is not None:  # a game is on: the desk, and the service's memory is the game's
-            self.lull()
-            return self._desk()
+            if self.desk is None:
+                self.lull()
+                if self.desk is None:
+                    return None
+            return self.desk.serve()
+        if self.desk is not None:
+            self.desk = None
+            unload("maus.unit.desk")
         if svc is None:
             if not self._look():
                 return None
@@ -438,136 +431,21 @@ class HostWake:
         svc = self.svc
         if svc is not None:
             return svc.event(b"".join(parts))
-        if not self.events_until:
-            return False
-        if ticks_diff(self.ctx.hw.ticks_ms(), self.events_until) >= 0:
-            self.events_until = 0  # the lease ran out: the host went away
-            return False
-        try:
-            line = b"".join(parts)
-            n = len(line)
-            if n and line[n - 1] == 0x0A:
-                n -= 1
-            if line.find(b"\r", 0, n) >= 0 or line.find(b"\x10", 0, n) >= 0:
-                return False  # never in a JSON line; the service would escape it
-            self._send(0x45, 0, memoryview(line)[:n])  # "E"
-        except MemoryError:
-            return False  # the unit prints its EV line instead
-        return True
+        d = self.desk
+        return d is not None and d.event(parts)
 
     def lull(self):
-        """A game starts: the service goes now, before the game needs its memory."""
+        """A game starts: the service goes now, before the game needs its memory, and the desk comes: the link
+        in a game (maus.unit.desk), part of the game's memory."""
         if self.svc is not None:
             self._mod.asleep(self)
+        if self.desk is None:
+            try:
+                from maus.unit.desk import Desk
 
-    # --- the desk: the link in a game -------------------------------------------------------------------------
-    def _desk(self):
-        one = self._one
-        d = self._dk
-        for _ in range(_IN_PER_POLL):
-            if not self.ready():
-                break
-            n = self.inp.readinto(one)
-            if n is None:
-                break
-            if not n:
-                self.dead_until = (self.ctx.hw.ticks_ms() + _DEAD_MS) & 0x3FFFFFFF
-                return None
-            c = one[0]
-            if self.intr(c) or c == 0x0D:
-                continue
-            self._dat = self.ctx.hw.ticks_ms() if not self._dn else self._dat
-            k = self._dn
-            if k < frame.HDR:
-                if not frame.fits(k, c):
-                    if k:
-                        self.bad_frames += 1
-                    self._dn = 1 if c == 0x23 else 0
-                    d[0] = c
-                    continue
-                d[k] = c
-                k += 1
-                if k == frame.HDR:
-                    self._dw = frame.unhex(d, 11, 4)
-                    if self._dw > _RX_MAX:
-                        self.bad_frames += 1
-                        k = 0
-                self._dn = k
-            elif k < frame.HDR + self._dw:
-                if k < len(d):
-                    d[k] = c
-                self._dn = k + 1
-            else:
-                self._dn = 0
-                if c == 0x0A:
-                    self._answer(k - frame.HDR)
-                else:
-                    self.bad_frames += 1
-                    if c == 0x23:
-                        self._dn = 1
-                        d[0] = c
-        else:
-            return 0  # more to read
-        self.quiet()
-        if self._dn and ticks_diff(self.ctx.hw.ticks_ms(), self._dat) >= _STALL_MS:
-            self._dn = 0  # a header whose payload never came
-            self.bad_frames += 1
-        return None
-
-    def _answer(self, n):
-        d = self._dk
-        seq = frame.unhex(d, 6, 4)
-        full = n <= _DESK_KEEP
-        try:
-            mv = memoryview(d)
-            if full:
-                crc = binascii.crc32(mv[frame.HDR:frame.HDR + n], binascii.crc32(mv[3:15]))
-                if crc >> 16 != frame.unhex(d, 16, 4) or crc & 0xFFFF != frame.unhex(d, 20, 4):
-                    self.bad_frames += 1
-                    return  # damaged: the host sends it again
-            self.requests += 1
-            op = _op(d, frame.HDR, frame.HDR + min(n, _DESK_KEEP))
-            c = self.ctx
-            r = None
-            if op == b"hello":
-                r = frame.hello(c, True)
-            elif op == b"status":
-                r = frame.status(c, True, self.requests, self.bad_frames, c.hw.ticks_ms())
-            elif op == b"settings":
-                st = c.settings
-                r = {"values": st.values, "source": st.source, "message": st.message}
-            elif op == b"cancel":
-                r = {}
-            elif full and (op == b"clock" or op == b"events"):
-                req = json.loads(bytes(mv[frame.HDR:frame.HDR + n]))
-                if op == b"clock" and req.get("rtc") is None:
-                    r = {"wall": frame.wall(c.hw)}
-                elif op == b"events":
-                    s = req.get("s", 10)
-                    if type(s) is int and 0 <= s <= 600:
-                        self.events_until = ((c.hw.ticks_ms() + s * 1000) & 0x3FFFFFFF or 1) if s else 0
-                        r = {}
-            if r is None:
-                self._send(0x52, seq, _IN_GAME)
-                return
-            r["ok"] = True
-            self._send(0x52, seq, json.dumps(r).encode())
-        except Exception:  # noqa: BLE001 - out of memory at the game's peak, or a bad request: the host asks again
-            pass
-
-    def _send(self, kind, seq, payload):
-        # One frame whose payload holds no CR or DLE (JSON never does): nothing to escape.
-        h = self._oh
-        h[4] = kind
-        frame.puthex(h, 6, seq, 4)
-        frame.puthex(h, 11, len(payload), 4)
-        crc = binascii.crc32(payload, binascii.crc32(memoryview(h)[3:15]))
-        frame.puthex(h, 16, crc >> 16, 4)
-        frame.puthex(h, 20, crc & 0xFFFF, 4)
-        out = self.out if self.out is not None else sys.stdout.buffer
-        out.write(h)
-        out.write(payload)
-        out.write(b"\n")
+                self.desk = Desk(self)
+            except MemoryError:  # the host's requests go unanswered this game; it asks again after it
+                unload("maus.unit.desk")
 
     def _look(self):
         # True once a "#" came (given to the service as its first byte); everything before it is dropped.
@@ -608,16 +486,3 @@ class HostWake:
             return True
         return False
 
-
-def _op(d, i, end):
-    # The request's op, from its JSON text as far as the desk kept it (b"" if not found): "op", a colon, a string.
-    i = d.find(b'"op"', i, end)
-    if i < 0:
-        return b""
-    i += 4
-    while i < end and d[i] in b" :":
-        i += 1
-    if i >= end or d[i] != 0x22:
-        return b""
-    j = d.find(b'"', i + 1, end)
-    return bytes(d[i + 1:j]) if j > 0 else b""

@@ -1,0 +1,175 @@
+# The host link in a game (docs/protocol.md, "In a game"): the host service is not in RAM then (its import alone
+# is about 17 KB, more than a game at its peak can spare). The desk reads the frames itself, in buffers made
+# when the game starts (HostWake.lull, so the game's peak includes them), and answers hello, status, settings,
+# reading the clock, events and cancel; everything else is answered "game", and `logs pull` waits for the end.
+import binascii
+import json
+import sys
+
+from micropython import const
+
+from maus import frame
+from maus.ticks import ticks_diff
+
+_KEEP = const(80)  # payload bytes kept: every request the desk answers is shorter
+_RX_MAX = const(480)  # as maus.hostsvc: the largest request payload
+_STALL_MS = const(500)  # as maus.hostsvc: a header whose payload stops coming was a stray
+_IN_PER_POLL = const(160)  # as maus.unit.core
+_DEAD_MS = const(1000)
+_IN_GAME = b'{"ok": false, "error": "game", "msg": "a game is in progress: ask again when it has ended"}'
+
+
+class Desk:
+    def __init__(self, w):
+        self.w = w  # the HostWake: the console, the Ctrl-C rule, the request counters, the monitor's lease
+        self._dk = bytearray(frame.HDR + _KEEP)  # the frame coming in: its header, then what is kept
+        self._dn = 0  # bytes of it come so far (those past the kept ones are only counted)
+        self._dw = 0  # its payload length
+        self._dat = 0  # ticks_ms of its first byte
+        self._oh = bytearray(b"#MB1R 0000 0000 00000000 ")  # the answer's header
+
+    def event(self, parts):
+        """A log record for a subscribed monitor (HostWake.event), as an E frame; False if none is subscribed."""
+        w = self.w
+        if not w.events_until:
+            return False
+        if ticks_diff(w.ctx.hw.ticks_ms(), w.events_until) >= 0:
+            w.events_until = 0  # the lease ran out: the host went away
+            return False
+        try:
+            line = b"".join(parts)
+            n = len(line)
+            if n and line[n - 1] == 0x0A:
+                n -= 1
+            if line.find(b"\r", 0, n) >= 0 or line.find(b"\x10", 0, n) >= 0:
+                return False  # never in a JSON line; the service would escape it
+            self._send(0x45, 0, memoryview(line)[:n])  # "E"
+        except MemoryError:
+            return False  # the unit prints its EV line instead
+        return True
+
+    def serve(self):
+        """A main-loop pass in a game (HostWake.serve): the frames read and answered."""
+        w = self.w
+        one = w._one
+        d = self._dk
+        for _ in range(_IN_PER_POLL):
+            if not w.ready():
+                break
+            n = w.inp.readinto(one)
+            if n is None:
+                break
+            if not n:
+                w.dead_until = (w.ctx.hw.ticks_ms() + _DEAD_MS) & 0x3FFFFFFF
+                return None
+            c = one[0]
+            if w.intr(c) or c == 0x0D:
+                continue
+            if not self._dn:
+                self._dat = w.ctx.hw.ticks_ms()
+            k = self._dn
+            if k < frame.HDR:
+                if not frame.fits(k, c):
+                    if k:
+                        w.bad_frames += 1
+                    self._dn = 1 if c == 0x23 else 0
+                    d[0] = c
+                    continue
+                d[k] = c
+                k += 1
+                if k == frame.HDR:
+                    self._dw = frame.unhex(d, 11, 4)
+                    if self._dw > _RX_MAX:
+                        w.bad_frames += 1
+                        k = 0
+                self._dn = k
+            elif k < frame.HDR + self._dw:
+                if k < len(d):
+                    d[k] = c
+                self._dn = k + 1
+            else:
+                self._dn = 0
+                if c == 0x0A:
+                    self._answer(k - frame.HDR)
+                else:
+                    w.bad_frames += 1
+                    if c == 0x23:
+                        self._dn = 1
+                        d[0] = c
+        else:
+            return 0  # more to read
+        w.quiet()
+        if self._dn and ticks_diff(w.ctx.hw.ticks_ms(), self._dat) >= _STALL_MS:
+            self._dn = 0  # a header whose payload never came
+            w.bad_frames += 1
+        return None
+
+    def _answer(self, n):
+        w = self.w
+        d = self._dk
+        seq = frame.unhex(d, 6, 4)
+        full = n <= _KEEP
+        try:
+            mv = memoryview(d)
+            if full:
+                crc = binascii.crc32(mv[frame.HDR:frame.HDR + n], binascii.crc32(mv[3:15]))
+                if crc >> 16 != frame.unhex(d, 16, 4) or crc & 0xFFFF != frame.unhex(d, 20, 4):
+                    w.bad_frames += 1
+                    return  # damaged: the host sends it again
+            w.requests += 1
+            op = _op(d, frame.HDR, frame.HDR + min(n, _KEEP))
+            c = w.ctx
+            r = None
+            if op == b"hello":
+                r = frame.hello(c, True)
+            elif op == b"status":
+                r = frame.status(c, True, w.requests, w.bad_frames, c.hw.ticks_ms())
+            elif op == b"settings":
+                st = c.settings
+                r = {"values": st.values, "source": st.source, "message": st.message}
+            elif op == b"cancel":
+                r = {}
+            elif full and (op == b"clock" or op == b"events"):
+                req = json.loads(bytes(mv[frame.HDR:frame.HDR + n]))
+                if op == b"clock" and req.get("rtc") is None:
+                    r = {"wall": frame.wall(c.hw)}
+                elif op == b"events":
+                    s = req.get("s", 10)
+                    if type(s) is int and 0 <= s <= 600:
+                        w.events_until = ((c.hw.ticks_ms() + s * 1000) & 0x3FFFFFFF or 1) if s else 0
+                        r = {}
+            if r is None:
+                self._send(0x52, seq, _IN_GAME)
+                return
+            r["ok"] = True
+            self._send(0x52, seq, json.dumps(r).encode())
+        except Exception:  # noqa: BLE001 - out of memory at the game's peak, or a bad request: the host asks again
+            pass
+
+    def _send(self, kind, seq, payload):
+        # One frame whose payload holds no CR or DLE (JSON never does): nothing to escape.
+        h = self._oh
+        h[4] = kind
+        frame.puthex(h, 6, seq, 4)
+        frame.puthex(h, 11, len(payload), 4)
+        crc = binascii.crc32(payload, binascii.crc32(memoryview(h)[3:15]))
+        frame.puthex(h, 16, crc >> 16, 4)
+        frame.puthex(h, 20, crc & 0xFFFF, 4)
+        out = self.w.out if self.w.out is not None else sys.stdout.buffer
+        out.write(h)
+        out.write(payload)
+        out.write(b"\n")
+
+
+def _op(d, i, end):
+    # The request's op, from its JSON text as far as the desk kept it (b"" if not found): "op", a colon, a string.
+    i = d.find(b'"op"', i, end)
+    if i < 0:
+        return b""
+    i += 4
+    while i < end and d[i] in b" :":
+        i += 1
+    if i >= end or d[i] != 0x22:
+        return b""
+    j = d.find(b'"', i + 1, end)
+    return bytes(d[i + 1:j]) if j > 0 else b""
