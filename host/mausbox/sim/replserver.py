@@ -49,17 +49,7 @@ class _Jail:
     # (a Ctrl-C during one must stay pending, as on a board).
     def p(self, path):
         b = not isinstance(path, str)
-        if b:
-            path = str(path, "utf-8")
-        if not path.startswith("/"):
-            path = os.getcwd() + "/" + path
-        parts = []
-        for c in path.split("/"):
-            if c == "..":
-                if parts:
-                    parts.pop()
-            elif c and c != ".":
-                parts.append(c)
+        parts = _top_names(path)
         d = "/"
         for c in parts:  # each step a plain file or directory of its parent, never a link
             link = False
@@ -444,7 +434,7 @@ _SIM_FILES = (".sim", ".wdt", ".rtcmem", "clock.json", "clock.json.tmp")  # the 
 
 
 def _top_names(path):
-    # the path's names, made absolute and normalised as _Jail does ("/.." is "/")
+    # the path's names, made absolute and normalised ("/.." is "/", as on a board's littlefs)
     if isinstance(path, bytes):
         path = str(path, "utf-8")
     if not path.startswith("/"):
