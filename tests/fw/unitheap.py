@@ -31,9 +31,10 @@ def _run(name, logs=0, ballast=0, host=None):
             board = json.load(f)
         gc.collect()
         from maus.hw import sim
+        from maus.sim.world import qstr_room
 
         hw = sim.Hardware(board, scenario="scenario.jsonl")
-        sim.qstr_room(sim.FW_QSTRS)  # as the virtual unit does (maus.hw.open_hardware)
+        qstr_room(sim.FW_QSTRS)  # as the virtual unit does (maus.hw.open_hardware)
         import maus.unit
 
         unit = maus.unit.main(hw=hw)  # a MemoryError anywhere in boot or game fails the test

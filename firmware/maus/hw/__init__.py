@@ -30,9 +30,10 @@ def open_hardware(board, **kw):
     fam = board.get("family")
     if fam == "sim":
         from maus.hw import sim
+        from maus.sim.world import qstr_room
 
         hw = sim.Hardware(board, **kw)
-        sim.qstr_room(sim.FW_QSTRS)  # the virtual unit: the firmware's names get a pool made now
+        qstr_room(sim.FW_QSTRS)  # the virtual unit: the firmware's names get a pool made now
         return hw
     from maus.hw import esp32
 

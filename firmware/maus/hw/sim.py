@@ -31,32 +31,8 @@ _REBASE_AT = const(0x20000000)  # as maus.sim.world (World.spend, written out in
 # game would need that pool, a 9 KB block, in a heap already cut up by a game. So the virtual unit
 # (maus.hw.open_hardware) allocates it at power-on, while the heap is whole: throwaway names fill the pool in
 # use until the next one is made with room for the firmware's names (FW_QSTRS). Its cost is part of the
-# simulator's share (host/mausbox/heapbudget.py, "unit").
+# simulator's share (host/mausbox/heapbudget.py, "unit"). (maus.sim.world.qstr_room makes it.)
 FW_QSTRS = const(1200)
-
-
-def qstr_room(n):
-    """Intern throwaway names until a pool with room for n more has just been allocated; once a process
-    (the firmware package keeps the mark: another Hardware, or a tool that made room itself, skips it)."""
-    import maus
-
-    if getattr(maus, "qstr_room", 0) >= n:
-        return
-    gc.collect()
-    gc.disable()  # a collection inside the loop would hide the pool's allocation from mem_alloc
-    try:
-        i = 0
-        a = gc.mem_alloc()  # (one look a name: mem_alloc walks the whole heap's table)
-        while True:
-            hasattr(qstr_room, "_sim_q%d" % i)  # interns the name
-            i += 1
-            b = gc.mem_alloc()
-            if b - a >= 7 * n:  # a pool of >= n entries (7 bytes each) was allocated
-                maus.qstr_room = n  # type: ignore[attr-defined]
-                return
-            a = b
-    finally:
-        gc.enable()
 
 
 try:
@@ -709,8 +685,6 @@ class Hardware:
     # --- unit services ----------------------------------------------------------------------------------
     def unique_id(self):
         # Each virtual unit has its own (MAUSBOX_UNIT_ID, hex, set by the host; as machine.unique_id()).
-        import binascii
-
         try:
             return binascii.unhexlify(_env("MAUSBOX_UNIT_ID") or "5e1d00000001")
         except ValueError:

@@ -13,7 +13,7 @@
 from micropython import const
 
 from maus.sim.mfrc522_rf import RFUnit
-from maus.sim.nfc_tags import HALT, IDLE, NTAG, MifareClassic1K, Tag, Ultralight, crc_a  # noqa: F401 - re-exported
+from maus.sim.nfc_tags import CRC_NIBBLE, HALT, IDLE, NTAG, MifareClassic1K, Tag, Ultralight, crc_a  # noqa: F401 - re-exported
 from maus.sim.rf_field import (  # noqa: F401 - re-exported
     FAULT_COLLISION,
     FAULT_CRC,
@@ -594,11 +594,9 @@ class MFRC522Emu(RFUnit):
     def _crc_run(self):
         # The coprocessor takes the FIFO's bytes one after another, crc_ns each (10.3.1.4).
         while self.fifo_n and self.now >= self._crc_t:
-            b = self._fifo_pop()
-            c = self._crc ^ b
-            for _ in range(8):
-                c = (c >> 1) ^ 0x8408 if c & 1 else c >> 1
-            self._crc = c
+            c = self._crc ^ self._fifo_pop()
+            c = (c >> 4) ^ CRC_NIBBLE[c & 0x0F]
+            self._crc = (c >> 4) ^ CRC_NIBBLE[c & 0x0F]
             self._crc_t += self.crc_ns
         if self.fifo_n == 0:
             self._crc_t = -1

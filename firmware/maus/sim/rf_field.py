@@ -38,6 +38,7 @@ class Field:
         self.tags = []
         self.on = False
         self.rx = bytearray(_RX_SIZE)  # the received answer, RxAlign applied
+        self._zero = bytes(_RX_SIZE)  # what clears it
         self.coll = -1  # first collided data bit of the last answer (received bit index), -1 if none
         self.parity_err = False  # a byte of the last answer failed its parity check
         self.protocol_err = False  # the last answer's SOF was not a valid SOF
@@ -95,8 +96,7 @@ class Field:
         # Deliver a frame to every tag in the field, then receive their answers. Returns the number of
         # data bits received (0: silence; _SOF_ERR: a broken SOF); the bits are in rx from bit `align`.
         rx = self.rx
-        for i in range(_RX_SIZE):
-            rx[i] = 0
+        rx[:] = self._zero  # (a copy in C: no allocation, the slice is the VM's own)
         self.coll = -1
         self.parity_err = False
         self.protocol_err = False

@@ -10,6 +10,8 @@
 # handlers are dispatched at the next VM branch after the ISR, one at a time, each costing its run
 # time; spend() is a C call that holds every handler off; run() is bytecode; sleep_until() is
 # time.sleep_ms() with its blind tail. Without a model, the old ideal timing (handlers run at once).
+import gc
+
 from micropython import const
 
 _MASK = const(0x3FFFFFFF)
@@ -337,11 +339,13 @@ class World:
         return v
 
     def levels(self, buttons):
-        """Bitmask of buttons that are low (bit k = player k+1), folded from one register read."""
-        a = self.gpio_in(buttons)
+        """Bitmask of buttons that are low (bit k = player k+1): what one register read folds to (each button
+        on a GPIO of its own). Every main-loop pass reads it: no call to gpio_in, one walk down the list."""
         out = 0
-        for k in range(len(buttons)):
-            if not (a >> buttons[k].num) & 1:
+        k = len(buttons)
+        while k:
+            k -= 1
+            if not buttons[k].level:
                 out |= 1 << k
         return out
 
@@ -484,3 +488,31 @@ class SimPin:
             edge = self.IRQ_FALLING if level == 0 else self.IRQ_RISING
             if self.trigger & edge:
                 self.world.irq(self.handler, self)
+
+
+# The virtual unit's pool for the firmware's names (maus.hw.sim.FW_QSTRS says why; maus.hw.open_hardware calls it).
+def qstr_room(n):
+    """Intern throwaway names until a pool with room for n more has just been allocated; once a process
+    (the firmware package keeps the mark: another Hardware, or a tool that made room itself, skips it)."""
+    import maus
+
+    if getattr(maus, "qstr_room", 0) >= n:
+        return
+    gc.collect()
+    gc.disable()  # a collection inside the loop would hide the pool's allocation
+    # The heap in use: mem_current (a counter) where the port keeps one, else mem_alloc (a walk of the whole heap's
+    # table, once a name: ~1,000 times). A name's own allocations stay under 200 bytes, the pool is 7 bytes a name.
+    used = getattr(__import__("micropython"), "mem_current", gc.mem_alloc)
+    try:
+        i = 0
+        a = used()
+        while True:
+            hasattr(qstr_room, "_sim_q%d" % i)  # interns the name
+            i += 1
+            b = used()
+            if b - a >= 7 * n:  # a pool of >= n entries (7 bytes each) was allocated
+                maus.qstr_room = n  # type: ignore[attr-defined]
+                return
+            a = b
+    finally:
+        gc.enable()
