@@ -141,7 +141,7 @@ class SPI:
         self.baudrate = baudrate
         self._ns_per_byte = 8000000 // (baudrate // 1000)
         if self._dev is not None:
-            self._dev.spi_hz = baudrate
+            self._dev.set_spi_hz(baudrate)
 
     def deinit(self):
         pass

@@ -165,8 +165,8 @@ class MFRC522Emu(RFUnit):
         self.field.field_pct = v[10]
         self.field.edge_pct = v[11]
         self.field.flutter_bit = v[12]
-        self.ns_per_byte = 2000
-        self.spi_hz = v[8] or spi_hz
+        self.tags = self.field.tags
+        self.set_spi_hz(v[8] or spi_hz)
         self.ns_per_call = 20000  # host time per SPI transfer: MicroPython on an ESP32 spends ~20-50 us
         self.spi_error_rate = v[9]  # 0: a clean bus; N: one bit in about N flipped (MOSI and MISO alike)
         self.spi_errors = 0  # bits flipped so far
@@ -186,20 +186,14 @@ class MFRC522Emu(RFUnit):
         self._crc_t = -1  # the coprocessor finishes its next FIFO byte then
         self._soft_reset()
 
-    @property
-    def spi_hz(self):
-        return 8000000 // self.ns_per_byte * 1000
-
-    @spi_hz.setter
-    def spi_hz(self, hz):
-        # datasheet 8.1.2: SPI up to 10 Mbit/s; a byte is 8 clocks
+    # No property on this class: one makes MicroPython look every attribute store up in the class and its base
+    # first (MP_TYPE_FLAG_HAS_SPECIAL_ACCESSORS), some 1,600 stores a poll with a card on the pad.
+    def set_spi_hz(self, hz):
+        # datasheet 8.1.2: SPI up to 10 Mbit/s; a byte is 8 clocks. spi_hz: the clock that byte time makes.
         self.ns_per_byte = 8000000 // (hz // 1000)
+        self.spi_hz = 8000000 // self.ns_per_byte * 1000
 
-    # --- tags (the RF field holds them) --------------------------------------------------------
-    @property
-    def tags(self):
-        return self.field.tags
-
+    # --- tags (the RF field holds them: tags is its list) ----------------------------------------------
     def add_tag(self, tag):
         self.field.add_tag(tag)
 
@@ -528,14 +522,15 @@ class MFRC522Emu(RFUnit):
 
     # --- commands (10.3) --------------------------------------------------------------------------------
     def _command_reg(self, v):
+        # (k: the one spare local, the field's state or an index: a frame within the VM's 11 words, no heap)
         r = self.regs
         cmd = v & 0x0F
         if cmd != CMD_SOFT_RESET:
             if v & _POWER_DOWN and not self._pd:  # 8.6.2: soft power-down, the field goes off
-                was = self._field_on()
+                k = self._field_on()
                 self._pd = True
                 self._wake_at = -1
-                self._field(was)
+                self._field(k)
             elif not v & _POWER_DOWN and self._pd and self._wake_at < 0:
                 self._wake_at = self.now + self.startup_ns  # the wake-up: PowerDown reads 1 meanwhile
         r[CommandReg] = (r[CommandReg] & 0xC0) | (v & 0x20) | (r[CommandReg] & 0x0F)
@@ -547,11 +542,11 @@ class MFRC522Emu(RFUnit):
         self._tx_end = self._rx_at = self._rx_end = self._rx_stop = -1
         r[CommandReg] = (r[CommandReg] & 0xF0) | cmd
         if cmd == CMD_SOFT_RESET:
-            was = self._field_on()
+            k = self._field_on()
             self._soft_reset()
             self._ready_at = self.now + self.startup_ns  # the datasheet gives no time: as a reset
             self.resets += 1
-            self._field(was)
+            self._field(k)
         elif cmd == CMD_CALC_CRC:
             pre = r[ModeReg] & 0x03
             self._crc = (0x0000, 0x6363, 0xA671, 0xFFFF)[pre]
@@ -567,19 +562,18 @@ class MFRC522Emu(RFUnit):
             if r[TModeReg] & _T_AUTO:
                 self._start_timer(self.now)
         elif cmd == CMD_MEM:
-            n = self.fifo_n
-            if n >= 25:
-                for i in range(25):
-                    self.mem25[i] = self._fifo_pop()
+            if self.fifo_n >= 25:
+                for k in range(25):
+                    self.mem25[k] = self._fifo_pop()
                 self.fifo_n = self.fifo_r = 0
             else:
                 self.fifo_n = self.fifo_r = 0
-                for i in range(25):
-                    self._fifo_push(self.mem25[i])
+                for k in range(25):
+                    self._fifo_push(self.mem25[k])
             self._idle()
         elif cmd == CMD_GENERATE_RANDOM_ID:
-            for i in range(10):
-                self.mem25[i] = self._rand() & 0xFF
+            for k in range(10):
+                self.mem25[k] = self._rand() & 0xFF
             self._idle()
         elif cmd == CMD_MF_AUTHENT:
             r[ErrorReg] |= _PROTOCOL_ERR  # Crypto1 is not emulated
