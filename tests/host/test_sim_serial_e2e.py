@@ -23,6 +23,7 @@ import serial
 from mausbox.cli import main as mausbox_main
 from mausbox.paths import micropython_binary
 from mausbox.sim.run import DEFAULT_HEAP, prepare_root
+from scenariokit import live_records
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 
@@ -85,7 +86,7 @@ class VirtualUnit:
         return sorted((self.root / "logs").glob("*.jsonl"))
 
     def records(self, log: Path) -> list[dict]:
-        return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+        return live_records(log)
 
     def stop(self) -> None:
         if self._ctl >= 0:

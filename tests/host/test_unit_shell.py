@@ -17,6 +17,7 @@ import pytest
 from mausbox.cmd_doctor import PIEZO_RANGE
 from mausbox.paths import micropython_binary
 from mausbox.sim import run as simrun
+from scenariokit import live_records
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 
@@ -51,7 +52,7 @@ def scenario(root: Path, lines: list[dict]) -> tuple[int, list[str]]:
 
 
 def records(log: Path) -> list[dict]:
-    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    return live_records(log)
 
 
 # -- boot self-test ---------------------------------------------------------------------------------------
