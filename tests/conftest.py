@@ -277,30 +277,29 @@ def pytest_collect_file(parent, file_path):
     return None
 
 
-# The files that take longest, measured (wall seconds, four test processes on an idle 2-core machine), go
-# first: `make test` hands whole files to its processes in collection order, and a long file started last keeps
-# one process busy after the others are done. Real-time games mostly wait, so four processes share two cores.
+# The files that take longest, measured (wall seconds, two test processes on a 2-core machine), go first:
+# `make test` hands whole files to its processes in collection order, and a long file started last keeps one
+# process busy after the others are done. Most of them wait on real time (games played as people play them,
+# link timeouts), so four processes share two cores.
 SLOW_FIRST = (
-    "host/test_sim_terminal_games.py",  # 175: three whole games typed at a real terminal
-    "host/test_replay_interactive.py",  # 159: three games played in real time at once, then replayed
-    "host/test_replay.py",  # 119
-    "host/test_sim_terminal.py",  # 94
-    "web/test_web_games.py",  # 93
-    "host/test_scenarios_mim.py",  # 82
-    "host/test_sim_fullflash.py",  # 80
-    "fw/test_piezo.py",  # 75
+    "host/test_sim_terminal_games.py",  # 172: three whole games typed at a real terminal
+    "fw/test_rfid_faults.py",  # 111
+    "web/test_web_games.py",  # 87
+    "host/test_replay_interactive.py",  # 82: three games played in real time at once, then replayed
+    "host/test_sim_fullflash.py",  # 77
+    "host/test_sim_terminal.py",  # 75
     "host/test_link.py",  # 74
-    "fw/test_rfid_faults.py",  # 73
-    "host/test_scenarios_mg.py",  # 71
-    "host/test_sim_scenario.py",  # 71
-    "host/test_bootstub.py",  # 71
-    "web/test_web_scenarios.py",  # 67
     "host/test_link_bounds.py",  # 67
-    "host/test_scenarios_mms.py",  # 63
-    "fw/test_mfrc522.py",  # 62
-    "host/test_link_game.py",  # 60
-    "host/test_sim_serial_game.py",  # 60
-    "host/test_watchdog.py",  # 57
+    "host/test_replay.py",  # 66
+    "web/test_web_scenarios.py",  # 62
+    "host/test_sim_serial_game.py",  # 61
+    "host/test_link_game.py",  # 44
+    "host/test_watchdog.py",  # 39
+    "host/test_powercut.py",  # 38
+    "host/test_logs_pull.py",  # 35
+    "fw/test_piezo.py",  # 32
+    "host/test_sim_serial_e2e.py",  # 30
+    "host/test_sim_scenario.py",  # 30
 )
 
 

@@ -118,7 +118,10 @@ def test_monitor_shows_a_game_as_it_is_played(unit, capsys):
     events = [json.loads(x) for x in capsys.readouterr().out.strip().splitlines()]
     assert [e["type"] for e in events] == ["game_start", "prompt"]
     assert all("crc" in e for e in events)  # the log's own records, each with its checksum
-    log = unit.records(unit.logs()[-1])
+    # the monitor may hear a record before the unit's flash write of it is whole: wait for the file to have it
+    end = time.monotonic() + 60
+    while len(log := unit.records(unit.logs()[-1])) < 2 and time.monotonic() < end:
+        time.sleep(0.1)
     assert [r["seq"] for r in log[:2]] == [e["seq"] for e in events]
     assert "game_abort" not in [r["type"] for r in log]
     # the game is still on: no monitor, no command stopped it
