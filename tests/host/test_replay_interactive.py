@@ -16,6 +16,7 @@ from scenariokit import SCENARIOS, play
 
 GAMES = ("mg-6p-ties", "mim-a-3p", "mms-4p-last")  # one per game, the shortest with races and choices
 JITTER_MS = 15  # how far off its plan a finger or a card lands
+QUIET_S = 20  # every action played and the log still for this long: the game went elsewhere than its script
 
 
 def _jittered(actions: list[dict], rng: random.Random) -> list[dict]:
@@ -51,8 +52,14 @@ def play_real_time(stem: str, root, seed: int) -> list:
         assert unit.ready, "the virtual unit did not boot"
         unit.play(actions)
         end = time.monotonic() + 3 * actions[-1]["at_ms"] / 1000 + 60  # generous: a loaded machine is slow
+        size, still = -1, time.monotonic()
         while (unit.fifo._pending or not _ended(unit)) and time.monotonic() < end:
             time.sleep(0.5)
+            now_size = sum(p.stat().st_size for p in unit.logs())
+            if unit.fifo._pending or now_size != size:
+                size, still = now_size, time.monotonic()
+            elif time.monotonic() - still > QUIET_S:
+                break  # every action played and nothing logged since: the game waits for a card that came
         if not _ended(unit):
             for _ in range(2):
                 unit.send({"tap": card})
