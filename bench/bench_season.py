@@ -13,18 +13,27 @@ records_lost, capture p99 with and without polling); nothing of it is printed.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
 import statistics
 import sys
+import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path[:0] = [str(ROOT / "host"), str(ROOT / "tests" / "host"), str(ROOT / "firmware")]
+sys.path[:0] = [str(HERE), str(ROOT / "host"), str(ROOT / "tests" / "host"), str(ROOT / "firmware")]
 
 from mausbox.paths import micropython_binary  # noqa: E402
+
+GAMES = 300
+BLOCKS = 96  # 4 KiB blocks of littlefs: 384 KiB of flash
+BOARD_ONLY = 4096  # what a board holds that the virtual unit does not load (commit 572869a: maus.hw.esp32, the
+# SSD1306 driver; 4,064 bytes measured), held all through the season
 
 
 def boot_ms(root: Path) -> float:
@@ -43,13 +52,204 @@ def boot_ms(root: Path) -> float:
         return (time.monotonic() - t0) * 1000
 
 
+def season(games: int, blocks: int, seed: int, keep: Path | None = None) -> dict:
+    """The season (module docstring): one unit process plays `games` games; -> its figures."""
+    import seasonkit
+    from mausbox import heapbudget
+    from mausbox.build import compile_file, compile_tree
+    from mausbox.deploy import board_ok
+    from mausbox.paths import micropython_binary
+    from mausbox.sim import run as simrun
+
+    exe = micropython_binary("32")
+    if exe is None:
+        raise FileNotFoundError("no 32-bit MicroPython (make setup)")
+    gs = seasonkit.games(games, seed)
+    plan = seasonkit.plan(gs)
+    with tempfile.TemporaryDirectory(prefix="mausbox-season-") as d:
+        work = Path(d)
+        tree = compile_tree([ROOT / "firmware"], work / "tree", simrun.sim_march(exe), ROOT)
+        err = compile_file(HERE / "mpy" / "season.py", work / "tree" / "season.mpy", march=simrun.sim_march(exe))
+        if err:
+            raise RuntimeError(err)
+        board = (ROOT / "boards" / "sim.json").read_bytes()
+        (work / "board.json").write_bytes(board)
+        ok = board_ok(board, (tree / "maus" / "board.mpy").read_bytes())
+        assert ok is not None
+        (work / "board.ok").write_bytes(ok)
+        (work / "season.jsonl").write_text("".join(json.dumps(a) + "\n" for a in plan.actions))
+        (work / "plain.jsonl").write_text('{"at_ms": 1000, "noise": 0}\n')
+        env = dict(os.environ, MICROPYPATH=f"{tree}:.frozen", MAUSBOX_REPO=str(ROOT))
+        for k in ("MAUSBOX_SIM_SCENARIO", "MAUSBOX_SIM_CTL", "MAUSBOX_SIM_OUT"):
+            env.pop(k, None)
+        # The heap: the virtual unit's at the board's (heapbudget.unit_heap, as tests/fw/unitheap.py runs a
+        # game), plus what this bench's own set-up takes beyond that harness's (the littlefs mount over its
+        # file, the hooks on the line and the capture): measured, so the firmware starts with what the
+        # whole-game heap tests give it, less the board-only modules' share (BOARD_ONLY, held all through).
+        heap = heapbudget.unit_heap()
+
+        def free(mode: str) -> int:
+            if mode == "probe":
+                for n in ("to.host", "from.host"):
+                    (work / n).unlink(missing_ok=True)
+                    (work / n).write_bytes(b"")
+            out = subprocess.run([str(exe), "-X", f"heapsize={heap}", "-m", "season", str(work), str(blocks), "0",
+                                  mode], cwd=work, env=env, capture_output=True, text=True)
+            return int(next(x for x in out.stdout.splitlines() if x.startswith("SEASON free")).split()[2])
+
+        plain, mine = free("plain"), free("probe")
+        heap += plain - mine
+        print(f"season: heap {heap} bytes (unit_heap {heapbudget.unit_heap()} + the bench's own {plain - mine})",
+              file=sys.stderr)
+        for n in ("to.host", "from.host", "capture.bin", "flash.img"):
+            (work / n).unlink(missing_ok=True)
+        os.mkfifo(work / "to.host")
+        os.mkfifo(work / "from.host")
+        host = seasonkit.Host()
+        failure: list[BaseException] = []
+
+        def serve() -> None:
+            try:
+                with open(work / "to.host", "rb", buffering=0) as inp, open(work / "from.host", "wb") as out:
+                    while True:
+                        data = inp.read(65536)
+                        if not data:
+                            return
+                        for reply in host.feed(data):
+                            out.write(json.dumps(reply).encode() + b"\n")
+                            out.flush()
+            except BaseException as e:  # noqa: BLE001 - reported after the run
+                failure.append(e)
+                raise
+
+        t = threading.Thread(target=serve, daemon=True)
+        t.start()
+        t0 = time.monotonic()
+        proc = subprocess.Popen([str(exe), "-X", f"heapsize={heap}", "-m", "season", str(work), str(blocks),
+                                 str(BOARD_ONLY)], cwd=work, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT)
+        assert proc.stdout is not None
+        console = []
+        marks = []  # (wall s, game number) as each game begins
+        for raw in proc.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            console.append(line)
+            if line.startswith("SEASON game"):
+                marks.append(time.monotonic() - t0)
+        rc = proc.wait()
+        wall = time.monotonic() - t0
+        t.join(30)
+        if failure:
+            raise failure[0]
+        cap = (work / "capture.bin").read_bytes()
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            (keep / "console.txt").write_text("\n".join(console) + "\n")
+            (keep / "pace.txt").write_text("".join("%s %d %.1f\n" % (g.kind, g.length_ms, b - a) for g, a, b in
+                                                   zip(gs, marks, marks[1:] + [wall])))
+    return figures(plan, host, console, cap, rc, wall, blocks)
+
+
+def figures(plan, host, console: list[str], cap: bytes, rc: int, wall: float, blocks: int) -> dict:
+    # The unit's records of each game as it wrote them: the EV lines of its console, from a game_start on
+    ev: list[list[str]] = []
+    for line in console:
+        if line.startswith("EV "):
+            rec = line[3:]
+            if '"type":"game_start"' in rec:
+                ev.append([])
+            if ev:
+                ev[-1].append(rec)
+    ends = sum(1 for g in ev if g and '"type":"game_end"' in g[-1])
+    by_num = {int(n.split("-")[0]): p for n, p in host.pulled.items()}
+    lost = [k for k in range(1, len(ev) + 1) if k not in by_num]
+    rec_lost = 0
+    mismatch = 0
+    for k, recs in enumerate(ev, 1):
+        p = by_num.get(k)
+        if p is None:
+            continue
+        got = p.data.decode().splitlines()
+        rec_lost += max(0, len(recs) - len(got))
+        mismatch += got != recs
+    scores = []
+    for k, recs in enumerate(ev):
+        if k < len(plan.games) and recs and '"type":"game_end"' in recs[-1]:
+            end = json.loads(recs[-1])
+            want = plan.games[k].expect
+            if {str(a): b for a, b in end.get("scores", {}).items()} != want.get("scores"):
+                scores.append("game %d %s: scores %s, the generator's %s" % (k + 1, plan.games[k].kind,
+                                                                            end.get("scores"), want.get("scores")))
+    crashes = [x for x in console if x.startswith("SEASON crash")]
+    mem = sum(1 for x in console if "MemoryError" in x) + host.results.get("nomem", 0)
+    wdt = sum(1 for x in console if "task_wdt" in x)
+    lat: dict[int, list[int]] = {0: [], 1: []}
+    by_game: dict[int, list[int]] = {}
+    for i in range(0, len(cap) - 5, 6):
+        v = cap[i + 3] | cap[i + 4] << 8 | cap[i + 5] << 16
+        lat[cap[i]].append(v)
+        by_game.setdefault(cap[i + 1] | cap[i + 2] << 8, []).append(v)
+    total = sum(len(p.data) for p in host.pulled.values())
+    return {
+        "games": ends, "started": len(ev), "crashes": len(crashes) + (rc != 0), "memory_errors": mem,
+        "watchdog_resets": wdt, "unpulled_lost": len(lost), "records_lost": rec_lost, "logs_differ": mismatch,
+        "score_mismatches": len(scores), "score_lines": scores, "by_game": by_game, "pulls": host.pulls, "pulls_in_game": host.pull_in_game,
+        "pull_problems": len(host.bad), "host_results": host.results, "lat": lat, "wall": wall,
+        "flash_bytes": blocks * 4096, "log_bytes": total, "console_tail": console[-40:], "kinds": [g.kind for g in plan.games], "polled": plan.polled, "bad": host.bad[:10],
+        "crash_lines": crashes[:5]}
+
+
+def p99(xs: list[int]) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(0.99 * len(xs)))]
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--games", type=int, default=GAMES)
+    ap.add_argument("--blocks", type=int, default=BLOCKS)
+    ap.add_argument("--seed", type=int, default=27)
+    ap.add_argument("--no-boot", action="store_true", help="only the season")
+    ap.add_argument("--keep", type=Path, help="keep the unit's console here")
     args = ap.parse_args()
     if micropython_binary() is None:
         print("season.skipped: 1 flag")
         return 0
+    if not args.no_boot:
+        boots(args.runs)
+    f = season(args.games, args.blocks, args.seed, args.keep)
+    for k in ("games", "crashes", "memory_errors", "watchdog_resets", "unpulled_lost", "records_lost"):
+        print(f"season.{k}: {f[k]} " + ("games" if k in ("games", "unpulled_lost") else "records"
+                                       if k == "records_lost" else "count"), flush=True)
+    print(f"season.capture_p99_us_under_polling: {p99(f['lat'][1]):.0f} us")
+    print(f"season.capture_p99_us: {p99(f['lat'][0]):.0f} us")
+    print(f"season.capture_presses_under_polling: {len(f['lat'][1])} presses")
+    print(f"season.capture_presses: {len(f['lat'][0])} presses")
+    print(f"season.pulls: {f['pulls']} count")
+    print(f"season.pulls_waiting_for_a_game: {f['pulls_in_game']} count")
+    print(f"season.pull_problems: {f['pull_problems']} count")
+    print(f"season.logs_differing_from_the_units_records: {f['logs_differ']} count")
+    print(f"season.score_mismatches: {f['score_mismatches']} games")
+    print(f"season.flash_bytes: {f['flash_bytes']} bytes")
+    print(f"season.flash_fills: {f['log_bytes'] / f['flash_bytes']:.1f} x")
+    print(f"season.wall_s: {f['wall']:.0f} s")
+    ok = f["games"] == args.games and not f["crashes"]
+    if not ok or f["bad"]:
+        sys.stderr.write("\n".join(f["crash_lines"] + f["bad"] + f["console_tail"]) + "\n")
+    if f["score_lines"]:
+        sys.stderr.write("\n".join(f["score_lines"]) + "\n")
+    if args.keep:
+        (args.keep / "latency.txt").write_text("".join(
+            "%d %s %s %s\n" % (k, f["kinds"][k - 1] if 0 < k <= len(f["kinds"]) else "-", f["polled"][k - 1]
+                               if 0 < k <= len(f["polled"]) else "-", sorted(v)[-5:])
+            for k, v in sorted(f["by_game"].items())))
+    return 0
+
+
+def boots(runs: int) -> None:
     from fullflash import fill
     from mausbox.sim import run as simrun
 
@@ -62,14 +262,13 @@ def main() -> int:
         shutil.copytree(base, full)
         fill(full, 2000)
         e, f = [], []
-        for _ in range(args.runs):  # interleaved: a busy machine weighs on both alike
+        for _ in range(runs):  # interleaved: a busy machine weighs on both alike
             e.append(boot_ms(empty))
             f.append(boot_ms(full))
         me, mf = statistics.median(e), statistics.median(f)
         print(f"season.boot_ms_empty: {me:.0f} ms", flush=True)
         print(f"season.boot_ms_2000_logs: {mf:.0f} ms", flush=True)
         print(f"season.boot_2000_logs_over_empty: {100 * (mf - me) / me:.1f} %", flush=True)
-    return 0
 
 
 if __name__ == "__main__":

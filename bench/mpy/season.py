@@ -1,0 +1,227 @@
+# The season bench's unit (bench/bench_season.py), run on the 32-bit MicroPython build: one virtual unit at the
+# board's heap plays the whole season's scenario without a reboot, on littlefs (vfs.VfsLfs2, 4 KiB blocks as the
+# ESP32 port formats its partition) over a small file-backed flash, with a host on its console line.
+#
+#   micropython -X heapsize=H season.py WORK BLOCKS BALLAST
+#
+# WORK holds season.jsonl (the scenario), flash.img (made here), board.json/board.ok (to copy onto the flash),
+# the FIFOs to.host / from.host (the host's side: bench/seasonkit.py Host) and capture.bin (written here: per
+# press, 6 bytes: polled or not, the game's number, the µs from the edge to the time the capture gave it).
+# Console lines for the bench: "SEASON ..." (crashes, the end), and the unit's own (EV records, LOG, SIM).
+import gc
+import os
+import sys
+
+WORK = sys.argv[1]
+BLOCKS = int(sys.argv[2])
+BALLAST = int(sys.argv[3])
+MODE = sys.argv[4] if len(sys.argv) > 4 else "season"
+if MODE == "plain":  # what tests/fw/unitheap.py's set-up leaves the firmware (a host folder, no hooks)
+    import json
+
+    os.chdir(WORK)
+    with open("board.json") as f:
+        board = json.load(f)
+    gc.collect()
+    from maus.hw import sim
+
+    hw = sim.Hardware(board, scenario="plain.jsonl")
+    board = None
+    sim.qstr_room(sim.FW_QSTRS)
+    gc.collect()
+    print("SEASON free", gc.mem_free())
+    raise SystemExit(0)
+# What a board holds and the virtual unit does not load (maus.hw.esp32, the SSD1306 driver): held all through,
+# in blocks of 1,000 bytes, as tests/fw/unitheap.py holds it
+held = [bytearray(1000) for _ in range(-(-BALLAST // 1000))]
+
+import vfs  # noqa: E402
+
+
+class FileFlash:
+    """A block device on a host file (the extended interface VfsLfs2 uses: offset reads and writes, erase):
+    the flash costs the heap what a board's partition object does, not its bytes."""
+
+    def __init__(self, path, blocks, bs=4096):
+        self.bs = bs
+        self.blocks = blocks
+        self.f = open(path, "w+b")
+        ff = b"\xff" * bs  # (before the season: garbage by the time the unit starts)
+        for _ in range(blocks):
+            self.f.write(ff)
+        ff = None
+
+    def readblocks(self, block, buf, off=0):
+        self.f.seek(block * self.bs + off)
+        self.f.readinto(buf)
+
+    def writeblocks(self, block, buf, off=0):
+        self.f.seek(block * self.bs + off)
+        self.f.write(buf)
+
+    def ioctl(self, op, arg):
+        if op == 4:
+            return self.blocks
+        if op == 5:
+            return self.bs
+        if op in (1, 2, 3, 6):  # erase (6): littlefs never reads an erased block before it writes it
+            return 0
+            return 0
+        return None
+
+
+dev = FileFlash(WORK + "/flash.img", BLOCKS)
+vfs.VfsLfs2.mkfs(dev)
+vfs.mount(vfs.VfsLfs2(dev), "/flash")
+os.chdir("/flash")
+for n in ("board.json", "board.ok"):
+    with open(WORK + "/" + n, "rb") as src:
+        data = src.read()
+    with open(n, "wb") as dst:
+        dst.write(data)
+data = None
+
+import json  # noqa: E402
+
+from maus.hw import sim  # noqa: E402
+from maus.sim.uart import Uart  # noqa: E402
+from maus.ticks import ticks_diff  # noqa: E402
+
+_to = open(WORK + "/to.host", "wb")  # the unit's frames, and the requests as they are put on the line
+_from = open(WORK + "/from.host", "rb")  # the host's replies: one line per final answer
+_cap = open(WORK + "/capture.bin", "wb")  # per press: polled flag, then the µs from edge to its capture time
+_rec = bytearray(6)
+
+
+class SeasonUart(Uart):
+    """maus.sim.uart's line with the host's side outside this process: what the unit writes goes to the host as
+    it is written; after each final answer the unit's time stands still until the host has said what it asks
+    next ([[delay ms, request], ...]): the host's think time is no time on the line."""
+
+    def request(self, req):
+        Uart.request(self, req)
+        _to.write(self._queue[-1])
+
+    def write(self, b):
+        _to.write(b)
+        n0 = self.answers
+        for c in b:
+            self._byte(c)
+            if self.answers != n0:
+                n0 = self.answers
+                self._reply()
+        return len(b)
+
+    def _reply(self):
+        line = _from.readline()
+        if not line:
+            raise SystemExit("SEASON the host went away")
+        w = self.world
+        for delay, req in json.loads(line):
+            if delay <= 0:
+                self.request(req)
+            else:
+                w.at(w.now + delay * 1000, self.request, req)
+
+
+class SeasonHw(sim.Hardware):
+    polled = 0
+    game = 0
+    unit = None
+
+    def _uart(self):
+        if self.uart is None:
+            self.uart = SeasonUart(self.world)
+            self._edge = [-1] * len(self.buttons)
+        return self.uart
+
+    def press(self, p):
+        w = self._wires[p - 1]
+        if self.buttons[w].level:  # an edge (a button held down again is none)
+            self._edge[w] = self.world.ticks_us()
+        sim.Hardware.press(self, p)
+
+    def apply(self, act):
+        s = act.get("season")
+        if s is None:
+            sim.Hardware.apply(self, act)
+        elif s == "polled":
+            self.polled = act["on"]
+        elif s == "game":
+            self.game = act["n"]
+            print("SEASON game", act["n"])
+
+    def finished_and_idle(self, unit):
+        if self.unit is not unit:
+            self.unit = unit
+            cap = unit.capture
+            emit = cap.emit
+
+            def timed(kind, i, t, emit=emit, hw=self):
+                if kind == 1:  # maus.capture.EV_PRESS
+                    e = hw._edge[i]
+                    if e >= 0:
+                        hw._edge[i] = -1
+                        d = ticks_diff(t, e)
+                        if d < 0:
+                            d = 0
+                        if d > 0xFFFFFF:
+                            d = 0xFFFFFF
+                        r = _rec
+                        r[0] = hw.polled
+                        r[1] = hw.game & 255
+                        r[2] = hw.game >> 8
+                        r[3] = d & 255
+                        r[4] = (d >> 8) & 255
+                        r[5] = d >> 16
+                        _cap.write(r)
+                emit(kind, i, t)
+
+            cap.emit = timed
+        return sim.Hardware.finished_and_idle(self, unit)
+
+
+with open(WORK + "/board.json") as f:
+    board = json.load(f)
+hw = SeasonHw(board, scenario=WORK + "/season.jsonl")
+hw._uart()
+board = None
+sim.qstr_room(sim.FW_QSTRS)  # as the virtual unit does (maus.hw.open_hardware)
+gc.collect()
+print("SEASON free", gc.mem_free())
+if MODE == "probe":
+    raise SystemExit(0)
+
+import maus  # noqa: E402
+
+crashes = 0
+while True:
+    try:
+        import maus.unit
+
+        maus.unit.main(hw=hw)
+        break
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:  # noqa: BLE001 - a crash of the unit (a watchdog reset is a SystemExit)
+        crashes += 1
+        hw.unit = None
+        try:
+            print("SEASON crash", type(e).__name__, e)
+            sys.print_exception(e)
+        except MemoryError:
+            print("SEASON crash")
+        e = None
+        gc.collect()
+        if crashes > 20 or hw.finished():
+            break
+        for k in list(sys.modules):  # a reset: the firmware boots afresh on the same flash
+            if k.startswith("maus.") and not k.startswith("maus.sim") and k != "maus.hw.sim":
+                maus.unload(k)
+        gc.collect()
+print("SEASON end crashes", crashes, "wdt", sim._wdt.bites, "uart", hw.uart.sent, hw.uart.answers,
+      hw.uart.timeouts, hw.uart.dropped, json.dumps(hw.uart.results))
+st = os.statvfs("/flash")
+print("SEASON flash", st[0] * st[2], st[0] * st[3])
+_cap.close()
+_to.close()
