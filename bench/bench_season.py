@@ -14,13 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import sys
-import subprocess
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -54,12 +51,9 @@ def boot_ms(root: Path) -> float:
 
 def season(games: int, blocks: int, seed: int, keep: Path | None = None) -> dict:
     """The season (module docstring): one unit process plays `games` games; -> its figures."""
+    import seasonhost
     import seasonkit
     from mausbox import heapbudget
-    from mausbox.build import compile_file, compile_tree
-    from mausbox.deploy import board_ok
-    from mausbox.paths import micropython_binary
-    from mausbox.sim import run as simrun
 
     exe = micropython_binary("32")
     if exe is None:
@@ -68,98 +62,25 @@ def season(games: int, blocks: int, seed: int, keep: Path | None = None) -> dict
     plan = seasonkit.plan(gs)
     with tempfile.TemporaryDirectory(prefix="mausbox-season-") as d:
         work = Path(d)
-        tree = compile_tree([ROOT / "firmware"], work / "tree", simrun.sim_march(exe), ROOT)
-        err = compile_file(HERE / "mpy" / "season.py", work / "tree" / "season.mpy", march=simrun.sim_march(exe))
-        if err:
-            raise RuntimeError(err)
-        board = (ROOT / "boards" / "sim.json").read_bytes()
-        (work / "board.json").write_bytes(board)
-        ok = board_ok(board, (tree / "maus" / "board.mpy").read_bytes())
-        assert ok is not None
-        (work / "board.ok").write_bytes(ok)
-        (work / "season.jsonl").write_text("".join(json.dumps(a) + "\n" for a in plan.actions))
-        (work / "plain.jsonl").write_text('{"at_ms": 1000, "noise": 0}\n')
-        env = dict(os.environ, MICROPYPATH=f"{tree}:.frozen", MAUSBOX_REPO=str(ROOT))
-        for k in ("MAUSBOX_SIM_SCENARIO", "MAUSBOX_SIM_CTL", "MAUSBOX_SIM_OUT"):
-            env.pop(k, None)
-        # The heap: the virtual unit's at the board's (heapbudget.unit_heap, as tests/fw/unitheap.py runs a
-        # game), plus what this bench's own set-up takes beyond that harness's (the littlefs mount over its
-        # file, the hooks on the line and the capture): measured, so the firmware starts with what the
-        # whole-game heap tests give it, less the board-only modules' share (BOARD_ONLY, held all through).
-        heap = heapbudget.unit_heap()
-
-        def free(mode: str) -> int:
-            if mode == "probe":
-                for n in ("to.host", "from.host"):
-                    (work / n).unlink(missing_ok=True)
-                    (work / n).write_bytes(b"")
-            out = subprocess.run([str(exe), "-X", f"heapsize={heap}", "-m", "season", str(work), str(blocks), "0",
-                                  mode], cwd=work, env=env, capture_output=True, text=True)
-            return int(next(x for x in out.stdout.splitlines() if x.startswith("SEASON free")).split()[2])
-
-        plain, mine = free("plain"), free("probe")
-        heap += plain - mine
-        print(f"season: heap {heap} bytes (unit_heap {heapbudget.unit_heap()} + the bench's own {plain - mine})",
-              file=sys.stderr)
-        for n in ("to.host", "from.host", "capture.bin", "flash.img"):
-            (work / n).unlink(missing_ok=True)
-        os.mkfifo(work / "to.host")
-        os.mkfifo(work / "from.host")
-        host = seasonkit.Host()
-        failure: list[BaseException] = []
-
-        def serve() -> None:
-            try:
-                with open(work / "to.host", "rb", buffering=0) as inp, open(work / "from.host", "wb") as out:
-                    while True:
-                        data = inp.read(65536)
-                        if not data:
-                            return
-                        for reply in host.feed(data):
-                            out.write(json.dumps(reply).encode() + b"\n")
-                            out.flush()
-            except BaseException as e:  # noqa: BLE001 - reported after the run
-                failure.append(e)
-                raise
-
-        t = threading.Thread(target=serve, daemon=True)
-        t.start()
-        t0 = time.monotonic()
-        proc = subprocess.Popen([str(exe), "-X", f"heapsize={heap}", "-m", "season", str(work), str(blocks),
-                                 str(BOARD_ONLY)], cwd=work, env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT)
-        assert proc.stdout is not None
-        console = []
-        marks = []  # (wall s, game number) as each game begins
-        for raw in proc.stdout:
-            line = raw.decode("utf-8", "replace").rstrip("\n")
-            console.append(line)
-            if line.startswith("SEASON game"):
-                marks.append(time.monotonic() - t0)
-        rc = proc.wait()
-        wall = time.monotonic() - t0
-        t.join(30)
-        if failure:
-            raise failure[0]
+        tree = seasonhost.prepare(work, str(exe))
+        heap = seasonhost.fair_heap(str(exe), work, tree, heapbudget.unit_heap(), blocks)
+        run = seasonhost.season(str(exe), work, tree, heap, blocks, BOARD_ONLY, plan.actions)
         cap = (work / "capture.bin").read_bytes()
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
-            (keep / "console.txt").write_text("\n".join(console) + "\n")
+            (keep / "console.txt").write_text("\n".join(run.console) + "\n")
             (keep / "pace.txt").write_text("".join("%s %d %.1f\n" % (g.kind, g.length_ms, b - a) for g, a, b in
-                                                   zip(gs, marks, marks[1:] + [wall])))
-    return figures(plan, host, console, cap, rc, wall, blocks)
+                                                   zip(gs, run.marks, run.marks[1:] + [run.wall])))
+    f = figures(plan, run.host, run.console, cap, run.rc, run.wall, blocks)
+    f["heap"] = heap
+    return f
 
 
 def figures(plan, host, console: list[str], cap: bytes, rc: int, wall: float, blocks: int) -> dict:
-    # The unit's records of each game as it wrote them: the EV lines of its console, from a game_start on
-    ev: list[list[str]] = []
-    for line in console:
-        if line.startswith("EV "):
-            rec = line[3:]
-            if '"type":"game_start"' in rec:
-                ev.append([])
-            if ev:
-                ev[-1].append(rec)
+    import seasonhost
+
+    numbered = seasonhost.games(console)  # the unit's records of each game as it wrote them
+    ev = [recs for _, recs in numbered]
     ends = sum(1 for g in ev if g and '"type":"game_end"' in g[-1])
     by_num = {int(n.split("-")[0]): p for n, p in host.pulled.items()}
     lost = [k for k in range(1, len(ev) + 1) if k not in by_num]
@@ -173,14 +94,15 @@ def figures(plan, host, console: list[str], cap: bytes, rc: int, wall: float, bl
         rec_lost += max(0, len(recs) - len(got))
         mismatch += got != recs
     scores = []
-    for k, recs in enumerate(ev):
-        if k < len(plan.games) and recs and '"type":"game_end"' in recs[-1]:
+    for k, recs in numbered:
+        k -= 1
+        if 0 <= k < len(plan.games) and recs and '"type":"game_end"' in recs[-1]:
             end = json.loads(recs[-1])
             want = plan.games[k].expect
             if {str(a): b for a, b in end.get("scores", {}).items()} != want.get("scores"):
                 scores.append("game %d %s: scores %s, the generator's %s" % (k + 1, plan.games[k].kind,
                                                                             end.get("scores"), want.get("scores")))
-    crashes = [x for x in console if x.startswith("SEASON crash")]
+    crashes = [x for x in console if x.startswith("SEASON crashed at")]
     mem = sum(1 for x in console if "MemoryError" in x) + host.results.get("nomem", 0)
     wdt = sum(1 for x in console if "task_wdt" in x)
     lat: dict[int, list[int]] = {0: [], 1: []}
@@ -191,12 +113,12 @@ def figures(plan, host, console: list[str], cap: bytes, rc: int, wall: float, bl
         by_game.setdefault(cap[i + 1] | cap[i + 2] << 8, []).append(v)
     total = sum(len(p.data) for p in host.pulled.values())
     return {
-        "games": ends, "started": len(ev), "crashes": len(crashes) + (rc != 0), "memory_errors": mem,
+        "games": ends, "started": len(ev), "crashes": len(crashes) + (rc not in (0, 3)), "memory_errors": mem,
         "watchdog_resets": wdt, "unpulled_lost": len(lost), "records_lost": rec_lost, "logs_differ": mismatch,
         "score_mismatches": len(scores), "score_lines": scores, "by_game": by_game, "pulls": host.pulls, "pulls_in_game": host.pull_in_game,
         "pull_problems": len(host.bad), "host_results": host.results, "lat": lat, "wall": wall,
         "flash_bytes": blocks * 4096, "log_bytes": total, "console_tail": console[-40:], "kinds": [g.kind for g in plan.games], "polled": plan.polled, "bad": host.bad[:10],
-        "crash_lines": crashes[:5]}
+        "crash_lines": [x for x in console if x.startswith("SEASON crash ")][:5]}
 
 
 def p99(xs: list[int]) -> float:

@@ -3,14 +3,12 @@
 - season(): N games back to back as one scenario (actions by virtual time), mixed over every game, variant and
   player count, each played by the scenario generators of tests/scenarios (*-make.py: their own oracles give
   each game's expected end) with seeded random choices.
-- Host: the host on the line `maus.sim.uart` models, fed the unit's frames by bench/mpy/season.py: it answers
-  each final answer with its next request (a pull: listing, a read of each new log, its check, the mark; a
-  pull told `game` waits for the game's end as `mausbox logs pull` does), and keeps what it pulled.
+The host on the line and the unit's process are tests/host/seasonhost.py's (shared with
+tests/host/test_season_fullflash.py).
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import json
 import random
@@ -21,7 +19,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SCEN = ROOT / "tests" / "scenarios"
 GAP_MS = 3000  # between a game's last action and the next game's card
-GAME_POLL_MS = 1000  # a pull told `game` asks again this much later (mausbox.link.bounds.GAME_POLL)
 
 
 def _load(name: str):
@@ -253,123 +250,3 @@ def plan(gs: list[Game], pull_every: int = 10, poll_every: int = 3, poll_ms: int
         acts.append({"at_ms": at, "host": {"op": "logs"}})
     acts.sort(key=lambda a: a["at_ms"])
     return Plan(gs, starts, ends, polled, pulls, acts)
-
-
-@dataclass
-class Pulled:
-    name: str
-    data: bytes
-    sha: str
-
-
-class Host:
-    """The host on the line: the unit's frames in (feed), its next requests out (each final answer gets a reply:
-    [[delay_ms, request], ...]). A pull is `mausbox logs pull`'s: hello, the listing, each log not marked
-    pulled read whole and checked (its sha256 against the unit's, its records with maus.logread), then marked
-    pulled with that digest; `copied` at the end. Told `game`, it asks again GAME_POLL_MS later."""
-
-    def __init__(self):
-        from mausbox.link.frame import Parser
-
-        self.parser = Parser()
-        self.reqs: dict[int, dict] = {}  # seq -> request
-        self.results: dict[str, int] = {}
-        self.pulled: dict[str, Pulled] = {}
-        self.bad: list[str] = []  # what a check refused
-        self.pulls = 0
-        self.waits = 0  # answers `game` to a pull's request
-        self.pull_in_game = 0  # pulls that had to wait for a game's end
-        self._job: list[str] | None = None  # names left to read in the pull under way
-        self._listing: list[tuple[str, int]] = []
-        self._data = bytearray()
-        self._waited = False
-        self._new = 0
-        self._pulling = False
-
-    def feed(self, data: bytes) -> list[list]:
-        """Bytes the unit wrote (and the requests put on the wire, as Q frames); -> replies, one per final
-        answer, in order."""
-        from mausbox.link.frame import DATA, PART, REQUEST, RESPONSE, Frame
-
-        out = []
-        for f in self.parser.feed(data):
-            if not isinstance(f, Frame):
-                continue
-            if f.kind == REQUEST:
-                self.reqs[f.seq] = json.loads(f.payload)
-                if self.reqs[f.seq].get("op") == "logs":
-                    self._listing = []
-                    if not self._pulling:  # a pull begins (the scenario's request; asked again: the same pull)
-                        self._pulling, self._waited, self._new = True, False, 0
-                        self.pulls += 1
-                elif self.reqs[f.seq].get("op") == "read":
-                    self._data = bytearray()
-            elif f.kind == PART:
-                req = self.reqs.get(f.seq, {})
-                if req.get("op") == "logs":
-                    lines = f.payload.decode().splitlines()
-                    if lines and lines[0].startswith("+"):
-                        lines = lines[1:]
-                    for line in lines:
-                        name, _, size = line.rpartition(" ")
-                        self._listing.append((name, int(size)))
-            elif f.kind == DATA:
-                off = int(f.payload[:8], 16)
-                if off != len(self._data):
-                    self.bad.append("read: a chunk at %d, expected %d" % (off, len(self._data)))
-                self._data += f.payload[8:]
-            elif f.kind == RESPONSE:
-                out.append(self._answer(self.reqs.pop(f.seq, {}), json.loads(f.payload)))
-        return out
-
-    def _answer(self, req: dict, doc: dict) -> list:
-        op = req.get("op")
-        key = "ok" if doc.get("ok") else str(doc.get("error"))
-        self.results[key] = self.results.get(key, 0) + 1
-        if op == "copied":
-            self._pulling = False
-        if op in ("status", "hello", "copied"):
-            return []
-        if not doc.get("ok"):
-            if doc.get("error") in ("game", "nomem"):
-                self.waits += 1
-                if not self._waited:
-                    self._waited = True
-                    self.pull_in_game += 1
-                return [[GAME_POLL_MS if doc.get("error") == "game" else 250, req]]
-            self.bad.append("%s: %s" % (op, doc))
-            return self._next()
-        if op == "logs":
-            marked = {n[:-7] for n, _ in self._listing if n.endswith(".pulled")}
-            self._job = [n for n, _ in self._listing if n.endswith(".jsonl") and n not in marked]
-            return self._next()
-        if op == "read":
-            name = req["name"]
-            data = bytes(self._data)
-            sha = hashlib.sha256(data).hexdigest()
-            if len(data) != doc.get("size") or sha != doc.get("sha256"):
-                self.bad.append("%s: %d bytes, sha256 %s; the unit: %s" % (name, len(data), sha, doc))
-                return self._next()
-            from mausbox.logpull import verify_log
-
-            damage, finished = verify_log(data)
-            if damage or not finished:
-                self.bad.append("%s: damaged %s, finished %s" % (name, damage[:2], finished))
-                return self._next()
-            self.pulled[name] = Pulled(name, data, sha)
-            self._new += 1
-            return [[0, {"op": "mark", "name": name, "sha256": sha}]]
-        if op == "mark":
-            if not doc.get("marked"):
-                self.bad.append("mark %s refused" % req.get("name"))
-            return self._next()
-        return []
-
-    def _next(self) -> list:
-        if self._job:
-            name = self._job.pop(0)
-            return [[0, {"op": "read", "name": name, "off": 0}]]
-        if self._job is not None:
-            self._job = None
-            return [[0, {"op": "copied", "n": self._new}]]
-        return []

@@ -1,9 +1,13 @@
-# The season bench's unit (bench/bench_season.py), run on the 32-bit MicroPython build: one virtual unit at the
-# board's heap plays the whole season's scenario without a reboot, on littlefs (vfs.VfsLfs2, 4 KiB blocks as the
-# ESP32 port formats its partition) over a small file-backed flash, with a host on its console line.
+# A unit that lives a season (issue 27; bench/bench_season.py, tests/host/test_season_fullflash.py), run on the
+# 32-bit MicroPython build: one virtual unit at the board's heap plays a whole scenario without a reboot, on
+# littlefs (vfs.VfsLfs2, 4 KiB blocks as the ESP32 port formats its partition) over a file-backed flash, with a
+# host on its console line (tests/host/seasonhost.py). Not a test itself: run by those two.
 #
-#   micropython -X heapsize=H season.py WORK BLOCKS BALLAST
+#   micropython -X heapsize=H -m seasonunit WORK BLOCKS BALLAST [MODE]
 #
+# MODE: season (default: a fresh flash), again (the flash.img there, as it is), probe (set up, print the free
+# heap, stop), plain (what tests/fw/unitheap.py's set-up leaves free, for comparison), fill:N:K (a fresh flash
+# with N finished logs, all but every K-th marked pulled, the rest of it taken by a file, then stop).
 # WORK holds season.jsonl (the scenario), flash.img (made here), board.json/board.ok (to copy onto the flash),
 # the FIFOs to.host / from.host (the host's side: bench/seasonkit.py Host) and capture.bin (written here: per
 # press, 6 bytes: polled or not, the game's number, the µs from the edge to the time the capture gave it).
@@ -35,16 +39,23 @@ if MODE == "plain":  # what tests/fw/unitheap.py's set-up leaves the firmware (a
 # in blocks of 1,000 bytes, as tests/fw/unitheap.py holds it
 held = [bytearray(1000) for _ in range(-(-BALLAST // 1000))]
 
+import time  # noqa: E402
+
 import vfs  # noqa: E402
+
+T0 = [time.ticks_ms()]
 
 
 class FileFlash:
     """A block device on a host file (the extended interface VfsLfs2 uses: offset reads and writes, erase):
     the flash costs the heap what a board's partition object does, not its bytes."""
 
-    def __init__(self, path, blocks, bs=4096):
+    def __init__(self, path, blocks, bs=4096, fresh=True):
         self.bs = bs
         self.blocks = blocks
+        if not fresh:
+            self.f = open(path, "r+b")
+            return
         self.f = open(path, "w+b")
         ff = b"\xff" * bs  # (before the season: garbage by the time the unit starts)
         for _ in range(blocks):
@@ -70,10 +81,65 @@ class FileFlash:
         return None
 
 
-dev = FileFlash(WORK + "/flash.img", BLOCKS)
-vfs.VfsLfs2.mkfs(dev)
+def fill(n, k):
+    # n finished logs in logs/ (a game_start and a game_end each, as tests/host/fullflash.py writes them), every
+    # one but each k-th marked pulled; then a file takes the flash's room down to a block. Prints the unpulled.
+    import binascii
+    import hashlib
+
+    from maus import gamelog
+
+    os.mkdir("logs")
+    for i in range(1, n + 1):
+        name = "logs/%05d-mms.jsonl" % i
+        data = (gamelog.encode(0, 0, "game_start", {"v": 2, "game": "mms", "n": i})
+                + gamelog.encode(1, 5000, "game_end", {"scores": {}, "winners": [], "breakdown": {}, "why": "x"}))
+        with open(name, "wb") as f:
+            f.write(data)
+        if i % k:
+            with open(name + ".pulled", "wb") as f:
+                f.write(binascii.hexlify(hashlib.sha256(data).digest()))
+        else:
+            print("SEASON unpulled", name[5:])
+    with open("logs/counter", "w") as f:
+        f.write(str(n + 1))
+    st = os.statvfs("/flash")
+    room = (st[3] - 3) * (st[0] - 8)  # a block of a file holds its size less the skip-list's pointers
+    buf = bytearray(4088)
+    with open("filler.bin", "wb") as f:
+        while room > 0:
+            f.write(buf)
+            room -= 4088
+    st = os.statvfs("/flash")
+    print("SEASON filled", st[3], "blocks free")
+
+
+class RAMFlash(FileFlash):
+    # fill's: the flash in RAM (its process has the heap for it), written to the file at the end
+    def __init__(self, blocks, bs=4096):
+        self.bs = bs
+        self.blocks = blocks
+        self.b = [bytearray(bs) for _ in range(blocks)]
+
+    def readblocks(self, block, buf, off=0):
+        buf[:] = memoryview(self.b[block])[off:off + len(buf)]
+
+    def writeblocks(self, block, buf, off=0):
+        self.b[block][off:off + len(buf)] = buf
+
+
+dev = RAMFlash(BLOCKS) if MODE.startswith("fill:") else FileFlash(WORK + "/flash.img", BLOCKS, fresh=MODE != "again")
+if MODE != "again":
+    vfs.VfsLfs2.mkfs(dev)
 vfs.mount(vfs.VfsLfs2(dev), "/flash")
 os.chdir("/flash")
+if MODE.startswith("fill:"):
+    fill(*[int(x) for x in MODE.split(":")[1:]])
+    vfs.umount("/flash")
+    with open(WORK + "/flash.img", "wb") as f:
+        for b in dev.b:
+            f.write(b)
+    raise SystemExit(0)
 for n in ("board.json", "board.ok"):
     with open(WORK + "/" + n, "rb") as src:
         data = src.read()
@@ -89,7 +155,7 @@ from maus.ticks import ticks_diff  # noqa: E402
 
 _to = open(WORK + "/to.host", "wb")  # the unit's frames, and the requests as they are put on the line
 _from = open(WORK + "/from.host", "rb")  # the host's replies: one line per final answer
-_cap = open(WORK + "/capture.bin", "wb")  # per press: polled flag, then the µs from edge to its capture time
+_cap = open(WORK + "/capture.bin", "ab")  # per press: polled flag, then the µs from edge to its capture time
 _rec = bytearray(6)
 
 
@@ -101,6 +167,13 @@ class SeasonUart(Uart):
     def request(self, req):
         Uart.request(self, req)
         _to.write(self._queue[-1])
+
+    def _arrive(self):
+        n = self.timeouts
+        Uart._arrive(self)
+        if self.timeouts != n:  # the host gave up waiting for an answer (maus.sim.uart _WAIT_US): it says so
+            _to.write(b"\n#SEASON timeout\n")
+            self._reply()
 
     def write(self, b):
         _to.write(b)
@@ -178,6 +251,9 @@ class SeasonHw(sim.Hardware):
                 emit(kind, i, t)
 
             cap.emit = timed
+        u = self.uart
+        if u._queue or u._wire or u._asked >= 0:  # the host is still at it (a pull's next request)
+            return False
         return sim.Hardware.finished_and_idle(self, unit)
 
 
@@ -195,33 +271,40 @@ if MODE == "probe":
 import maus  # noqa: E402
 
 crashes = 0
-while True:
-    try:
-        import maus.unit
+err = None
+try:
+    import maus.unit
 
-        maus.unit.main(hw=hw)
-        break
-    except KeyboardInterrupt:
-        raise
-    except BaseException as e:  # noqa: BLE001 - a crash of the unit (a watchdog reset is a SystemExit)
-        crashes += 1
-        hw.unit = None
-        try:
-            print("SEASON crash", type(e).__name__, e)
-            sys.print_exception(e)
-        except MemoryError:
-            print("SEASON crash")
-        e = None
-        gc.collect()
-        if crashes > 20 or hw.finished():
-            break
-        for k in list(sys.modules):  # a reset: the firmware boots afresh on the same flash
-            if k.startswith("maus.") and not k.startswith("maus.sim") and k != "maus.hw.sim":
-                maus.unload(k)
-        gc.collect()
+    maus.unit.main(hw=hw)
+except KeyboardInterrupt:
+    raise
+except BaseException as e:  # noqa: BLE001 - a crash of the unit (a watchdog reset is a SystemExit): the host
+    err = e  # side starts the unit again from its flash (a board's reset: a fresh heap), at the next game
+if err is not None:
+    crashes = 1
+    held = None  # the unit is gone: room to say how (nothing of it stays reachable from the simulator)
+    for b in hw.buttons:
+        b.irq(handler=None)
+    w = hw.world
+    w.qlen = 0
+    for i in range(len(w._qh)):
+        w._qh[i] = None
+    hw.unit = None
+    gc.collect()
+    at = (w.now + w.shifted) // 1000
+    try:
+        print("SEASON crash", type(err).__name__, err)
+        sys.print_exception(err)
+    except MemoryError:
+        pass
+    err = None
+    print("SEASON crashed at", at)
+print("SEASON ms", time.ticks_diff(time.ticks_ms(), T0[0]))
 print("SEASON end crashes", crashes, "wdt", sim._wdt.bites, "uart", hw.uart.sent, hw.uart.answers,
       hw.uart.timeouts, hw.uart.dropped, json.dumps(hw.uart.results))
 st = os.statvfs("/flash")
 print("SEASON flash", st[0] * st[2], st[0] * st[3])
 _cap.close()
 _to.close()
+if crashes:
+    raise SystemExit(3)
