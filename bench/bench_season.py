@@ -1,13 +1,38 @@
-"""A unit that lives a season (issue 27), the part built so far: boot time with 2,000 finished logs beside an
-empty unit, on the virtual unit (`mausbox sim --serial`'s interpreter at the default heap, real time).
+"""A unit that lives a season (issue 27 item 7): `season.*` lines.
 
+Boot (the virtual unit of `mausbox sim --serial`, real time, the median of --runs boots, interleaved):
 - season.boot_ms_empty: power-on to MAUSBOX READY (status.json written) with no logs.
-- season.boot_ms_2000_logs: the same with 2,000 finished logs, a third of them pulled, filling the virtual
-  flash (tests/host/fullflash.py). Boot recovery reads only the newest log (docs/log-format.md), so this stays
-  within 10 % of the empty boot. Each is the median of --runs boots (default 3).
+- season.boot_ms_2000_logs: the same with 2,000 finished logs, a third of them pulled, filling the virtual flash
+  (tests/host/fullflash.py). Boot recovery reads only the newest log (docs/log-format.md).
 
-Not built yet: the 300-game season itself (games, crashes, memory_errors, watchdog_resets, unpulled_lost,
-records_lost, capture p99 with and without polling); nothing of it is printed.
+The season (tests/fw/seasonunit.py, tests/host/seasonhost.py, bench/seasonkit.py): ONE unit process on the 32-bit
+MicroPython build plays GAMES (300) games back to back in virtual time, without a reboot:
+- its heap is the virtual unit's at the board's (heapbudget.unit_heap, as tests/fw/unitheap.py plays a whole game)
+  plus only what the bench's own set-up takes beyond that harness's (measured each run, ~4.5 KB: the littlefs
+  mount over its file, the hooks on the line and the capture), and it holds BOARD_ONLY (4,096 bytes: maus.hw.esp32
+  and the SSD1306 driver, commit 572869a) all through;
+- its flash is littlefs (vfs.VfsLfs2, 4 KiB blocks as on the ESP32 port) on a file of BLOCKS blocks (384 KiB): a
+  few pulls' worth of games beside a game's reserve, so the season fills it many times over (season.flash_fills:
+  the bytes pulled over the capacity) and every game's start must delete pulled logs to make room;
+- the games: blocks of 30, each holding every game, variant and player count the generators of tests/scenarios
+  play (Mausgeflippt 2-6 players, M is for Mouse A 2-5, B 3-5, C 4-5, Mucks Mäuschen Still 2-4: 17 kinds) once,
+  and 13 of the cheaper ones (Mausgeflippt, M is for Mouse A), in a seeded random order; Mausgeflippt and Mucks
+  Mäuschen Still are seeded random legal play in their generator's own moves (mostly protected mice: a dozen
+  rounds; mostly sticks placed), so the season fits the bench's ten minutes on an idle 2-core machine;
+- a host (maus.sim.uart's line, the host's side in this process: seasonhost.Host) pulls after every 10 games
+  (hello, listing, every log not marked pulled read and checked, marked pulled, `copied`); every third pull is
+  asked for 20 s into the next game and waits for its end (error `game`); `status` twice a second through every
+  third game of each kind;
+- a crash (a MemoryError out of the main loop, a watchdog reset) restarts the unit from its flash as a board
+  resets (a new process), at the next game.
+
+Printed: season.games (games that reached game_end), season.crashes, season.memory_errors (console lines
+naming a MemoryError, and `nomem` answers), season.watchdog_resets, season.unpulled_lost (games started that
+the host never got: deleted, or never listed), season.records_lost (per game: the records the unit wrote, its
+console's EV lines, less those in the copy the host pulled), season.capture_p99_us_under_polling and
+season.capture_p99_us (per press, from its edge on the simulated pin to the first-edge time the capture path
+hands the unit, in the polled games and in the others: the same mix of games), and what explains them
+(presses counted, pulls, pull problems, scores against the generators' oracles, the flash, wall time).
 """
 
 from __future__ import annotations
@@ -118,7 +143,7 @@ def figures(plan, host, console: list[str], cap: bytes, rc: int, wall: float, bl
         "score_mismatches": len(scores), "score_lines": scores, "by_game": by_game, "pulls": host.pulls, "pulls_in_game": host.pull_in_game,
         "pull_problems": len(host.bad), "host_results": host.results, "lat": lat, "wall": wall,
         "flash_bytes": blocks * 4096, "log_bytes": total, "console_tail": console[-40:], "kinds": [g.kind for g in plan.games], "polled": plan.polled, "bad": host.bad[:10],
-        "crash_lines": [x for x in console if x.startswith("SEASON crash ")][:5]}
+        "crash_lines": [x for x in console if x.startswith("SEASON crash ")][:5], "lost": lost}
 
 
 def p99(xs: list[int]) -> float:
@@ -161,6 +186,8 @@ def main() -> int:
     ok = f["games"] == args.games and not f["crashes"]
     if not ok or f["bad"]:
         sys.stderr.write("\n".join(f["crash_lines"] + f["bad"] + f["console_tail"]) + "\n")
+    if f["lost"]:
+        sys.stderr.write("season: games started and never pulled (log numbers): %s\n" % f["lost"])
     if f["score_lines"]:
         sys.stderr.write("\n".join(f["score_lines"]) + "\n")
     if args.keep:
