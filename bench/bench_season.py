@@ -211,13 +211,22 @@ def boots(runs: int) -> None:
         shutil.copytree(base, full)
         fill(full, 2000)
         e, f = [], []
+        failed = 0
         for _ in range(runs):  # interleaved: a busy machine weighs on both alike
             e.append(boot_ms(empty))
-            f.append(boot_ms(full))
-        me, mf = statistics.median(e), statistics.median(f)
+            try:
+                f.append(boot_ms(full))
+            except AssertionError as err:  # said, and the season still runs
+                failed += 1
+                print(f"season: the unit with 2,000 logs: {err}", file=sys.stderr)
+                break
+        me = statistics.median(e)
         print(f"season.boot_ms_empty: {me:.0f} ms", flush=True)
-        print(f"season.boot_ms_2000_logs: {mf:.0f} ms", flush=True)
-        print(f"season.boot_2000_logs_over_empty: {100 * (mf - me) / me:.1f} %", flush=True)
+        print(f"season.boot_2000_logs_failed: {failed} flag", flush=True)
+        if f:
+            mf = statistics.median(f)
+            print(f"season.boot_ms_2000_logs: {mf:.0f} ms", flush=True)
+            print(f"season.boot_2000_logs_over_empty: {100 * (mf - me) / me:.1f} %", flush=True)
 
 
 if __name__ == "__main__":
