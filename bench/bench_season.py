@@ -128,7 +128,10 @@ def figures(plan, host, console: list[str], cap: bytes, rc: int, wall: float, bl
                 scores.append("game %d %s: scores %s, the generator's %s" % (k + 1, plan.games[k].kind,
                                                                             end.get("scores"), want.get("scores")))
     crashes = [x for x in console if x.startswith("SEASON crashed at")]
-    mem = sum(1 for x in console if "MemoryError" in x) + host.results.get("nomem", 0)
+    # each MemoryError the console names once (a crash: its traceback's last line, not the bench's own summary of
+    # it), and each `nomem` answer
+    mem = sum(1 for x in console if "MemoryError" in x and not x.startswith("SEASON crash")) + host.results.get(
+        "nomem", 0)
     wdt = sum(1 for x in console if "task_wdt" in x)
     lat: dict[int, list[int]] = {0: [], 1: []}
     by_game: dict[int, list[int]] = {}
