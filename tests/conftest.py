@@ -293,6 +293,7 @@ SLOW_FIRST = (
     "host/test_replay.py",  # 66
     "web/test_web_scenarios.py",  # 62
     "host/test_sim_serial_game.py",  # 61
+    "host/test_season_fullflash.py",  # 55: 2,000 logs on a full flash, a game and a pull
     "host/test_link_game.py",  # 44
     "host/test_watchdog.py",  # 39
     "host/test_powercut.py",  # 38

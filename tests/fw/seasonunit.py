@@ -28,10 +28,11 @@ if MODE == "plain":  # what tests/fw/unitheap.py's set-up leaves the firmware (a
         board = json.load(f)
     gc.collect()
     from maus.hw import sim
+    from maus.sim.world import qstr_room
 
     hw = sim.Hardware(board, scenario="plain.jsonl")
     board = None
-    sim.qstr_room(sim.FW_QSTRS)
+    qstr_room(sim.FW_QSTRS)
     gc.collect()
     print("SEASON free", gc.mem_free())
     raise SystemExit(0)
@@ -262,7 +263,9 @@ with open(WORK + "/board.json") as f:
 hw = SeasonHw(board, scenario=WORK + "/season.jsonl")
 hw._uart()
 board = None
-sim.qstr_room(sim.FW_QSTRS)  # as the virtual unit does (maus.hw.open_hardware)
+from maus.sim.world import qstr_room  # noqa: E402
+
+qstr_room(sim.FW_QSTRS)  # as the virtual unit does (maus.hw.open_hardware)
 gc.collect()
 print("SEASON free", gc.mem_free())
 if MODE == "probe":

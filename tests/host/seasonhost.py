@@ -211,7 +211,9 @@ def fair_heap(exe: str, work: Path, tree: Path, heap: int, blocks: int) -> int:
                 (work / n).unlink(missing_ok=True)
                 (work / n).write_bytes(b"")
         out = unit(exe, work, tree, heap, blocks, 0, mode)
-        return int(next(x for x in out.stdout.splitlines() if x.startswith("SEASON free")).split()[2])
+        got = [x for x in out.stdout.splitlines() if x.startswith("SEASON free")]
+        assert got, f"the unit ({mode}) said no free figure:\n{out.stdout[-1500:]}{out.stderr[-1500:]}"
+        return int(got[0].split()[2])
 
     plain, mine = free("plain"), free("probe")
     for n in ("to.host", "from.host", "capture.bin", "flash.img"):
