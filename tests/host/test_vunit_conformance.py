@@ -115,6 +115,41 @@ def test_mpremote_exec_of_sys_exit_returns(unit):
     assert (r.returncode, r.stdout) == (0, b"7\r\n"), (r.stdout, r.stderr)
 
 
+class LateAfterEnd(SerialUnit):
+    """A bridge that loses the CPU right after it answers E: the interpreter writes R and exits meanwhile, and
+    the bridge then reads the end of its stdout before the R on its status pipe (seen under load)."""
+
+    late = ended = False  # late: the next code's end is the one
+
+    def _on_status(self, tag, rest, body):
+        self.ended = self.ended or (self.late and tag == b"E")
+        super()._on_status(tag, rest, body)
+
+    def _read_status(self):
+        super()._read_status()
+        proc = self._proc
+        if self.ended and proc is not None:
+            self.late = self.ended = False
+            proc.wait(timeout=WAIT_S)
+            self._pump_output()
+
+
+def test_systemexit_read_after_the_interpreter_ended_is_still_a_soft_reboot(tmp_path):
+    root = tmp_path / "unit"
+    root.mkdir()
+    with LateAfterEnd(root) as unit, serial.Serial(unit.pty_path, timeout=0.2) as port:
+        prompt(port)
+        port.write(b"\x01")
+        read_until(port, b"raw REPL; CTRL-B to exit\r\n>")
+        unit.late = True
+        port.write(b"print(7); import sys; sys.exit()\x04")
+        # both \x04s (mpremote waits for them), then the soft reboot: not a crash and a hard reset
+        assert read_until(port, b"raw REPL; CTRL-B to exit\r\n>") == (
+            b"OK7\r\n\x04\x04MPY: soft reboot\r\nraw REPL; CTRL-B to exit\r\n>")
+        port.write(b"print(8)\x04")
+        assert read_until(port, b"\x04>") == b"OK8\r\n\x04\x04>"
+
+
 # -- Ctrl-C and console input -----------------------------------------------------------------------------
 
 def test_ctrl_c_interrupts_and_after_kbd_intr_off_it_is_data(transport):

@@ -1010,8 +1010,13 @@ class SerialUnit:
 
     def _read_status(self) -> None:
         self._eof = False
-        chunk = self._read_proc(self._status_fd)
-        self._status_buf += chunk
+        self._status_buf += self._read_proc(self._status_fd)
+        closed = self._eof  # the status pipe's own end (a _drain below may see the stdout's)
+        if self._status_lines() and closed:  # the interpreter is gone
+            self._check_exit()
+
+    def _status_lines(self) -> bool:
+        """Act on each whole status line received; False once one of them replaced the interpreter."""
         while True:
             i = self._status_buf.find(b"\n")
             if i < 0:
@@ -1034,9 +1039,8 @@ class SerialUnit:
             self._log("status", line)
             self._on_status(tag, rest, body)
             if self._proc is not proc:
-                return  # restarted: the rest belonged to the old interpreter
-        if self._eof:  # the status pipe closed: the interpreter is gone
-            self._check_exit()
+                return False  # restarted: the rest belonged to the old interpreter
+        return True
 
     def _pump_output(self) -> None:
         room = max(0, TX_HIGH - len(self._tx))
@@ -1046,13 +1050,18 @@ class SerialUnit:
             self._check_exit()
 
     def _check_exit(self) -> None:
-        if self._proc is not None and self._proc.poll() is not None:
-            self._crashed()
-        elif self._proc is not None:
+        proc = self._proc
+        if proc is None:
+            return
+        if proc.poll() is None:
             try:
-                self._proc.wait(timeout=5)  # its pipes are closed: it is on its way out
+                proc.wait(timeout=5)  # its pipes are closed: it is on its way out
             except subprocess.TimeoutExpired:
                 pass
+        # What it said before it went comes first: after SystemExit it writes R and ends, and its stdout can
+        # close before the bridge has read R (a soft reboot with the raw REPL's second \x04, not a crash).
+        self._status_buf += self._read_proc(self._status_fd)
+        if self._status_lines():
             self._crashed()
 
 
