@@ -54,3 +54,32 @@ def test_a_unit_with_2000_logs_boots_and_recovers_its_newest_log(tmp_path):
     assert recs[-1]["reason"] == gamelog.POWER_LOSS
     names = {p.name for p in (root / "logs").glob("*.jsonl")}
     assert pulled | unpulled <= names  # the finished logs are all still there
+
+
+def _boot(root: Path, flash: int | None = None) -> dict:
+    (root / ".sim").mkdir(exist_ok=True)
+    p = root / "status.json"
+    before = p.read_bytes() if p.exists() else None
+    ctl = simtui.Link(root)
+    env = {**ctl.env(), **({"MAUSBOX_FLASH_BYTES": str(flash)} if flash else {})}
+    with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=env) as u:
+        end = time.monotonic() + 120
+        while not (p.exists() and p.read_bytes() != before and p.read_bytes().endswith(b"}")):
+            assert u._proc is not None and time.monotonic() < end, "no new status.json"
+            time.sleep(0.05)
+        return json.loads(p.read_text())
+
+
+def test_a_full_flash_still_gets_this_boots_status(tmp_path):
+    # The flash cut to what the unit holds after two boots (the second one's count holds all the first wrote):
+    # no block is free for status.json's temp file, and the earlier boot's status.json makes the room.
+    root = tmp_path / "unit"
+    simrun.prepare_root(root)
+    fullflash.fill(root, 20, pulled_every=0)
+    for _ in range(2):
+        st = _boot(root)
+    dirs = sum(1 for p in root.rglob("*") if p.is_dir() and ".sim" not in p.relative_to(root).parts)
+    used = 512 - st["free_bytes"] // 4096 - 2 * dirs
+    st2 = _boot(root, used * 4096)
+    assert st2["free_bytes"] == 0 and st2["boot"] != st["boot"], (st, st2)
+    assert not (root / "status.json.tmp").exists()
