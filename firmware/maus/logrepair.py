@@ -12,7 +12,7 @@ from maus.logstore import PULLED, RESERVE_FILE, log_number
 _TAIL = const(1024)  # bytes read from a log's end to see if it finished cleanly
 # A log's or its marker's name as log_number takes it (5-7 digits, a slug, .jsonl), matched in C: the boot's
 # pass over 2,000 logs and their markers costs little more than the directory itself (re has no {m,n}).
-_NAME = re.compile("^[0-9][0-9][0-9][0-9][0-9][0-9]?[0-9]?-[a-z0-9_]+\\.jsonl(\\.pulled)?$")
+_NAMEB = re.compile(b"^[0-9][0-9][0-9][0-9][0-9][0-9]?[0-9]?-[a-z0-9_]+\\.jsonl(\\.pulled)?$")
 
 
 def ours(name):
@@ -130,47 +130,56 @@ def recover(store, feed=None):
     buf = bytearray(_TAIL)  # one buffer for the whole boot
     store.unrecovered = []
     gone = []  # type: list[str]  # a few temp files to remove (more wait for the next boot)
-    newest = [(0, None, -1), (0, None, -1)]  # the two newest logs (number, name, size), newest first
+    newest = [(0, b"", -1), (0, b"", -1)]  # the two newest logs (number, name, size), newest first
     k = 0
     first = []  # type: list[str]
     d = store.dir + "/"
+    db = store.dir.encode()
     il = getattr(os, "ilistdir", None)
+    match = _NAMEB.match
     try:
         n = 0
-        for e in (il(store.dir) if il is not None else
-                  ((x, os.stat(d + x)[0] & 0xF000) for x in os.listdir(store.dir))):
+        # bytes names (no str made for each of 2,000 entries); a log or a marker costs a match and an int
+        for e in (il(db) if il is not None else
+                  ((x, os.stat(db + b"/" + x)[0] & 0xF000) for x in os.listdir(db))):
             n += 1
             if feed is not None and not n & 255:
                 feed()
             name = e[0]
-            if len(e) > 1 and e[1] == 0x4000:
-                num = -1  # a directory is never ours
-            else:
-                m = _NAME.match(name)
-                num = -1
-                if m is not None and len(name) - name.find("-") - (13 if m.group(1) else 6) <= 25 \
-                        and len(name) <= (71 if m.group(1) else 64):
-                    num = int(name[:name.find("-")])
-                    if m.group(1):
-                        if num > 0:
-                            continue  # a log's pulled marker
-                        num = -1
-            if num <= 0 and ((len(e) > 1 and e[1] == 0x4000) or not ours(name)):
-                k += 1
-                if len(first) < 3:
-                    first.append(name)
-                continue
-            if num <= 0:
-                if name.endswith(".tmp") and len(gone) < 8:
-                    gone.append(name)
-                continue  # a temp file, the counter, the reserve
-            if num > newest[1][0]:
-                x = (num, name, e[3] if len(e) > 3 else -1)  # type: ignore[misc]
-                if num > newest[0][0]:
-                    newest[1] = newest[0]
-                    newest[0] = x
-                else:
-                    newest[1] = x
+            if e[1] != 0x4000:
+                if match(name) is not None:
+                    i = name.find(b"-")
+                    j = len(name)
+                    if name[j - 1] == 100:  # "d": a log's pulled marker (.pulled)
+                        if j - i <= 38 and j <= 71 and int(name[:i]):
+                            continue
+                    elif j - i <= 31 and j <= 64:
+                        num = int(name[:i])
+                        if num > newest[1][0]:
+                            x = (num, name, e[3] if len(e) > 3 else -1)  # type: ignore[misc]
+                            if num > newest[0][0]:
+                                newest[1] = newest[0]
+                                newest[0] = x
+                            else:
+                                newest[1] = x
+                            continue
+                        if num:
+                            continue
+                # none of the unit's logs or markers (rare): the counter, the reserve, a temp file, or a stray
+                try:
+                    t = str(name, "utf-8")
+                except UnicodeError:
+                    t = ""
+                if t and ours(t):
+                    if t.endswith(".tmp") and len(gone) < 8:
+                        gone.append(t)
+                    continue
+            k += 1
+            if len(first) < 3:
+                try:
+                    first.append(str(name, "utf-8"))
+                except UnicodeError:
+                    first.append(repr(name))
     except OSError:
         pass
     store.stray = (k, first)
@@ -181,8 +190,9 @@ def recover(store, feed=None):
             pass
     out = []  # type: list[dict]
     for _num, name, size in newest:
-        if name is None:
+        if not name:
             break
+        name = str(name, "utf-8")
         if feed is not None:
             feed()
         try:

@@ -90,3 +90,30 @@ def test_code_on_the_unit_stays_inside_the_root(world):
     after = _files(tmp_path)
     assert sorted(p for p in after if p not in before) == ["a/b/root/m.txt", "a/b/root/made", "a/b/root/up.txt"]
     assert _files(outside) == ["secret.txt"] and (outside / "secret.txt").read_text() == "secret"
+
+
+def test_a_link_planted_in_a_large_folder_the_unit_has_read_is_refused(tmp_path):
+    # The unit reads a large folder's links once and keeps them until the folder changes (replserver _Jail.links):
+    # a link the host plants later changes the folder, and the next path through it is refused.
+    import time
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret")
+    root = tmp_path / "root"
+    logs = root / "logs"
+    logs.mkdir(parents=True)
+    for i in range(1, 101):
+        (logs / ("%05d-mg.jsonl" % i)).write_text("x")
+    old = time.time() - 10
+    os.utime(logs, (old, old))
+    while os.stat(logs).st_ctime > time.time() - 2.5:  # ctime cannot be set back: kept once it is 2 s old
+        time.sleep(0.1)
+    with SerialUnit(root, extra_path=[]) as unit, UnitLink(unit.pty_path, timeout=10) as link:
+        repl = link.repl()
+        repl.enter_raw()
+        assert repl.exec("print(open('/logs/00007-mg.jsonl').read())").decode().strip() == "x"  # read and kept
+        os.symlink(outside / "secret.txt", logs / "00200-mg.jsonl")
+        with pytest.raises(UnitExecError) as e:
+            repl.exec("print(open('/logs/00200-mg.jsonl').read())")
+        assert "EACCES" in e.value.error

@@ -102,9 +102,29 @@ def boot_id(hw):
 
 
 def write_status(status):
+    import os
+
     from maus import write_atomic
 
+    data = json.dumps(status)
     try:
-        write_atomic("status.json", json.dumps(status))
+        write_atomic("status.json", data)
+        return
     except OSError:
         pass
+    # A full flash: the earlier boot's status.json is the room for this one's, else the host reads a stale status
+    # (its boot id says so) for as long as the flash is full. Not atomic: a cut in between leaves none, which the
+    # host reports, and the next boot writes it again.
+    for p in ("status.json.tmp", "status.json"):
+        try:
+            os.remove(p)
+        except OSError:
+            pass
+    try:
+        with open("status.json", "wb") as f:
+            f.write(data)
+    except OSError:
+        try:
+            os.remove("status.json")  # a part of it: unreadable for the host
+        except OSError:
+            pass

@@ -47,19 +47,41 @@ class _Jail:
     # refused (a board's flash has none; one planted in the folder must not lead out of it). VfsPosix then
     # only ever sees clean absolute paths, which it puts under ROOT. Imports stay on MicroPython's C path
     # (a Ctrl-C during one must stay pending, as on a board).
+    # The links of a large directory read, by the directory: its inode, size, mtime and ctime when read. A
+    # directory of 2,000 logs is not read again at every path in it, only once it changed: a link planted in it
+    # changes its mtime. Kept only when read 2 s or more after its last change (mtimes are whole seconds: a
+    # change in the same second as the reading would look like none).
+    _seen = {}
+
+    def links(self, d):
+        now = int(time.time())
+        st = os.stat(d)
+        k = (st[1], st[6], st[8], st[9])
+        got = self._seen.get(d)
+        if got is not None and got[0] == k:
+            return got[1]
+        out = ()
+        n = 0
+        # read to its end, never left early: an ilistdir iterator given up before its end is closed by its
+        # finaliser, which releases the GIL inside the GC's sweep (docs/micropython-bugs.md)
+        for e in os.ilistdir(d):
+            n += 1
+            # S_IFLNK; a filesystem without d_type says 0: then the link's inode is not the target's
+            if e[1] == 0xA000 or (e[1] == 0 and e[2] != os.stat(d + e[0])[1]):
+                out += (e[0],)
+        if n >= 64 and max(st[8], st[9]) <= now - 2:  # only large ones (logs/): the REPL's heap share is small
+            if len(self._seen) >= 4:
+                self._seen.clear()
+            self._seen[d] = (k, out)
+        return out
+
     def p(self, path):
         b = not isinstance(path, str)
         parts = _top_names(path)
         d = "/"
         for c in parts:  # each step a plain file or directory of its parent, never a link
-            link = False
             try:
-                # read to its end, never left early: an ilistdir iterator given up before its end is closed by
-                # its finaliser, which releases the GIL inside the GC's sweep (docs/micropython-bugs.md)
-                for e in os.ilistdir(d):
-                    # S_IFLNK; a filesystem without d_type says 0: then the link's inode is not the target's
-                    if e[0] == c and (e[1] == 0xA000 or (e[1] == 0 and e[2] != os.stat(d + c)[1])):
-                        link = True
+                link = c in self.links(d)
             except OSError:
                 break  # the parent is missing: the operation says so itself
             if link:
