@@ -1,9 +1,6 @@
 """A unit that lives a season (issue 27 item 7): `season.*` lines.
 
-Boot (the virtual unit of `mausbox sim --serial`, real time, the median of --runs boots, interleaved):
-- season.boot_ms_empty: power-on to MAUSBOX READY (status.json written) with no logs.
-- season.boot_ms_2000_logs: the same with 2,000 finished logs, a third of them pulled, filling the virtual flash
-  (tests/host/fullflash.py). Boot recovery reads only the newest log (docs/log-format.md).
+Boot times (season.boot_ms_*) are bench/bench_boot.py's.
 
 The season (tests/fw/seasonunit.py, tests/host/seasonhost.py, bench/seasonkit.py): ONE unit process on the 32-bit
 MicroPython build plays GAMES (300) games back to back in virtual time, without a reboot:
@@ -39,11 +36,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -56,22 +50,6 @@ GAMES = 300
 BLOCKS = 96  # 4 KiB blocks of littlefs: 384 KiB of flash
 BOARD_ONLY = 4096  # what a board holds that the virtual unit does not load (commit 572869a: maus.hw.esp32, the
 # SSD1306 driver; 4,064 bytes measured), held all through the season
-
-
-def boot_ms(root: Path) -> float:
-    from mausbox.cmd_sim import wait_ready
-    from mausbox.sim import run as simrun
-    from mausbox.sim import tui as simtui
-    from mausbox.sim.serial import SerialUnit
-
-    (root / "status.json").unlink(missing_ok=True)
-    (root / ".sim").mkdir(exist_ok=True)
-    ctl = simtui.Link(root)
-    since = time.time() - 1
-    t0 = time.monotonic()
-    with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=ctl.env()):
-        assert wait_ready(root, since, timeout=600), "the virtual unit did not boot"
-        return (time.monotonic() - t0) * 1000
 
 
 def season(games: int, blocks: int, seed: int, keep: Path | None = None) -> dict:
@@ -158,18 +136,14 @@ def p99(xs: list[int]) -> float:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--games", type=int, default=GAMES)
     ap.add_argument("--blocks", type=int, default=BLOCKS)
     ap.add_argument("--seed", type=int, default=27)
-    ap.add_argument("--no-boot", action="store_true", help="only the season")
     ap.add_argument("--keep", type=Path, help="keep the unit's console here")
     args = ap.parse_args()
     if micropython_binary() is None:
         print("season.skipped: 1 flag")
         return 0
-    if not args.no_boot:
-        boots(args.runs)
     f = season(args.games, args.blocks, args.seed, args.keep)
     for k in ("games", "crashes", "memory_errors", "watchdog_resets", "unpulled_lost", "records_lost"):
         print(f"season.{k}: {f[k]} " + ("games" if k in ("games", "unpulled_lost") else "records"
@@ -199,37 +173,6 @@ def main() -> int:
                                if 0 < k <= len(f["polled"]) else "-", sorted(v)[-5:])
             for k, v in sorted(f["by_game"].items())))
     return 0
-
-
-def boots(runs: int) -> None:
-    from fullflash import fill
-    from mausbox.sim import run as simrun
-
-    with tempfile.TemporaryDirectory() as d:
-        base = Path(d) / "fw"
-        simrun.prepare_root(base)
-        empty = Path(d) / "empty"
-        full = Path(d) / "full"
-        shutil.copytree(base, empty)
-        shutil.copytree(base, full)
-        fill(full, 2000)
-        e, f = [], []
-        failed = 0
-        for _ in range(runs):  # interleaved: a busy machine weighs on both alike
-            e.append(boot_ms(empty))
-            try:
-                f.append(boot_ms(full))
-            except AssertionError as err:  # said, and the season still runs
-                failed += 1
-                print(f"season: the unit with 2,000 logs: {err}", file=sys.stderr)
-                break
-        me = statistics.median(e)
-        print(f"season.boot_ms_empty: {me:.0f} ms", flush=True)
-        print(f"season.boot_2000_logs_failed: {failed} flag", flush=True)
-        if f:
-            mf = statistics.median(f)
-            print(f"season.boot_ms_2000_logs: {mf:.0f} ms", flush=True)
-            print(f"season.boot_2000_logs_over_empty: {100 * (mf - me) / me:.1f} %", flush=True)
 
 
 if __name__ == "__main__":
