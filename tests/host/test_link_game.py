@@ -50,7 +50,8 @@ def test_host_commands_during_a_game_leave_it_running(tmp_path, monkeypatch, cap
         unit.register(tmp_path / "data")
         unit.play(before)
         wait_for(lambda: any(r["type"] == "game_start" for r in records(unit)), "game_start", unit)
-        wait_for(lambda: any("cheese" in json.dumps(r) for r in records(unit)[1:]), "the open cheese", unit)
+        wait_for(lambda: not unit.fifo._pending and any(r["type"] == "note" and r.get("text") == "open cheese"
+                                                         for r in records(unit)), "the open cheese", unit)
         capsys.readouterr()
 
         assert main(["ports", "--json"]) == 0
