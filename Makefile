@@ -44,7 +44,7 @@ check: $(STAMP) ## mpy-cross every firmware file, ruff, type-check firmware and 
 	$(BIN)/python -m mausbox.devcheck
 
 test: check mp32 vports ## set up if needed, then run the whole suite (CPython and MicroPython)
-	$(BIN)/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder -q --durations=20 tests
+	$(BIN)/python -m pytest -n 4 --dist loadfile -q --durations=20 tests
 
 sim: $(STAMP) mp32 vports ## run the virtual unit in this terminal
 	$(BIN)/mausbox sim

@@ -277,47 +277,6 @@ def pytest_collect_file(parent, file_path):
     return None
 
 
-# The files that take longest, measured (wall seconds, two test processes on a 2-core machine), go first:
-# `make test` hands whole files to its processes in collection order, and a long file started last keeps one
-# process busy after the others are done. Most of them wait on real time (games played as people play them,
-# link timeouts), so four processes share two cores.
-SLOW_FIRST = (
-    "host/test_sim_terminal_games.py",  # 172: three whole games typed at a real terminal
-    "fw/test_rfid_faults.py",  # 111
-    "web/test_web_games.py",  # 87
-    "host/test_replay_interactive.py",  # 82: three games played in real time at once, then replayed
-    "host/test_sim_fullflash.py",  # 77
-    "host/test_sim_terminal.py",  # 75
-    "host/test_link.py",  # 74
-    "host/test_link_bounds.py",  # 67
-    "host/test_replay.py",  # 66
-    "web/test_web_scenarios.py",  # 62
-    "host/test_sim_serial_game.py",  # 61
-    "host/test_season_fullflash.py",  # 55: 2,000 logs on a full flash, a game and a pull
-    "host/test_link_game.py",  # 44
-    "host/test_watchdog.py",  # 39
-    "host/test_powercut.py",  # 38
-    "host/test_logs_pull.py",  # 35
-    "fw/test_piezo.py",  # 32
-    "host/test_sim_serial_e2e.py",  # 30
-    "host/test_sim_scenario.py",  # 30
-)
-
-
-def pytest_collection_modifyitems(session, config, items):
-    rank = {name: n for n, name in enumerate(SLOW_FIRST)}
-    here = Path(__file__).parent
-
-    def key(item):
-        try:
-            rel = item.path.relative_to(here).as_posix()
-        except ValueError:
-            return len(rank)
-        return rank.get(rel, len(rank))
-
-    items.sort(key=key)  # stable: a file's own tests keep their order
-
-
 def pytest_report_header(config):
     lines = [it.describe() for it in ACTIVE]
     lines.append("firmware tests run under CPython and the MicroPython above (MAUSBOX_MPY=32|64|32,64 chooses)")
