@@ -406,6 +406,7 @@ class Hardware:
             # The latency jumper: an output wired to player N's button (the same node).
             self.jumper = self.buttons[parts["jumper"].get("player", 1) - 1]
         self._tags = {}  # identity -> tag model on the pad
+        self._free = {}  # player -> when the last timed gesture's release is over (a finger lifts first)
         self._scen = None
         self._rtc = b""
         self.scenario_end_us = -1
@@ -579,15 +580,24 @@ class Hardware:
             self.press(act["press"])
         elif "release" in act:
             self.release(act["release"])
-        elif "hold" in act:
-            self.press(act["hold"])
-            self.world.at(self.world.now + act.get("ms", 1000) * 1000, self.release, act["hold"])
-        elif "double" in act:  # two 80 ms clicks 200 ms apart, timed by the unit's clock
-            p, now, w = act["double"], self.world.now, self.world
-            self.press(p)
-            w.at(now + 80000, self.release, p)
-            w.at(now + 200000, self.press, p)
-            w.at(now + 280000, self.release, p)
+        elif "hold" in act or "double" in act:
+            # timed by the unit's clock; one on a button still held by the last one starts once that one let go
+            # (a click typed while a long press is held would otherwise be swallowed by it)
+            p = act["hold"] if "hold" in act else act["double"]
+            w = self.world
+            t = max(w.now, self._free.get(p, 0))
+            if t == w.now:
+                self.press(p)
+            else:
+                w.at(t, self.press, p)
+            if "hold" in act:
+                end = t + act.get("ms", 1000) * 1000
+            else:  # two 80 ms clicks 200 ms apart
+                w.at(t + 80000, self.release, p)
+                w.at(t + 200000, self.press, p)
+                end = t + 280000
+            w.at(end, self.release, p)
+            self._free[p] = end + 50000
         elif "tap" in act:
             self.tap(act["tap"])
         elif "remove" in act:
