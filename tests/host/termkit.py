@@ -7,6 +7,7 @@ Nothing here knows the simulator's internals: keys go in as bytes, text comes ou
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -161,6 +162,12 @@ class SimTerm:
 
     def close(self) -> int | None:
         if self.child.isalive():
+            # the whole terminal's process group: the shell, and the `mausbox sim` it started (killing the shell
+            # alone leaves the simulator running on, a game in real time, after a failed test)
+            try:
+                os.killpg(self.child.pid, signal.SIGTERM)
+            except OSError:
+                pass
             self.child.terminate(force=True)
         self.child.wait() if not self.child.closed else None
         return self.child.exitstatus
