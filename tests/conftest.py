@@ -15,6 +15,7 @@ MemoryError (tests/fw/unitheap.py).
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import warnings
@@ -39,6 +40,14 @@ from mausbox.mpshim import install as _install_mpshim  # noqa: E402
 from mausbox.paths import micropython_binary  # noqa: E402
 
 _install_mpshim()
+
+# A runner that starts the suite in the background of a shell without job control (as CI may) hands it SIGINT
+# and SIGQUIT ignored, and every process a test starts inherits that: the Ctrl-C a test sends to `mausbox sim
+# --web` or `logs pull --watch` would stop nothing and the test would wait on. A user's terminal has them on.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
 class Interp:
