@@ -41,9 +41,10 @@ def encode(seq, t, typ, fields):
 
 
 def pieces(seq, t, typ, fields):
-    # -> the line as a list of bytes, one piece a field and the CRC (its CRC32 summed piece by piece):
-    # written piece by piece, a record never needs one block the size of its line (game_start is ~750
-    # bytes, more than a game's fragmented heap may have in one piece).
+    # -> the line as a list of bytes, one piece a field, an item of a dict or list field, and the CRC (its
+    # CRC32 summed piece by piece): written piece by piece, a record never needs one block the size of its
+    # line (game_start is ~750 bytes), nor of a field (a 6-player game_end's breakdown is ~500), more than a
+    # long-lived unit's fragmented heap may have in one piece at a game's end.
     if not isinstance(typ, str) or not typ:
         raise ValueError("bad record type")
     p = (b'{"seq":%d,"t":%d,"type":' % (seq, t)) + json.dumps(typ).encode()
@@ -52,11 +53,28 @@ def pieces(seq, t, typ, fields):
     for k in sorted(fields):
         if not isinstance(k, str) or k in ("seq", "t", "type", "crc"):
             raise ValueError("bad field name %r" % (k,))
-        p = ("," + json.dumps(k) + ":" + json.dumps(fields[k], separators=_SEP)).encode()
-        out.append(p)
-        crc = binascii.crc32(p, crc)
+        crc = _value(out, crc, "," + json.dumps(k) + ":", fields[k], 1)
     out.append(CRC_KEY + (b"%08x" % (crc & 0xFFFFFFFF)) + b'"}\n')
     return out
+
+
+def _value(out, crc, pre, v, depth):
+    # `pre` then v's JSON, exactly as json.dumps writes it, appended to out as pieces; -> the CRC so far.
+    # A dict (str keys) or list goes item by item `depth` levels down, in the order json.dumps takes.
+    if depth and v and (isinstance(v, list) or isinstance(v, dict) and all(isinstance(k, str) for k in v)):
+        d = isinstance(v, dict)
+        pre += "{" if d else "["
+        for x in v:
+            if d:
+                crc = _value(out, crc, pre + json.dumps(x) + ":", v[x], depth - 1)
+            else:
+                crc = _value(out, crc, pre, x, depth - 1)
+            pre = ","
+        p = b"}" if d else b"]"
+    else:
+        p = (pre + json.dumps(v, separators=_SEP)).encode()
+    out.append(p)
+    return binascii.crc32(p, crc)
 
 
 class GameLog:

@@ -1,4 +1,5 @@
 import io
+import json
 import os
 import sys
 
@@ -83,6 +84,25 @@ def test_time_keeps_counting_across_tick_wrap():
         r = read(st, log.name)
         assert [x["t"] for x in r.records] == [300 * i for i in range(12)]
         assert r.end == r.records[-1] and r.end["reason"] == "test"
+
+
+def test_a_records_pieces_are_its_line_and_none_holds_a_whole_breakdown():
+    # A long-lived unit's heap may not have a 500-byte block at a 6-player game's end: the breakdown goes
+    # player by player. The bytes are those json.dumps writes for each whole field, the CRC over them all.
+    bd = {}
+    for p in range(1, 7):
+        bd[str(p)] = {"pairs": p, "rounds_won": 2 * p, "cards_left": 3, "passes": p % 2, "why": "a" * 5}
+    fields = {"breakdown": bd, "scores": {"1": 3, "2": -1}, "winners": [1, 2], "why": "last card", "none": {},
+              "rows": [[1, 2], {"a": [3]}, "x"], "n": 7, "no": None, "ok": True, "empty": []}
+    want = b'{"seq":9,"t":1234,"type":"game_end"'
+    for k in sorted(fields):
+        want += ("," + json.dumps(k) + ":" + json.dumps(fields[k], separators=(",", ":"))).encode()
+    want += b',"crc":"' + gamelog.crc_hex(want) + b'"}\n'
+    parts = gamelog.pieces(9, 1234, "game_end", fields)
+    assert b"".join(parts) == want and gamelog.encode(9, 1234, "game_end", fields) == want
+    assert max(len(p) for p in parts) < 100 < len(json.dumps(bd)), [len(p) for p in parts]
+    line = json.loads(want)
+    assert line["breakdown"] == bd and line["rows"] == fields["rows"] and line["none"] == {}
 
 
 def test_bad_fields_are_programming_errors():
