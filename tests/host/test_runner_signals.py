@@ -9,6 +9,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 SHOW = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
 
@@ -25,7 +26,7 @@ def test_the_suite_started_with_ctrl_c_ignored_still_passes_it_on(tmp_path):
         "def test_child():\n"
         f"    out = subprocess.run([sys.executable, '-c', {SHOW!r}], capture_output=True, text=True).stdout\n"
         "    assert out.strip() == 'True', out\n")
-    conftest = __import__("conftest").__file__
+    conftest = str(Path(__file__).resolve().parents[1] / "conftest.py")  # by path: `import conftest` may be tests/web's
     # the suite's own conftest, run as it is (its hooks aside): its set-up is what is under test
     (tmp_path / "conftest.py").write_text(
         f"p = {conftest!r}\nexec(compile(open(p).read(), p, 'exec'), {{'__file__': p, '__name__': 'suite_conftest'}})\n")
