@@ -254,3 +254,17 @@ def test_garbage_ndef_never_an_identity():
 
 def test_every_chip_variant():
     rfidkit.every_variant(globals())
+
+
+def test_a_simulated_card_holds_what_the_card_writer_writes():
+    # The simulator lays a card's record out itself (a card is no part of the unit's heap): byte for byte the
+    # card writer's, for identities in any accepted form, a game card, and a text that is no identity.
+    from maus.drivers import ndef_write
+    from maus.sim.rf_field import make_tag
+
+    for ident in ("mg/mouse/7", "mausbox:mim/card/12", "MG/Cheese/3", "game/mg", "Maus 7", "x" * 40):
+        text = cards.to_text(ident) if cards.normalise(ident) else ident
+        data = ndef_write.tlv(ndef_write.text_record(text))
+        for model in (213, 216):
+            tag = make_tag(ident, model)
+            assert bytes(tag.mem[16:16 + len(data)]) == data, (ident, model)

@@ -292,15 +292,20 @@ def _odd_parity(b):
 
 
 def make_tag(ident, model=213):
-    """An NTAG holding `ident` as an NDEF text record; the UID is derived from the identity. The firmware
-    modules it uses are let go again unless the firmware holds them: the unit loads its NDEF reader only
-    while it reads a card, and so must the heap it measures (bench/heapkit.py)."""
+    """An NTAG holding `ident` as the card writer writes it (maus.drivers.ndef_write: one NDEF text record,
+    "mausbox:" and the canonical identity, in an NDEF TLV); the UID is derived from the identity. A card is no
+    part of a board's heap, so making one here loads nothing of the firmware (a season of taps did, and the
+    game ran out of memory in the simulator's work): the canonical form is maus.cards' (loaded by every game),
+    and the record is laid out in the tag's memory in place (tests/fw/test_rfid.py checks it is the writer's)."""
+    import sys
+
     import maus
 
-    mark = maus.loaded()
-    from maus import cards
-    from maus.drivers import ndef
-
+    cards = sys.modules.get("maus.cards")
+    mark = None
+    if cards is None:  # a test's bare reader: loaded for this and let go again
+        mark = maus.loaded()
+        from maus import cards
     b = ident.encode()
     c = crc_a(b, len(b), 0xFFFF)
     d = crc_a(b, len(b), 0x1234)
@@ -308,8 +313,30 @@ def make_tag(ident, model=213):
     from maus.sim.nfc_tags import NTAG
 
     tag = NTAG(uid, model)
-    text = cards.to_text(ident) if cards.normalise(ident) else ident
-    data = ndef.tlv(ndef.text_record(text))
-    tag.mem[16:16 + len(data)] = data
-    maus.unload_since(mark)
+    canon = cards.normalise(ident)
+    pre = cards.PREFIX.encode() if canon else b""
+    text = canon.encode() if canon else b
+    if mark is not None:
+        maus.unload_since(mark)
+    n = 3 + len(pre) + len(text)  # the payload: status byte (language length 2), "en", the text
+    if n > 0xFF or 7 + n > (tag.user_end - 4) * 4:
+        raise ValueError("card text too long for a short record on this tag")
+    m = tag.mem
+    m[16] = 0x03  # NDEF message TLV (NFC Forum Type 2 Tag 2.4), its length: the record
+    m[17] = 4 + n
+    m[18] = 0xD1  # MB, ME, SR, TNF well-known (NDEF 1.0 3.2)
+    m[19] = 1  # type length
+    m[20] = n
+    m[21] = 0x54  # "T"
+    m[22] = 2
+    m[23] = 0x65  # "e"
+    m[24] = 0x6E  # "n"
+    i = 25
+    for x in pre:
+        m[i] = x
+        i += 1
+    for x in text:
+        m[i] = x
+        i += 1
+    m[i] = 0xFE  # terminator TLV
     return tag
