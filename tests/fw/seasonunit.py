@@ -142,6 +142,11 @@ if MODE.startswith("fill:"):
             f.write(b)
     raise SystemExit(0)
 for n in ("board.json", "board.ok"):
+    try:
+        os.stat(n)
+        continue  # a reset: on the flash since the first start, as a deployed unit's (a full flash takes no copy)
+    except OSError:
+        pass
     with open(WORK + "/" + n, "rb") as src:
         data = src.read()
     with open(n, "wb") as dst:
