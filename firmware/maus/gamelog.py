@@ -47,34 +47,34 @@ def pieces(seq, t, typ, fields):
     # long-lived unit's fragmented heap may have in one piece at a game's end.
     if not isinstance(typ, str) or not typ:
         raise ValueError("bad record type")
-    p = (b'{"seq":%d,"t":%d,"type":' % (seq, t)) + json.dumps(typ).encode()
-    out = [p]
-    crc = binascii.crc32(p)
+    out = [(b'{"seq":%d,"t":%d,"type":' % (seq, t)) + json.dumps(typ).encode()]
     for k in sorted(fields):
         if not isinstance(k, str) or k in ("seq", "t", "type", "crc"):
             raise ValueError("bad field name %r" % (k,))
-        crc = _value(out, crc, "," + json.dumps(k) + ":", fields[k], 1)
+        json_pieces(out, "," + json.dumps(k) + ":", fields[k], 1)
+    crc = 0
+    for p in out:
+        crc = binascii.crc32(p, crc)
     out.append(CRC_KEY + (b"%08x" % (crc & 0xFFFFFFFF)) + b'"}\n')
     return out
 
 
-def _value(out, crc, pre, v, depth):
-    # `pre` then v's JSON, exactly as json.dumps writes it, appended to out as pieces; -> the CRC so far.
-    # A dict (str keys) or list goes item by item `depth` levels down, in the order json.dumps takes.
+def json_pieces(out, pre, v, depth):
+    # `pre` then v's compact JSON, as json.dumps writes it, appended to out as bytes pieces: a dict (str keys)
+    # or list goes item by item `depth` levels down, in the order json.dumps takes, so no piece holds all of
+    # it (also the desk's answers in a game: maus.unit.desk).
     if depth and v and (isinstance(v, list) or isinstance(v, dict) and all(isinstance(k, str) for k in v)):
         d = isinstance(v, dict)
         pre += "{" if d else "["
         for x in v:
             if d:
-                crc = _value(out, crc, pre + json.dumps(x) + ":", v[x], depth - 1)
+                json_pieces(out, pre + json.dumps(x) + ":", v[x], depth - 1)
             else:
-                crc = _value(out, crc, pre, x, depth - 1)
+                json_pieces(out, pre, x, depth - 1)
             pre = ","
-        p = b"}" if d else b"]"
+        out.append(b"}" if d else b"]")
     else:
-        p = (pre + json.dumps(v, separators=_SEP)).encode()
-    out.append(p)
-    return binascii.crc32(p, crc)
+        out.append((pre + json.dumps(v, separators=_SEP)).encode())
 
 
 class GameLog:

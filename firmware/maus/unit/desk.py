@@ -8,7 +8,7 @@ import sys
 
 from micropython import const
 
-from maus import frame
+from maus import frame, gamelog
 from maus.ticks import ticks_diff
 
 _KEEP = const(80)  # payload bytes kept: every request the desk answers is shorter
@@ -142,22 +142,32 @@ class Desk:
                 self._send(0x52, seq, _IN_GAME)
                 return
             r["ok"] = True
-            self._send(0x52, seq, json.dumps(r).encode())
+            out = []  # type: list[bytes]  # in pieces: status is ~500 bytes, more than a game's fragmented heap may have in one block
+            gamelog.json_pieces(out, "", r, 2)
+            self._send(0x52, seq, out)
         except Exception:  # noqa: BLE001 - out of memory at the game's peak, or a bad request: the host asks again
             pass
 
     def _send(self, kind, seq, payload):
-        # One frame whose payload holds no CR or DLE (JSON never does): nothing to escape.
+        # One frame whose payload (bytes, or a list of bytes pieces) holds no CR or DLE (JSON never does):
+        # nothing to escape.
+        parts = payload if isinstance(payload, list) else (payload,)
+        n = 0
+        for p in parts:
+            n += len(p)
         h = self._oh
         h[4] = kind
         frame.puthex(h, 6, seq, 4)
-        frame.puthex(h, 11, len(payload), 4)
-        crc = binascii.crc32(payload, binascii.crc32(memoryview(h)[3:15]))
+        frame.puthex(h, 11, n, 4)
+        crc = binascii.crc32(memoryview(h)[3:15])
+        for p in parts:
+            crc = binascii.crc32(p, crc)
         frame.puthex(h, 16, crc >> 16, 4)
         frame.puthex(h, 20, crc & 0xFFFF, 4)
         out = self.w.out if self.w.out is not None else sys.stdout.buffer
         out.write(h)
-        out.write(payload)
+        for p in parts:
+            out.write(p)
         out.write(b"\n")
 
 
