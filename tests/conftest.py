@@ -139,6 +139,8 @@ def run_micropython(script: str | Path, *args: str, heapsize: int | str | None =
         _missing(it)
     heap = heapsize if heapsize is not None else it.heap(sim, budget)
     env = dict(os.environ, MICROPYPATH=f"{it.tree()}:.frozen", MAUSBOX_REPO=str(ROOT))
+    if budget == "board":  # held besides by the whole-game tests: the board-only modules (heapbudget.BOARD_ONLY)
+        env["MAUSBOX_BOARD_ONLY"] = str(heapbudget.BOARD_ONLY)
     p = Path(script)
     target = ["-m", p.stem] if p.parent == FWTESTS else [str(p)]
     return subprocess.run([it.binary, "-X", f"heapsize={heap}", *target, *args],
