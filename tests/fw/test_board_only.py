@@ -31,8 +31,8 @@ def test_the_board_only_modules_take_what_the_heap_tests_hold_for_them():
 
         gc.collect()
         before = gc.mem_alloc()
-        import maus.hw.esp32  # noqa: F401
         import maus.drivers.ssd1306  # noqa: F401 - the project's own, as esp32_setup loads it
+        import maus.hw.esp32  # noqa: F401
 
         gc.collect()
         took = gc.mem_alloc() - before
