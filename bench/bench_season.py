@@ -6,8 +6,8 @@ The season (tests/fw/seasonunit.py, tests/host/seasonhost.py, bench/seasonkit.py
 MicroPython build plays GAMES (300) games back to back in virtual time, without a reboot:
 - its heap is the virtual unit's at the board's (heapbudget.unit_heap, as tests/fw/unitheap.py plays a whole game)
   plus only what the bench's own set-up takes beyond that harness's (measured each run, ~4.5 KB: the littlefs
-  mount over its file, the hooks on the line and the capture), and it holds BOARD_ONLY (4,096 bytes: maus.hw.esp32
-  and the SSD1306 driver, commit 572869a) all through;
+  mount over its file, the hooks on the line and the capture), and it holds heapbudget.BOARD_ONLY (maus.hw.esp32 and
+  the SSD1306 driver, measured by tests/fw/test_board_only.py) all through;
 - its flash is littlefs (vfs.VfsLfs2, 4 KiB blocks as on the ESP32 port) on a file of BLOCKS blocks (384 KiB): a
   few pulls' worth of games beside a game's reserve, so the season fills it many times over (season.flash_fills:
   the bytes pulled over the capacity) and every game's start must delete pulled logs to make room;
@@ -48,8 +48,6 @@ from mausbox.paths import micropython_binary  # noqa: E402
 
 GAMES = 300
 BLOCKS = 96  # 4 KiB blocks of littlefs: 384 KiB of flash
-BOARD_ONLY = 4096  # what a board holds that the virtual unit does not load (commit 572869a: maus.hw.esp32, the
-# SSD1306 driver; 4,064 bytes measured), held all through the season
 
 
 def season(games: int, blocks: int, seed: int, keep: Path | None = None) -> dict:
@@ -67,7 +65,7 @@ def season(games: int, blocks: int, seed: int, keep: Path | None = None) -> dict
         work = Path(d)
         tree = seasonhost.prepare(work, str(exe))
         heap = seasonhost.fair_heap(str(exe), work, tree, heapbudget.unit_heap(), blocks)
-        run = seasonhost.season(str(exe), work, tree, heap, blocks, BOARD_ONLY, plan.actions)
+        run = seasonhost.season(str(exe), work, tree, heap, blocks, heapbudget.BOARD_ONLY, plan.actions)
         cap = (work / "capture.bin").read_bytes()
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)

@@ -158,6 +158,38 @@ def polling(game, every_ms=500, pull_every=4):
     return host
 
 
+def pulling(game, offset_ms):
+    """A host pulling all through a game: the listing and a read of the log being written every 500 ms, from
+    500 + offset_ms on (runs with offsets 0, 25, 50, ... put a pull at every moment of the game, its heaviest
+    among them: bench/bench_pull_peak.py)."""
+
+    def host(end_ms):
+        acts = [{"at_ms": 200, "host": {"op": "hello", "host": "test", "proto": 1}}]
+        for t in range(500 + offset_ms, end_ms - 1000, 500):
+            acts.append({"at_ms": t, "host": {"op": "logs"}})
+            acts.append({"at_ms": t + 50, "host": {"op": "read", "name": "00001-%s.jsonl" % game}})
+        return acts
+
+    return host
+
+
+def pull_run(name, game, offset_ms):
+    """One game of scenario `name` with pulling(game, offset_ms) on the line; -> "ok", or what went wrong
+    ("memory": a MemoryError out of the firmware, "unanswered", "scores", "end")."""
+    try:
+        unit, ends = _run(name, logs=1, host=pulling(game, offset_ms))
+    except MemoryError:
+        return "memory"
+    if unit is None or unit.mode != "end" or len(ends) != 1:
+        return "end"
+    if {str(k): v for k, v in unit.last_summary["scores"].items()} != _expected(name)["scores"]:
+        return "scores"
+    u = unit.hw.uart
+    if u.answers != u.sent or u.timeouts or u.dropped or not set(u.results) <= {"ok", "game", "nofile"}:
+        return "unanswered"
+    return "ok"
+
+
 def check_polled(name, game):
     """The whole game of scenario `name` with a host polling all through it (polling()), in the same heap as
     check(): the game ends as without the host, and every request is answered; -> the line's counts."""

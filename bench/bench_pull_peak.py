@@ -1,0 +1,64 @@
+"""A `logs pull` at the heaviest moment of each game's largest scenario (issue 27): `season.pull_at_peak_*` lines.
+
+Each game's largest scenario (mg-6p-ties, mim-b-5p, mim-c-5p, mms-4p-full) is played RUNS times on the 32-bit
+MicroPython build at the board's heap (the virtual unit's: heapbudget.unit_heap) with the board-only modules held
+(heapbudget.BOARD_ONLY), a host pulling all through it: the listing and a read of the log being written every
+500 ms, starting 25 ms later in each run (tests/fw/unitheap.py pulling), so that over the runs a pull lands at
+every moment of the game, its heaviest among them. Each run also has its own work folder, so its own heap layout.
+
+Printed: season.pull_at_peak_runs, season.pull_at_peak_memory_errors (a MemoryError out of the firmware),
+season.pull_at_peak_unanswered (a request without its answer), season.pull_at_peak_other (the game did not end as
+alone, or its scores differ); each failure named on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "fw")]
+
+from mausbox.paths import micropython_binary  # noqa: E402
+
+RUNS = 20
+STEP_MS = 25
+GAMES = (("mg-6p-ties", "mg"), ("mim-b-5p", "mim"), ("mim-c-5p", "mim"), ("mms-4p-full", "mms"))
+
+
+def one(job: tuple[str, str, int]) -> tuple[str, int, str]:
+    import conftest
+
+    scen, game, k = job
+    p = conftest.run_micropython(conftest.FWTESTS / "pullpeak.py", scen, game, str(k * STEP_MS), budget="board")
+    out = p.stdout.decode(errors="replace")
+    got = [ln.split()[1] for ln in out.splitlines() if ln.startswith("PULLPEAK ")]
+    if got:
+        return scen, k, got[-1]
+    return scen, k, "memory" if "MemoryError" in out + p.stderr.decode(errors="replace") else "crash"
+
+
+def main() -> int:
+    if micropython_binary() is None:
+        print("season.pull_at_peak_skipped: 1 flag (no MicroPython unix port)")
+        return 0
+    import conftest
+
+    conftest.MAIN.tree()  # the firmware compiled once, before the runs share it
+    jobs = [(s, g, k) for s, g in GAMES for k in range(RUNS)]
+    with ThreadPoolExecutor(2) as pool:  # each run is its own MicroPython process
+        results = list(pool.map(one, jobs))
+    bad = [r for r in results if r[2] != "ok"]
+    for scen, k, what in bad:
+        print(f"pull at peak: {scen} offset {k * STEP_MS} ms: {what}", file=sys.stderr)
+    count = {w: sum(1 for r in bad if r[2] == w) for w in ("memory", "unanswered")}
+    print(f"season.pull_at_peak_runs: {len(results)} count")
+    print(f"season.pull_at_peak_memory_errors: {count['memory']} count")
+    print(f"season.pull_at_peak_unanswered: {count['unanswered']} count")
+    print(f"season.pull_at_peak_other: {len(bad) - count['memory'] - count['unanswered']} count")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
