@@ -184,8 +184,7 @@ def _indexed(store, ix, buf, feed):
     r = _one(store, name, buf, now)
     if r is not None and r.get("deleted"):
         return _walk(store, feed, buf) + [r]  # the one before it: found by a scan (rare: a cut at a start)
-    if not done or r is not None:
-        _index(store, name, r)
+    _index(store, name, r)  # finished now (or a size the index did not know), else still to be checked
     return [r] if r is not None else []
 
 

@@ -270,3 +270,14 @@ def test_an_index_that_cannot_be_written_is_removed_and_never_left_stale():
         os.rmdir(u.store.dir + "/index.tmp")
         assert u.recover() == [] and u.fs.lists == 1
         assert logindex.read(u.store.dir)[1:3] == (name, True)
+
+
+def test_a_finished_log_at_another_size_is_read_once_and_the_index_follows():
+    with Unit() as u:
+        u.recover()
+        name = _game(u)
+        u.write(name, u.read(name) + gamelog.encode(9, 9, "note", {"text": "x"}))  # grown behind the index
+        assert u.recover() == [] and u.fs.lists == 0 and u.fs.opens >= 1  # read, still finished: not repaired
+        assert logindex.read(u.store.dir)[1:] == (name, True, len(u.read(name)))
+        assert u.recover() == []
+        _no_listing(u)
