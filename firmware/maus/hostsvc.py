@@ -393,7 +393,7 @@ class HostService:
             k = len(name)
             base = k - 7 if name.endswith(b".pulled") else k
             if (len(e) > 1 and e[1] == 0x4000) or log_number(name[:base]) < 0:
-                if name != b"counter" and name != b"reserve" and not name.endswith(b".tmp"):
+                if name not in (b"counter", b"index", b"reserve") and not name.endswith(b".tmp"):
                     strays += 1
                     if len(named) < 3:
                         named.append(name.decode("utf-8", "replace")[:64])

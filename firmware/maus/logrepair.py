@@ -16,12 +16,13 @@ _NAMEB = re.compile(b"^[0-9][0-9][0-9][0-9][0-9][0-9]?[0-9]?-[a-z0-9_]+\\.jsonl(
 
 
 def ours(name):
-    """A name in logs/ this unit made: a log, its pulled marker, the counter, the reserve, a temp file."""
+    """A name in logs/ this unit made: a log, its pulled marker, the counter, the index, the reserve, a temp
+    file."""
     if name.endswith(PULLED):
         name = name[:-len(PULLED)]
     elif name.endswith(".tmp"):
         return True
-    return name == "counter" or name == RESERVE_FILE or log_number(name) > 0
+    return name == "counter" or name == "index" or name == RESERVE_FILE or log_number(name) > 0
 
 
 def strays(entries, most=3):
@@ -121,14 +122,76 @@ def recover(store, feed=None):
     # At boot: repair what a power cut can have left unfinished; returns the reports (dicts) of the logs that
     # needed it. Games are played one at a time and each log ends before the next one starts, so only the
     # newest log can be open (and the one before it, when the newest is a start the cut left without its
-    # first record): they alone are checked, and boot time does not grow with the finished logs. One
-    # streamed pass over the directory (no list of its entries: 2,000 logs would not fit the heap) finds the
-    # newest log, temp files a cut left (removed) and files that are none of the unit's (left alone, counted
-    # in store.stray for the boot's problems). feed(): the watchdog's.
+    # first record): they alone are checked, and boot time does not grow with the finished logs.
+    # logs/index (maus.logindex) names the newest log and whether it finished: when it agrees with the flash
+    # the boot reads no directory at all; otherwise (missing, torn, stale) one pass over logs/ finds the
+    # newest log (_walk) and the index is written again. feed(): the watchdog's.
     # Never raises OSError: a log that cannot be repaired is reported with "error" (store.unrecovered: tried
     # again at the next game's start).
+    from maus import logindex
+
     buf = bytearray(_TAIL)  # one buffer for the whole boot
     store.unrecovered = []
+    store.stray = (0, [])
+    ix = logindex.read(store.dir)
+    if ix is not None and ix[0] == logindex.counter(store.dir):
+        out = _indexed(store, ix, buf, feed)
+        if out is not None:
+            return out
+    return _walk(store, feed, buf)
+
+
+def _one(store, name, buf, size):
+    # recover_one, its failure a report
+    try:
+        return recover_one(store, name, buf, size)
+    except OSError as e:
+        store.unrecovered.append(name)
+        try:
+            os.remove(store.path(name) + ".tmp")
+        except OSError:
+            pass
+        return {"name": name, "error": e}
+
+
+def _index(store, name, r):
+    # logs/index after the boot checked the newest log `name` ("": there is none); r: its report
+    from maus import logindex
+
+    d = store.dir
+    try:
+        if r is not None and "aborted" not in r:  # damaged, not repaired: it stays to be checked again
+            logindex.write(d, logindex.counter(d), name, False, 0)
+        else:
+            logindex.write(d, logindex.counter(d), name, True, os.stat(store.path(name))[6] if name else 0)
+    except OSError:
+        pass  # neither written nor removed: it said unfinished, or it was found stale and will be again
+
+
+def _indexed(store, ix, buf, feed):
+    # The boot by the index: -> the reports, or None when the index disagrees with the flash (a scan then).
+    _c, name, done, size = ix
+    if not name:
+        return []  # no log yet
+    try:
+        now = os.stat(store.path(name))[6]
+    except OSError:
+        return None  # the index names a log that is not there
+    if done and now == size:
+        return []  # finished, untouched since: not even read
+    if feed is not None:
+        feed()
+    r = _one(store, name, buf, now)
+    if r is not None and r.get("deleted"):
+        return _walk(store, feed, buf) + [r]  # the one before it: found by a scan (rare: a cut at a start)
+    _index(store, name, r)  # finished now (or a size the index did not know), else still to be checked
+    return [r] if r is not None else []
+
+
+def _walk(store, feed, buf):
+    # One streamed pass over the directory (no list of its entries: 2,000 logs would not fit the heap) finds
+    # the newest logs, temp files a cut left (removed) and files that are none of the unit's (left alone,
+    # counted in store.stray for the boot's problems); then the newest are recovered and logs/index written.
     gone = []  # type: list[str]  # a few temp files to remove (more wait for the next boot)
     newest = [(0, b"", -1), (0, b"", -1)]  # the two newest logs (number, name, size), newest first
     k = 0
@@ -189,24 +252,27 @@ def recover(store, feed=None):
         except OSError:
             pass
     out = []  # type: list[dict]
+    keep = None  # the newest log left, "" when there is none
+    r = None
     for _num, name, size in newest:
         if not name:
+            keep = ""  # no log before the ones deleted: none is left
             break
         name = str(name, "utf-8")
         if feed is not None:
             feed()
-        try:
-            r = recover_one(store, name, buf, size)
-        except OSError as e:
-            r = {"name": name, "error": e}
-            store.unrecovered.append(name)
-            try:
-                os.remove(store.path(name) + ".tmp")
-            except OSError:
-                pass
+        r = _one(store, name, buf, size)
         if r is not None:
             out.append(r)
         if r is None or not r.get("deleted"):
+            keep = name
             break  # the newest log is whole: the ones before it were closed before it began
+    if keep is not None:
+        _index(store, keep, r if keep else None)
+    else:  # both newest went: the one before them is not known here, nor to the next boot's index
+        try:
+            os.remove(d + "index")
+        except OSError:
+            pass
     out.reverse()
     return out

@@ -7,7 +7,7 @@ import sys
 
 from micropython import const
 
-from maus import write_atomic  # noqa: F401 - here for the log code and the host
+from maus import call_unloaded, write_atomic  # noqa: F401 - write_atomic: here for the log code and the host
 
 DIR = "logs"
 EXT = ".jsonl"
@@ -95,8 +95,11 @@ class LogStore:
         return self.dir + "/" + name
 
     def create(self, name):
-        # A new log file, open for writing (binary).
-        return open(self.path(name), "wb")
+        # A new log file, open for writing (binary). logs/index names it first (maus.logindex): the boot
+        # then finds the newest log without listing logs/. OSError if that index could not be kept true.
+        p = self.path(name)
+        call_unloaded("maus.logindex", "opening", self.dir, name)
+        return open(p, "wb")
 
     def entries(self):
         # [(file name, size or -1)] of the files in the logs directory: one directory scan (sizes from

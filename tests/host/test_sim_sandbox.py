@@ -117,3 +117,30 @@ def test_a_link_planted_in_a_large_folder_the_unit_has_read_is_refused(tmp_path)
         with pytest.raises(UnitExecError) as e:
             repl.exec("print(open('/logs/00200-mg.jsonl').read())")
         assert "EACCES" in e.value.error
+
+
+def test_a_link_in_a_large_folder_before_the_unit_starts_is_refused(tmp_path):
+    # The bridge reads a large folder's links for the unit while it starts (vflash.host_count, replserver
+    # _precount): a link that was there, in a folder unchanged for 2 s, is refused at the first path through it.
+    import time
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("secret")
+    root = tmp_path / "root"
+    logs = root / "logs"
+    logs.mkdir(parents=True)
+    for i in range(1, 101):
+        (logs / ("%05d-mg.jsonl" % i)).write_text("x")
+    os.symlink(outside / "secret.txt", logs / "00200-mg.jsonl")
+    old = time.time() - 10
+    os.utime(logs, (old, old))
+    while os.stat(logs).st_ctime > time.time() - 2.5:  # ctime cannot be set back: kept once it is 2 s old
+        time.sleep(0.1)
+    with SerialUnit(root, extra_path=[]) as unit, UnitLink(unit.pty_path, timeout=10) as link:
+        repl = link.repl()
+        repl.enter_raw()
+        with pytest.raises(UnitExecError) as e:
+            repl.exec("print(open('/logs/00200-mg.jsonl').read())")
+        assert "EACCES" in e.value.error
+        assert repl.exec("print(open('/logs/00007-mg.jsonl').read())").decode().strip() == "x"

@@ -237,3 +237,50 @@ def test_the_count_is_made_again_at_boot_from_the_folder(tmp_path):
     assert on_unit(root, probe) == [510 - 4 - 2]
     on_unit(root, "with open('logs/new', 'wb') as f:\n    f.write(b'n' * 9000)\nprint('OUT', [])")
     assert on_unit(root, probe) == [510 - 4 - 2 - 3]  # a new boot counts what the last one wrote
+
+
+COUNT = """
+import sys
+sys.path.insert(0, %r)
+import vflash
+R = %r
+out = []
+for cap in (512, %d):
+    n = [0, 0, 0, 0]
+    vflash.count("/", n, cap, lambda d: os.ilistdir(R + d), lambda p: os.stat(R + p))
+    out.append(n)
+print("OUT", out)
+"""
+
+
+@needs32
+def test_the_bridge_counts_the_folder_as_the_unit_would(tmp_path):
+    """The bridge (CPython) counts the folder while the interpreter starts (vflash.host_count): the same blocks,
+    entry bytes, directories and extra pairs as the interpreter's own count, on a full flash too (where the
+    pairs a directory spills into are capped by the room left); the simulator's own files are not counted."""
+    from mausbox.sim import vflash
+
+    root = tmp_path / "unit"
+    logs = root / "logs"
+    logs.mkdir(parents=True)
+    for i in range(1, 401):  # a large folder: entries spill into more pairs
+        (logs / ("%05d-mms.jsonl" % i)).write_bytes(b"y" * (100 + (i * 97) % 9000))
+        if i % 3 == 0:
+            (logs / ("%05d-mms.jsonl.pulled" % i)).write_bytes(b"a" * 64)
+    (root / "maus" / "games").mkdir(parents=True)
+    (root / "maus" / "games" / "mg.mpy").write_bytes(b"m" * 20000)
+    (root / "maus" / "x.mpy").write_bytes(b"m" * 128)
+    (root / "settings.json").write_bytes(b"{}")
+    (root / "empty").mkdir()
+    (root / ".sim").mkdir()
+    (root / ".sim" / "notes").write_bytes(b"z" * 50000)
+    full = 300  # fewer blocks than the logs take: the extra pairs are capped
+    got = [vflash.host_count(str(root), cap) for cap in (512, full)]
+    body = COUNT % (str(vflash.__file__).rsplit("/", 1)[0], str(root), full)
+    script = tmp_path / "count.py"
+    script.write_text("import os\n" + body)
+    p = subprocess.run([INTERPS["32"].binary, "-X", "heapsize=4m", str(script)], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert _out(p.stdout) == got, got
+    assert got[0][2] == 4 and got[0][0] > full and got[1][3] < got[0][3], got  # logs, maus, games, empty

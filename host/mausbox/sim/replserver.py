@@ -29,6 +29,8 @@ _root, _mode = sys.argv[1], sys.argv[2]
 _ctl = open("/dev/fd/%s" % sys.argv[3], "wb")  # before the remount hides /dev
 _cmd = open("/dev/fd/%s" % sys.argv[4], "rb")
 _ping = open("/dev/fd/%s" % sys.argv[5], "rb")
+_pre = os.getenv("MAUSBOX_SIM_PRECOUNT")  # the bridge's count of the folder (vflash.host_count): its pipe
+_pre = open("/dev/fd/%s" % _pre, "rb") if _pre else None
 _shim = sys.argv[6]
 _inp = sys.stdin.buffer
 _out = sys.stdout.buffer
@@ -125,8 +127,37 @@ def _make_os():
 
     sys.path.pop()
     sys.modules.pop("vflash", None)
-    builtins.open = vflash.hook(d, j.p, open)
+    builtins.open = vflash.hook(d, j.p, open, _precount(vflash.CAP))
     return m
+
+
+def _precount(cap):
+    # The bridge's count of the folder, taken while this interpreter starts (vflash.host_count): first the links
+    # of its large directories as _Jail.links keeps them (read here), then the blocks in use (-> a function that
+    # waits for them, None: count here).
+    global _pre
+    f, _pre = _pre, None
+    if f is None:
+        return None
+    import json
+
+    try:
+        for d, k, names in (json.loads(f.readline() or "null") or [])[:4]:
+            _Jail._seen[d] = (tuple(k), tuple(names))
+    except (OSError, ValueError, TypeError):
+        f.close()
+        return None
+
+    def counts():
+        try:
+            got = json.loads(f.readline() or "null")
+        except (OSError, ValueError):
+            got = None
+        finally:
+            f.close()
+        return got["n"] if got and got["cap"] == cap else None
+
+    return counts
 
 
 def _mount():
@@ -558,7 +589,8 @@ def _seal():
         return m if m is not None else ri(name, *args)
 
     g["_real_import"] = real_import
-    for k in ("_real_machine", "_spare", "_board_modules", "_hide_sim_files", "_host_links", "_seal"):
+    for k in ("_real_machine", "_spare", "_board_modules", "_hide_sim_files", "_host_links", "_precount", "_pre",
+              "_seal"):
         g.pop(k, None)  # setup only: their code is heap the firmware would otherwise not have
 
 

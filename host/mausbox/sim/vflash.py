@@ -7,7 +7,8 @@
 # Blocks in use: the root's metadata pair (2), a pair per directory, a file over 128 bytes its CTZ skip-list
 # blocks (lfs2_ctz_index), and more pairs as directories grow (fitted: ~1,500 bytes of entries a pair, an entry
 # 23 bytes + its name + its inline data, or 20 for a file's CTZ or a directory's pair). A running count: counted
-# once at boot, then changed by each write, remove, rename, mkdir and rmdir. MAUSBOX_FLASH_BYTES: another size.
+# once at boot (by the bridge, in CPython, while this interpreter starts: host_count), then changed by each
+# write, remove, rename, mkdir and rmdir. MAUSBOX_FLASH_BYTES: another size.
 import io
 import os
 
@@ -32,20 +33,23 @@ def _ent(p, n):
     return 23 + len(p) - p.rfind("/") - 1 + (n if 0 <= n <= 128 else 20)
 
 
-def _count(d):
-    # the boot's one walk, inlined (_add, _ent, _meta as they would go entry by entry): ~30 us a file through
-    # the helpers was most of a boot with 2,000 logs
+def count(d, n, cap, ls, st):
+    # Adds the blocks of folder d (the unit's path, ending in "/") and all under it to n, entry by entry as
+    # _add, _ent and _meta would (inlined: ~30 us a file through the helpers was most of a boot with 2,000 logs).
+    # ls(d): (name, type, ...) entries, st(path): its stat. The host's bridge runs the same count in CPython
+    # while this interpreter starts (host_count), so that a boot with 2,000 logs pays no stat for each here.
     top = d == "/"
-    st = os.stat
-    n = _n
-    for e in os.ilistdir(d):
+    for e in ls(d):
         c = e[0]
         p = d + c
         if top and not _mine(p):
             continue
         if e[1] & 0x4000:
-            _add(p, -1, 1)
-            _count(p + "/")
+            n[0] += 2
+            n[2] += 1
+            n[1] += 43 + len(c)
+            _spill(n, cap)
+            count(p + "/", n, cap, ls, st)
             continue
         s = st(p)[6]
         if s <= 128:
@@ -55,7 +59,44 @@ def _count(d):
             m = 43 + len(c)
         n[1] += m
         if n[1] // 1500 > n[3]:
-            _meta(0)
+            _spill(n, cap)
+
+
+def host_count(root, cap, links_done=None):
+    """CPython (the bridge, mausbox.sim.serial): [blocks, entry bytes, directories, extra pairs] of the folder
+    root as the interpreter's own count would find them (the same entries, in the directory's order). First the
+    folders are read and links_done([(path, key, link names)]) is given their large ones' links, as replserver's
+    _Jail.links keeps them; then one stat a file."""
+    import time
+
+    now = int(time.time())
+    tree = {}
+    links = []
+
+    def read(d):
+        s = os.stat(root + d)  # before its entries, as _Jail.links: a link planted meanwhile changes it
+        key = (s.st_ino, s.st_size, int(s.st_mtime), int(s.st_ctime))
+        out = []
+        found = []
+        with os.scandir(root + d) as it:
+            for e in it:
+                t = 0xA000 if e.is_symlink() else 0x4000 if e.is_dir(follow_symlinks=False) else 0x8000
+                out.append((e.name, t))
+                if t == 0xA000:
+                    found.append(e.name)
+        tree[d] = out
+        if len(out) >= 64 and max(key[2], key[3]) <= now - 2:  # kept as _Jail.links keeps them
+            links.append((d, key, found))
+        for c, t in out:
+            if t == 0x4000 and (d != "/" or _mine(d + c)):
+                read(d + c + "/")
+
+    read("/")
+    if links_done is not None:
+        links_done(links)
+    n = [0, 0, 0, 0]
+    count("/", n, cap, tree.__getitem__, lambda p: os.stat(root + p))
+    return n
 
 
 def _mine(p):
@@ -74,13 +115,17 @@ def _add(p, n, k):
 
 
 def _meta(d):
+    _n[1] += d
+    _spill(_n, CAP)
+
+
+def _spill(n, cap):
     # a directory's entries spill into a further pair about every 1,500 bytes; on a full flash littlefs compacts
     # the pair in place instead (lfs2_dir_splittingcompact: a split that meets ENOSPC is given up)
-    _n[1] += d
-    w = _n[1] // 1500
-    if w > _n[3]:
-        w = max(_n[3], min(w, (CAP - 2 - _n[0]) // 2))
-    _n[3] = w
+    w = n[1] // 1500
+    if w > n[3]:
+        w = max(n[3], min(w, (cap - 2 - n[0]) // 2))
+    n[3] = w
 
 
 def _size(p):
@@ -97,9 +142,26 @@ def used():
     return 2 + _n[0] + 2 * _n[3]
 
 
-def hook(d, jp, open_):
+_given = [None]  # the bridge's count to come (hook): taken when the accounting is first needed
+
+
+def _need():
+    # the count, before the first change is accounted: the folder is then as the bridge counted it
+    f = _given[0]
+    if f is not None:
+        _given[0] = None
+        got = f()
+        if got is None:
+            count("/", _n, CAP, os.ilistdir, os.stat)
+        else:
+            _n[:] = got
+
+
+def hook(d, jp, open_, given=None):
     # The os module's file functions (d: already confined to the folder by jp) and open, with the accounting.
-    _count("/")
+    # given(): the counts the bridge takes of the folder while this interpreter starts (host_count), or None:
+    # counted here. Asked for at the first write, remove, rename, mkdir or statvfs.
+    _given[0] = given or (lambda: None)
     _raw.extend((open_, d["rename"]))
 
     def jq(path):
@@ -108,6 +170,7 @@ def hook(d, jp, open_):
 
     def one(f, k):
         def g(path):
+            _need()
             p = jq(path)
             n = _size(p) if k < 0 else -1
             if k > 0 and _size(p) is None and used() + 2 > CAP:
@@ -124,6 +187,7 @@ def hook(d, jp, open_):
     ren = d["rename"]
 
     def rename(a, b):
+        _need()
         a, b = jq(a), jq(b)
         n, m = _size(a), _size(b)
         ren(a, b)
@@ -134,6 +198,7 @@ def hook(d, jp, open_):
             _add(b, n, 1)
 
     def statvfs(path="/"):
+        _need()
         os.stat(jq(path))  # ENOENT for a path that is not there, as on the board
         free = max(0, CAP - used() - 2 * _n[2])
         return (BS, BS, CAP, free, free, 0, 0, 0, 0, 255)
@@ -141,6 +206,7 @@ def hook(d, jp, open_):
     def open(path, mode="r", *a, **kw):
         if not isinstance(path, (str, bytes)) or not [c for c in mode if c in "wax+"]:
             return open_(path, mode, *a, **kw)
+        _need()
         p = jq(path)
         s = _size(p)
         f = open_(p, mode, *a, **kw)
