@@ -199,9 +199,19 @@ class GameLog:
     def end(self, scores, winners, breakdown, why):
         # scores/breakdown keyed by player id (int or str), winners a list of player ids (maus.logend).
         call_unloaded("maus.logend", "end", self, scores, winners, breakdown, why)
+        self._ended()
 
     def abort(self, reason):
         call_unloaded("maus.logend", "abort", self, reason)
+        self._ended()
+
+    def _ended(self):
+        # Every record, the end too, is on flash: logs/index says the log is finished (the boot need not read
+        # it). Once maus.logend is let go: the two are never in RAM at once at a game's end, its tightest moment.
+        at = self.end_at
+        if at is not None and self._ok and self._ok == self.seq and not self.held:
+            i = at[0].rfind("/")
+            call_unloaded("maus.logindex", "ended", at[0][:i], at[0][i + 1:])
 
     def close(self):
         if self.held:

@@ -10,7 +10,6 @@ def end(log, scores, winners, breakdown, why):
     log.record("game_end", {"scores": _skeys(scores), "winners": list(winners),
                             "breakdown": _skeys(breakdown), "why": why})
     log.close()
-    _ended(log)
 
 
 def abort(log, reason):
@@ -18,17 +17,6 @@ def abort(log, reason):
     _reopen(log)
     log.record("game_abort", {"reason": reason})
     log.close()
-    _ended(log)
-
-
-def _ended(log):
-    # every record, the end too, is on flash: logs/index says the log is finished (the boot need not read it)
-    at = log.end_at
-    if at is not None and log._ok and log._ok == log.seq and not log.held:
-        from maus.logindex import ended
-
-        i = at[0].rfind("/")
-        ended(at[0][:i], at[0][i + 1:])
 
 
 def _reopen(log):
