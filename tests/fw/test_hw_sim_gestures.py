@@ -38,3 +38,29 @@ def test_a_click_during_a_long_press_is_a_press_of_its_own():
     hw.apply({"hold": 1, "ms": 80})
     n, level = _presses(hw, pin, t1 + 1000000)
     assert (n, level) == (2, 1)  # the double's second click (its first came at once), then the click after it
+
+
+def test_a_long_press_after_the_clock_is_rebased_is_still_long():
+    # The world's clock is moved back every ~9 minutes (maus.sim.world _rebase): a gesture's end kept in the old
+    # clock made the next long press start that much later, and the unit took it for a click (a season of games
+    # went off its script at its seventh game).
+    try:
+        import framebuf  # noqa: F401 - the virtual unit's display: MicroPython only (this runs there)
+    except ImportError:
+        return
+    from maus.hw import sim
+
+    hw = sim.Hardware(board.load(repo_path("boards") + "/sim.json"))
+    pin = hw.buttons[0]
+    w = hw.world
+    w.sleep_until(0x20000000 - 300000)  # just before the world's rebase point (maus.sim.world _REBASE_AT)
+    hw.apply({"hold": 1, "ms": 80})  # a click: the button's last gesture
+    w.sleep_until(0x20000000 + 1000)  # and past it: the clock moved back 268 s
+    assert w.rebased == 1
+    t0 = w.now
+    hw.apply({"hold": 1, "ms": 1200})
+    assert pin.value() == 0  # pressed at once
+    n, level = _presses(hw, pin, t0 + 1000000)
+    assert (n, level) == (0, 0)  # still held a second later
+    n, level = _presses(hw, pin, t0 + 1500000)
+    assert (n, level) == (0, 1)  # let go after 1.2 s

@@ -490,6 +490,10 @@ class Hardware:
     def _rebased(self, shift):
         if self.scenario_end_us >= 0:
             self.scenario_end_us -= shift
+        # the timed gestures' ends too: left in the old clock, a hold after ~9 minutes of play started that much
+        # later and was taken for a click (a season of games went off its script at its 7th game)
+        for p in self._free:
+            self._free[p] -= shift
 
     def window(self, is_open):
         """maus.capture.RaceWindow: a race window opens or closes (the simulator counts flash writes and GCs in it)."""
