@@ -10,7 +10,8 @@ Printed: season.pull_at_peak_runs, season.pull_at_peak_memory_errors (a MemoryEr
 season.pull_at_peak_unanswered (a request without its answer), season.pull_at_peak_other (the game did not end as
 alone, or its scores differ); each failure named on stderr. season.pull_at_peak_slow_runs: runs where a request
 was answered only after the line's quick wait (3 s): a race window (the unit reads nothing but the buttons until
-it closes) held it; the host waits longer (mausbox.link.bounds.IDLE, 10 s).
+it closes) held it; the host waits longer (mausbox.link.bounds.IDLE, 10 s). season.pull_at_peak_busy_runs: runs
+where a request was answered "nomem" (no room for the answer just then: the host asks again after 0.25 s).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ def main() -> int:
     with ThreadPoolExecutor(2) as pool:  # each run is its own MicroPython process
         results = list(pool.map(one, jobs))
     slow = sum(1 for r in results if r[2] == "slow")
-    bad = [r for r in results if r[2] not in ("ok", "slow")]
+    busy = sum(1 for r in results if r[2] == "busy")
+    bad = [r for r in results if r[2] not in ("ok", "slow", "busy")]
     for scen, k, what in bad:
         print(f"pull at peak: {scen} offset {k * STEP_MS} ms: {what}", file=sys.stderr)
     count = {w: sum(1 for r in bad if r[2] == w) for w in ("memory", "unanswered")}
@@ -61,6 +63,7 @@ def main() -> int:
     print(f"season.pull_at_peak_unanswered: {count['unanswered']} count")
     print(f"season.pull_at_peak_other: {len(bad) - count['memory'] - count['unanswered']} count")
     print(f"season.pull_at_peak_slow_runs: {slow} count")
+    print(f"season.pull_at_peak_busy_runs: {busy} count")
     return 0
 
 

@@ -174,7 +174,8 @@ def pulling(game, offset_ms):
 
 
 def pull_run(name, game, offset_ms):
-    """One game of scenario `name` with pulling(game, offset_ms) on the line; -> "ok", "slow" (every request
+    """One game of scenario `name` with pulling(game, offset_ms) on the line; -> "ok", "busy" (a request was
+    answered "nomem": no room for its answer just then; the host asks again), "slow" (every request
     answered, one or more after the line's quick wait of 3 s: a race window holds the host's requests until it
     closes, and the host waits up to 10 s: mausbox.link.bounds.IDLE), or what went wrong ("memory": a
     MemoryError out of the firmware, "unanswered", "scores", "end")."""
@@ -187,8 +188,10 @@ def pull_run(name, game, offset_ms):
     if {str(k): v for k, v in unit.last_summary["scores"].items()} != _expected(name)["scores"]:
         return "scores"
     u = unit.hw.uart
-    if u.answers != u.sent or u.dropped or not set(u.results) <= {"ok", "game", "nofile"}:
+    if u.answers != u.sent or u.dropped or not set(u.results) <= {"ok", "game", "nofile", "nomem"}:
         return "unanswered"
+    if u.results.get("nomem"):
+        return "busy"
     return "slow" if u.timeouts else "ok"
 
 

@@ -29,6 +29,7 @@ class Uart:
         self.dropped = 0  # bytes lost to a full receive buffer
         self.results = {}  # "ok" / an error code -> final answers with it
         self.answers = 0
+        self.unread = 0  # final answers the host's side had no memory to read (counted in answers only)
         self.parts = 0  # P and D frames
         self._seq = 0
         self._hdr = bytearray(_HDR)
@@ -122,12 +123,18 @@ class Uart:
             self.answers += 1
             self._asked = -1
             # An error answer is short and says "error"; a long one (status) may put "ok" past what is kept.
-            body = bytes(self._body[:min(self._bn, _KEEP)])
-            i = body.find(b'"error": "')
-            key = "ok"
-            if i >= 0:
-                j = body.find(b'"', i + 10)
-                key = body[i + 10:j].decode() if j > 0 else "unreadable"
-            self.results[key] = self.results.get(key, 0) + 1
+            # The host reads it, not the unit: out of memory here (the firmware's heap at a game's peak) it is
+            # counted apart and never raised into the unit's write (a board's UART write allocates nothing).
+            try:
+                body = bytes(self._body[:min(self._bn, _KEEP)])
+                i = body.find(b'"error": "')
+                key = "ok"
+                if i >= 0:
+                    j = body.find(b'"', i + 10)
+                    key = body[i + 10:j].decode() if j > 0 else "unreadable"
+                body = None
+                self.results[key] = self.results.get(key, 0) + 1
+            except MemoryError:
+                self.unread += 1
         elif self._kind in (0x50, 0x44):  # "P", "D"
             self.parts += 1

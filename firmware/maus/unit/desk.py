@@ -16,6 +16,7 @@ _RX_MAX = const(480)  # as maus.hostsvc: the largest request payload
 _STALL_MS = const(500)  # as maus.hostsvc: a header whose payload stops coming was a stray
 _IN_PER_POLL = const(160)  # as maus.unit.core
 _DEAD_MS = const(1000)
+_BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'  # maus.hostsvc's
 _IN_GAME = b'{"ok": false, "error": "game", "msg": "a game is in progress: ask again when it has ended"}'
 
 
@@ -145,7 +146,12 @@ class Desk:
             out = []  # type: list[bytes]  # in pieces: status is ~500 bytes, more than a game's fragmented heap may have in one block
             gamelog.json_pieces(out, "", r, 2)
             self._send(0x52, seq, out)
-        except Exception:  # noqa: BLE001 - out of memory at the game's peak, or a bad request: the host asks again
+        except MemoryError:  # no room to answer at the game's peak: "busy", the host asks again (as the service)
+            try:
+                self._send(0x52, seq, _BUSY)
+            except MemoryError:
+                pass  # not even that: the host, which had no answer, asks again
+        except Exception:  # noqa: BLE001 - a bad request: the host asks again
             pass
 
     def _send(self, kind, seq, payload):
