@@ -386,6 +386,7 @@ class UnitLink:
             info = self.request("hello", host=self.host, proto=PROTO)
             if then:
                 self.then_seq = self.send_request(then)
+                then = None
         except UnitError as e:
             if e.error == "proto":
                 raise LinkError(f"{self.port}: {e.msg}") from None
