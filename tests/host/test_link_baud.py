@@ -98,6 +98,19 @@ def test_a_bridge_that_cannot_do_921600_falls_back_and_the_pull_completes(tmp_pa
         assert (tmp_path / "raw" / unit.unique_id / name).read_bytes() == data
 
 
+@virtual
+def test_through_the_faulty_relay_the_cable_carries_the_agreed_rate(tmp_path, capsys):
+    from mausbox.sim.relay import FaultyRelay
+
+    logs = _logs(3)
+    with unit_with(tmp_path / "unit", logs) as unit, FaultyRelay(unit.pty_path, rate=0.0) as relay:
+        rc = main(["logs", "pull", "--port", relay.port, "--store", str(tmp_path / "s.sqlite"), "-v"])
+        err = capsys.readouterr().err
+        assert rc == 0 and unit.rates == [921600, 115200] and unit.garbled == 0, err
+    for name, data in logs.items():
+        assert (tmp_path / "raw" / unit.unique_id / name).read_bytes() == data
+
+
 def _ask(port: serial.Serial, parser: Parser, seq: int, op: str, ceiling: float = 30.0, **args) -> dict | None:
     """One request over a plain pyserial port; its final answer, or None if none came within `ceiling`."""
     port.write(encode(REQUEST, seq, json.dumps(dict(op=op, **args)).encode()))

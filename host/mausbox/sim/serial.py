@@ -65,6 +65,9 @@ BOOT, FRIENDLY, PASTE_F, RAW, PASTE_RAW, EXEC = range(6)
 TX_HIGH = 64 * 1024  # stop reading the interpreter's stdout above this much unsent output
 BOOT_BAUD = 115200  # the unit's console rate at power-on (firmware/maus/hostsvc.py BOOT_BAUD)
 TCGETS2 = 0x802C542A  # Linux: struct termios2, whose c_ispeed/c_ospeed hold any rate (pyserial sets odd ones so)
+TCSETS2 = 0x402C542B
+BOTHER = 0o010000  # c_cflag: the speed is c_ospeed's, not a B-code
+CBAUD = 0o010017
 _SPEEDS = {getattr(termios, "B%d" % r): r for r in (9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000,
                                                    576000, 921600, 1000000, 1152000, 1500000, 2000000, 2500000,
                                                    3000000, 3500000, 4000000) if hasattr(termios, "B%d" % r)}
@@ -1166,6 +1169,20 @@ def tty_speed(fd: int) -> int:
         return _SPEEDS.get(termios.tcgetattr(fd)[5], BOOT_BAUD)
     except termios.error:
         return BOOT_BAUD
+
+
+def set_tty_speed(fd: int, rate: int) -> bool:
+    """Set a tty's speed to `rate` (Linux TCSETS2, any rate), as pyserial sets it; False where that fails."""
+    try:
+        buf = bytearray(44)
+        fcntl.ioctl(fd, TCGETS2, buf)
+        cflag = struct.unpack_from("<I", buf, 8)[0]
+        struct.pack_into("<I", buf, 8, (cflag & ~CBAUD) | BOTHER)
+        struct.pack_into("<II", buf, 36, rate, rate)
+        fcntl.ioctl(fd, TCSETS2, buf)
+        return True
+    except OSError:
+        return False
 
 
 def resample(data: bytes, tx: int, rx: int) -> bytes:
