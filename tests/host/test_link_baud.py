@@ -190,3 +190,13 @@ def test_a_native_usb_console_or_a_game_is_not_asked(tmp_path):
     link, ser = _loop_link(tmp_path / "g")
     ser.ctx.mode = "play"
     assert link.hello()["mode"] == "play" and link.rate == 115200 and b'"baud"' not in bytes(ser.written)
+
+
+def test_after_a_long_quiet_the_host_finds_the_unit_gone_back(tmp_path):
+    link, ser = _loop_link(tmp_path)
+    link.hello()
+    assert link.rate == 921600
+    ser.svc.console(115200)  # the unit's service went quiet meanwhile (or a game began): its console is back
+    link._rx_at -= 60  # the host has been quiet for a minute (a card to fetch, a game to wait for)
+    assert link.request("status")["ok"]  # checked first at 921,600 (unheard), then asked at 115,200
+    assert link.rate == 115200 and "went back" in link.rate_note and ser.rates_set == [921600, 115200]

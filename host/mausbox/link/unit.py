@@ -473,7 +473,8 @@ class UnitLink:
         try:
             self.request("hello", host=self.host, proto=PROTO, timeout=PROBE_WAIT)
         except LinkError:
-            self._to_base(f"the unit went back to {self.base} baud (its service went quiet, or a game began)")
+            self._to_base("")
+            self.rate_note = f"the unit went back to {self.base} baud (its service went quiet, or a game began)"
         finally:
             self._probing = False
 
