@@ -411,7 +411,6 @@ class Hardware:
         self._rtc = b""
         self.scenario_end_us = -1
         self.uart = None  # maus.sim.uart's line, once a scenario's host sends (console())
-        self._baud = 115200  # the console's rate (console_baud)
         if scenario:
             self.load_scenario(scenario)
         else:
@@ -629,14 +628,10 @@ class Hardware:
 
     def console_baud(self, rate):
         """The console's rate (docs/protocol.md, `baud`), set as maus.hw.esp32 sets it: on the virtual unit its
-        machine.UART(0) (host/mausbox/sim/vumachine.py), whose bridge switches the pty's line once the bytes written
-        before have gone out; in scenario mode the simulated line's character time (its host follows)."""
-        if rate == self._baud:
-            return
-        self._baud = rate
-        if self.scenario_end_us >= 0:
-            if self.uart is not None:
-                self.uart.char_us = 10000000 // rate
+        machine.UART(0), whose bridge switches the pty's line once the bytes written before have gone out; in
+        scenario mode the simulated line's character time (its host follows)."""
+        if self.uart is not None:
+            self.uart.char_us = 10000000 // rate
         elif _vunit:
             import machine
 

@@ -903,6 +903,8 @@ class SerialUnit:
         """Switches whose bytes before them have all gone out take effect now."""
         while self._switches and self._switches[0][0] <= 0:
             rate = self._switches.pop(0)[1]
+            if rate == self.unit_rate:
+                continue  # set to the rate it has (the app puts the boot rate back on its way out)
             self.unit_rate = rate
             self.rates.append(rate)
             if self.baud:
