@@ -131,14 +131,15 @@ class HostService:
 
     # --- the console's rate (docs/protocol.md, `baud`) ----------------------------------------------------------
     def console(self, rate):
-        """The console UART to `rate`, once what was written has gone out (the board's hardware layer waits for
-        that: maus.hw console_baud). The state first: a switch that raised still falls back."""
+        """The console UART to `rate`, once what was written has gone out (maus.hw.console, loaded for it). The
+        state first: a switch that raised still falls back."""
         self.baud = rate
         self.baud_at = self._noise_at = -1
         hw = self.ctx.hw
-        fn = getattr(hw, "console_baud", None) if hw is not None else None
-        if fn is not None:
-            fn(rate)
+        if hw is not None:
+            import maus
+
+            maus.call_unloaded("maus.hw.console", "switch", hw, rate)
 
     def _baud_check(self):
         # At a switched rate: no valid frame within BAUD_WAIT_MS of the switch (the host's line cannot do the

@@ -55,7 +55,7 @@ SIM_SHARE = {
     "rfid": 35840,  # the MFRC522 register emulator (22 chip variants, half-bit RF model) and six NTAG216 tags
     "piezo": 6656,  # the piezo waveform model
     "world": 9216,  # virtual time, the soft-IRQ queue, the ESP32 timing model and six simulated pins
-    "hw": 20992,  # the virtual unit's Hardware (maus.hw.sim) less what a board holds too (framebuffer, LEDs); +512: its console_baud
+    "hw": 20480,  # the virtual unit's Hardware (maus.hw.sim) less what a board holds too (framebuffer, LEDs)
     "flash": 22016,  # a 32 x 512-byte RAM block device mounted as littlefs (a board's flash is not heap)
     # The virtual unit's simulated hardware together, as `mausbox sim` builds it from boards/sim.json (every
     # part, four tags on the pad, and the qstr pool it makes for the firmware's names: maus.sim.world.qstr_room)

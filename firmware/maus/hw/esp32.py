@@ -17,8 +17,6 @@ if TYPE_CHECKING:  # maus.hw.esp32_setup sets the parts
 # file takes timer 2.
 _KEEPER_TIMER = 3
 _RTC_WDT = 2  # RTC memory byte: the watchdog's timeout in s while one runs (bytes 0-1: the crash counter)
-_BOOT_BAUD = const(115200)  # the REPL UART's rate from power-on (ports/esp32/uart.c, uart_stdout_init)
-_TX_FIFO = const(128)  # bytes UART0's transmit FIFO holds (SOC_UART_FIFO_LEN)
 
 
 class Hardware:
@@ -45,7 +43,6 @@ class Hardware:
         self.board = board
         self._wdt = None
         self._rmt = None
-        self._baud = _BOOT_BAUD
         __import__("maus.hw.esp32_setup", None, None, ("build",)).build(self, board)
         import maus
 
@@ -110,26 +107,6 @@ class Hardware:
 
     def reset(self):
         machine.reset()
-
-    def console_baud(self, rate):
-        """The console (UART0, the REPL's) to `rate`, once the bytes written before have left (docs/protocol.md, `baud`).
-
-        MicroPython v1.28.0, ports/esp32/machine_uart.c: machine.UART(0) is the REPL's UART (uart_is_repl); the REPL
-        drives it through the HAL with its own ISR (ports/esp32/uart.c), so no ESP-IDF driver is installed for it and
-        mp_machine_uart_init_helper leaves buffers and pins alone and sets the divisor with uart_set_baudrate. Its last
-        step, uart_flush_input, needs such a driver and fails (OSError): the rate is set by then, so that is caught.
-        Called from the main loop, never an IRQ; it allocates the UART object and that error (about 150 bytes, once
-        per switch, outside games)."""
-        if rate == self._baud:
-            return
-        # uart_stdout_tx_strn returns once the bytes are in the TX FIFO, and init waits for nothing on the REPL's
-        # UART (uart_wait_tx_done only with a driver): wait out a full FIFO at the old rate, 10 bits a byte.
-        time.sleep_ms(_TX_FIFO * 10000 // self._baud + 2)
-        try:
-            machine.UART(0, rate)
-        except OSError:
-            pass  # uart_flush_input, after uart_set_baudrate (above)
-        self._baud = rate
 
 
 # The watchdog keeper. machine.WDT cannot be stopped and survives a soft reset; the REPL does not run

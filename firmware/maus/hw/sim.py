@@ -626,20 +626,6 @@ class Hardware:
             self.uart = Uart(self.world)
         return self.uart
 
-    def console_baud(self, rate):
-        """The console's rate (docs/protocol.md, `baud`), set as maus.hw.esp32 sets it: on the virtual unit its
-        machine.UART(0), whose bridge switches the pty's line once the bytes written before have gone out; in
-        scenario mode the simulated line's character time (its host follows)."""
-        if self.uart is not None:
-            self.uart.char_us = 10000000 // rate
-        elif _vunit:
-            import machine
-
-            try:
-                machine.UART(0, rate)
-            except OSError:
-                pass  # as on the board (maus.hw.esp32): raised after the rate is set
-
     def console_ready(self):
         return self.uart is not None and self.uart.ready()
 

@@ -23,7 +23,6 @@ class Uart:
         self._n = 0  # bytes in the receive buffer
         self._wire = []  # [bytes, arrival of its first byte in virtual µs, bytes of it delivered]
         self._queue = []  # requests not yet sent
-        self.char_us = _CHAR_US  # one byte's time on the line (the unit's console_baud changes it)
         self._asked = -1  # virtual µs the request on the line was sent; -1: none waits for its answer
         self.timeouts = 0  # requests given up on: no answer within _WAIT_US
         self.sent = 0  # requests put on the wire
@@ -63,7 +62,7 @@ class Uart:
         while self._wire:
             w = self._wire[0]
             data = w[0]
-            due = (now - w[1]) // self.char_us + 1  # bytes of it on the line by now
+            due = (now - w[1]) // _CHAR_US + 1  # bytes of it on the line by now
             if due > len(data):
                 due = len(data)
             while w[2] < due:
