@@ -56,21 +56,17 @@ class RTC:
 _status = None  # replserver's status line to the bridge (exports)
 
 
-class UART:
-    """UART(0) only, the REPL's: the unit's line to the host. Its rate is set as a board's machine.UART(0, rate) sets
-    it (ports/esp32/machine_uart.c, v1.28.0): the bridge (serial.py) switches the pty's line once the bytes written
+def UART(id, baudrate=0, **kw):
+    """machine.UART(0, rate) only, the REPL's UART: the unit's line to the host (a function standing in for the
+    class: nothing else of it is modelled). Its rate is set as a board's machine.UART(0, rate) sets it
+    (ports/esp32/machine_uart.c, v1.28.0): the bridge (serial.py) switches the pty's line once the bytes written
     before it have left. And as there, the call then raises OSError: init's last step, uart_flush_input, needs an
-    ESP-IDF driver the REPL's UART does not have (firmware/maus/hw/esp32.py). No other UART is wired."""
-
-    def __init__(self, id, baudrate=0, **kw):
-        if id != 0:
-            raise ValueError("UART(%d) is not wired on the virtual unit" % id)
-        self.init(baudrate, **kw)
-
-    def init(self, baudrate=0, **kw):
-        if baudrate:
-            _status(b"U%d\n" % baudrate)
-        raise OSError(1)
+    ESP-IDF driver the REPL's UART does not have (firmware/maus/hw/console.py). No other UART is wired."""
+    if id != 0:
+        raise ValueError("UART(%d) is not wired on the virtual unit" % id)
+    if baudrate:
+        _status(b"U%d\n" % baudrate)
+    raise OSError(1)
 
 
 def exports(status, real, getenv):
