@@ -15,6 +15,8 @@ agree on it after hello (docs/protocol.md, `baud`), and the bench fails unless e
     class.day_estimate_s                   30 units x 10 games: 3 hubs of 10, each taking the measured 10-unit
                                            wall time at 921,600 (goal <= 30 s)
     class.day_estimate_115200_s            the same at today's 115,200
+    class.line_fallbacks_921600            units whose line went back to 115,200 during a pull (a wait that failed
+                                           at 921,600; 0 on a quiet machine)
 """
 
 from __future__ import annotations
@@ -139,6 +141,8 @@ def one_rate(tmp: Path, log: bytes, baud: int) -> tuple[float, float, float]:
         for u in units:
             if u.rates != want * (2 if u is units[0] else 1):
                 raise SystemExit("class.failed: 1 flag (a unit's line went %s, not %s)" % (u.rates, want))
+        if baud != BOOT_BAUD:  # a unit that went back to 115,200 mid-pull (a wait failed): bytes crossed two rates
+            print("class.line_fallbacks_%d: %d units" % (baud, sum(u.garbled > 0 for u in units)))
     return t1, t10, GAMES * len(log)
 
 

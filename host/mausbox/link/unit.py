@@ -306,11 +306,10 @@ class UnitLink:
         `frames`: how many frames of this answer came so far."""
         try:
             return self.next_frame(seq, min(deadline, total_end), op)
-        except AnswerLost:
+        except AnswerLost:  # asked again at once, at the same rate: a unit busy for a moment is no other rate
             self._lost = True
-            self._to_base(f"`{op}` failed at {self.rate} baud")
             raise
-        except LinkTimeout:
+        except LinkTimeout:  # a whole timeout without progress: the unit may have gone back (a game began)
             self._lost = True
             self._to_base(f"`{op}` failed at {self.rate} baud")
             if time.monotonic() >= total_end and deadline > total_end:
@@ -439,12 +438,15 @@ class UnitLink:
         time.sleep(SWITCH_GUARD)
         old = self.rate
         if self._set_rate(rate):
+            resend, self.resend_lost = self.resend_lost, False  # the whole window: a busy unit answers late
             try:
                 self.request("hello", host=self.host, proto=PROTO, timeout=max(0.2, wait - SWITCH_GUARD))
                 self.rate_note = ""
                 return True
             except LinkError as e:
                 why = f"no answer at {rate} baud ({e})"
+            finally:
+                self.resend_lost = resend
         else:
             why = f"this computer's port does not take {rate} baud"
         # The line does not carry the rate (a bridge that cannot do it): back, and on once the unit is back too.
