@@ -3,9 +3,10 @@ of them in parallel, against one unit alone, in the same run; the pull's share o
 115,200; and the day's estimate for 30 units.
 
 Each game is the largest Mausgeflippt log `tests/scenarios` makes (its scenarios played on the virtual unit
-here, the biggest log kept). The units are SerialUnits (host/mausbox/sim/serial.py) with their byte timing at
-the rate named: the link carries rate/10 bytes a second (8N1). The 921,600 figures set the virtual unit's line
-to that rate directly: the host and unit agreeing on it after hello (issue 32, Build 4) is not built yet.
+here, the biggest log kept). The units are SerialUnits (host/mausbox/sim/serial.py) whose byte timing follows
+their console's rate: the link carries rate/10 bytes a second (8N1). Every unit boots at 115,200; the 115,200
+figures pull with `--baud 115200` (no switch), the 921,600 ones with `--baud 921600`: the host and each unit
+agree on it after hello (docs/protocol.md, `baud`), and the bench fails unless every unit's line did switch.
 
     class.pull_10_units_wall_ratio         wall time of the 10 units' pull / one unit's, at 115,200 (goal <= 1.5)
     class.pull_10_units_wall_ratio_921600  the same at 921,600
@@ -14,6 +15,8 @@ to that rate directly: the host and unit agreeing on it after hello (issue 32, B
     class.day_estimate_s                   30 units x 10 games: 3 hubs of 10, each taking the measured 10-unit
                                            wall time at 921,600 (goal <= 30 s)
     class.day_estimate_115200_s            the same at today's 115,200
+    class.line_fallbacks_921600            units whose line went back to 115,200 during a pull (a wait that failed
+                                           at 921,600; 0 on a quiet machine)
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import mausbox  # noqa: E402,F401  (installs the micropython shim)
 from mausbox.cmd_sim import wait_ready  # noqa: E402
 from mausbox.sim import run as simrun  # noqa: E402
 from mausbox.sim import tui as simtui  # noqa: E402
-from mausbox.sim.serial import SerialUnit  # noqa: E402
+from mausbox.sim.serial import BOOT_BAUD, SerialUnit  # noqa: E402
 
 UNITS = 10
 GAMES = 10
@@ -78,7 +81,7 @@ def unit_roots(tmp: Path, n: int, log: bytes) -> list[Path]:
     return roots
 
 
-def start_units(stack: ExitStack, roots: list[Path], baud: int) -> list[str]:
+def start_units(stack: ExitStack, roots: list[Path]) -> list[SerialUnit]:
     stop = threading.Event()
     fifos = [simtui.Link(r) for r in roots]
 
@@ -90,22 +93,23 @@ def start_units(stack: ExitStack, roots: list[Path], baud: int) -> list[str]:
 
     threading.Thread(target=pump, daemon=True).start()
     stack.callback(stop.set)
-    ports = []
+    units = []
     for root, fifo in zip(roots, fifos):
         since = time.time() - 1
-        unit = stack.enter_context(SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=fifo.env(), baud=baud))
+        # paced at the boot rate: the unit's switch moves the pacing to the agreed rate
+        unit = stack.enter_context(SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=fifo.env(), baud=BOOT_BAUD))
         if not wait_ready(root, since):
             raise SystemExit("class.failed: 1 flag (a virtual unit did not start)")
-        ports.append(unit.pty_path)
+        units.append(unit)
     time.sleep(1.0)  # the boots' console output has gone out
-    return ports
+    return units
 
 
-def pull(ports: list[str], store: Path) -> float:
-    """One `mausbox logs pull` over the ports (as --all runs: one thread a unit); its wall time."""
+def pull(ports: list[str], store: Path, baud: int) -> float:
+    """One `mausbox logs pull --baud B` over the ports (as --all runs: one thread a unit); its wall time."""
     from mausbox.cli import main
 
-    argv = ["logs", "pull", "--store", str(store), "--timeout", TIMEOUT, "--json"]
+    argv = ["logs", "pull", "--store", str(store), "--timeout", TIMEOUT, "--json", "--baud", str(baud)]
     for p in ports:
         argv += ["--port", p]
     t0 = time.monotonic()
@@ -126,12 +130,19 @@ def one_rate(tmp: Path, log: bytes, baud: int) -> tuple[float, float, float]:
     """(one unit's pull time, 10 units' pull time, the log bytes a unit holds) at `baud`, in one run."""
     roots = unit_roots(tmp / f"b{baud}", UNITS, log)
     with ExitStack() as stack:
-        ports = start_units(stack, roots, baud)
-        t1 = pull(ports[:1], tmp / f"b{baud}" / "one" / "logs.sqlite")
+        units = start_units(stack, roots)
+        ports = [u.pty_path for u in units]
+        t1 = pull(ports[:1], tmp / f"b{baud}" / "one" / "logs.sqlite", baud)
         for r in roots[:1]:  # unit 0 again, its logs not yet marked for the second store: mark files removed
             for m in (r / "logs").glob("*.pulled"):
                 m.unlink()
-        t10 = pull(ports, tmp / f"b{baud}" / "all" / "logs.sqlite")
+        t10 = pull(ports, tmp / f"b{baud}" / "all" / "logs.sqlite", baud)
+        want = [] if baud == BOOT_BAUD else [baud, BOOT_BAUD]  # each pull: the switch, and back at its end
+        for u in units:
+            if u.rates != want * (2 if u is units[0] else 1):
+                raise SystemExit("class.failed: 1 flag (a unit's line went %s, not %s)" % (u.rates, want))
+        if baud != BOOT_BAUD:  # a unit that went back to 115,200 mid-pull (a wait failed): bytes crossed two rates
+            print("class.line_fallbacks_%d: %d units" % (baud, sum(u.garbled > 0 for u in units)))
     return t1, t10, GAMES * len(log)
 
 

@@ -61,7 +61,15 @@ def hello(c, app):
             "unit": getattr(c, "unit_id", None) or (hexs(c.hw.unique_id()) if c.hw is not None else None),
             "board": st.get("board"), "platform": sys.platform, "micropython": "%d.%d.%d" % v[:3],
             "app": app, "safe_mode": bool(st.get("safe_mode")), "mode": c.mode, "game": game(c),
-            "name": maus.unit_name(getattr(c, "root", "") or "")}
+            "name": maus.unit_name(getattr(c, "root", "") or ""),
+            "console": console(c.hw) if app and c.hw is not None else None}
+
+
+def console(hw):
+    """How the console reaches the host: "usb" (the chip's own USB port, USB-CDC: no baud rate to agree on) or
+    "uart" (UART0 behind a USB-serial bridge), as the board file says (`usb_serial`, docs/boards.md)."""
+    b = getattr(hw, "board", None) or {}
+    return "usb" if b.get("usb_serial", b.get("family") == "esp32s3") else "uart"
 
 
 def status(c, app, requests, bad_frames, now):

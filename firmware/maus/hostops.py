@@ -6,9 +6,10 @@ import json
 
 from micropython import const
 
+from maus.frame import console as _console
 from maus.frame import hexs as _hexs
 from maus.frame import wall as _wall
-from maus.hostsvc import HostService, _why
+from maus.hostsvc import BAUD_WAIT_MS, BOOT_BAUD, HostService, _why
 
 _CARD_LEASE_MS = const(30000)  # the pad is the host's this long after the last card request
 _LIST_BYTES = const(900)  # enrolment text per frame, as maus.hostsvc's listing
@@ -31,6 +32,27 @@ def op_bringup(svc, req):
     out = maus.call_unloaded("maus.bringup", "run", c, say)
     c.switch("menu")
     return out
+
+
+def op_baud(svc, req):
+    """The console's rate for the rest of this host session (docs/protocol.md, `baud`): answered at the rate in use,
+    then the UART switches and a valid frame must come at the new rate within BAUD_WAIT_MS, or the unit goes back
+    to BOOT_BAUD by itself. A native USB console has no rate to agree on; the REPL's service keeps its rate (its
+    session ends in the raw REPL, which the host reads at the boot rate)."""
+    rate = req["rate"]
+    if type(rate) is not int or not 9600 <= rate <= 5000000:  # the ESP32's UART: up to 5 Mbaud (UART_BITRATE_MAX)
+        raise ValueError("rate must be a whole number of baud, 9600..5000000")
+    hw = svc.ctx.hw if svc.app else None
+    if hw is None:
+        svc._error(svc.seq, "busy", "the console keeps %d baud here (no app runs)" % svc.baud)
+        return None
+    if _console(hw) == "usb" or rate == svc.baud:
+        return {"baud": svc.baud, "switch": False}
+    svc.reply(svc.seq, {"baud": rate, "switch": True, "wait_ms": BAUD_WAIT_MS})
+    svc.console(rate)
+    if rate != BOOT_BAUD:
+        svc.baud_at = svc._now()
+    return None
 
 
 def op_settings(svc, req):

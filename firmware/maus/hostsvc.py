@@ -43,13 +43,16 @@ _STALL_MS = const(500)  # a frame is written whole: a gap this long inside one m
 _DLE = const(0x10)
 _CR = const(0x0D)
 _NL = const(0x0A)
+BOOT_BAUD = const(115200)  # the console's rate at power-on (ports/esp32: MICROPY_HW_UART_REPL_BAUD)
+BAUD_WAIT_MS = const(2000)  # after a switch (op baud) a valid frame comes this soon, or the unit goes back
+_BAUD_LOST_MS = const(1000)  # at a switched rate: bytes this long that make no valid frame (the host talks at another rate)
 _BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'
 
 # Requests served by maus.hostops (settings, the clock, the card writer's steps, enrolment): they come
 # seldom, so their code is in RAM only while one is served.
 _BRINGUP = "bringup.json"  # maus.bringup.FILE
 _RARE = ("bringup", "settings", "set", "reset_settings", "clock", "card_write", "card_read", "enrol", "enrolled",
-         "card_done")
+         "card_done", "baud")
 _CLASS = ("name", "seats", "copied")  # a classroom's requests: maus.classroom has them (loaded as maus.hostops)
 
 
@@ -91,6 +94,9 @@ class HostService:
         self.requests = 0
         self.bad_frames = 0
         self.done = False  # serve(): an `exit` request came
+        self.baud = BOOT_BAUD  # the console's rate (op baud, maus.hostops)
+        self.baud_at = -1  # ticks_ms of a switch no valid frame has confirmed yet; -1: none
+        self._noise_at = -1  # ticks_ms of the first byte since the last valid frame, at a switched rate
 
     # --- the main loop's hook -----------------------------------------------------------------------
     def serve(self, now=None):
@@ -104,6 +110,8 @@ class HostService:
             self.dead = False
         if not self.dead:
             self._read()
+        if self.baud != BOOT_BAUD:
+            self._baud_check()
         if self.job is not None:
             try:
                 if next(self.job, None) is None:
@@ -120,6 +128,26 @@ class HostService:
                 return min(wait_ms, 1)
             self.awake_until = -1
         return wait_ms
+
+    # --- the console's rate (docs/protocol.md, `baud`) ----------------------------------------------------------
+    def console(self, rate):
+        """The console UART to `rate`, once what was written has gone out (maus.hw.console, loaded for it). The
+        state first: a switch that raised still falls back."""
+        self.baud = rate
+        self.baud_at = self._noise_at = -1
+        hw = self.ctx.hw
+        if hw is not None:
+            import maus
+
+            maus.call_unloaded("maus.hw.console", "switch", hw, rate)
+
+    def _baud_check(self):
+        # At a switched rate: no valid frame within BAUD_WAIT_MS of the switch (the host's line cannot do the
+        # rate), or bytes for _BAUD_LOST_MS that make none (the host went back to the boot rate): back to it.
+        now = self._now()
+        if ((self.baud_at >= 0 and _diff(now, self.baud_at) >= BAUD_WAIT_MS)
+                or (self._noise_at >= 0 and _diff(now, self._noise_at) >= _BAUD_LOST_MS)):
+            self.console(BOOT_BAUD)
 
     def _drop_job(self):
         job, self.job = self.job, None
@@ -159,6 +187,8 @@ class HostService:
                 self.dead = True
                 self.dead_until = (self._now() + 1000) & 0x3FFFFFFF
                 return
+            if not got and self.baud != BOOT_BAUD and self._noise_at < 0:
+                self._noise_at = self._now()
             got = True
             c = one[0]
             w = self.wake
@@ -257,6 +287,7 @@ class HostService:
             self._bad(_HDR + n, -1)  # not answered (the host sends a damaged request again); a "#" in it is looked at
             return
         self.requests += 1
+        self.baud_at = self._noise_at = -1  # a valid frame: the host is at this rate
         self.awake_until = (self._now() + _AWAKE_MS) & 0x3FFFFFFF
         try:
             self._serve(seq, n)
@@ -659,6 +690,8 @@ def asleep(w):
     svc._drop_job()
     if svc.card_until >= 0:
         svc._card_release()
+    if svc.baud != BOOT_BAUD:  # the host has gone quiet or a game starts: the console at its boot rate again
+        svc.console(BOOT_BAUD)
     w.requests = svc.requests
     w.bad_frames = svc.bad_frames
     w.events_until = svc.events_until  # the desk sends them in a game

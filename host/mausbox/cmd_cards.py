@@ -25,11 +25,13 @@ KINDS = {"mice": "mouse", "clothing": "clothing", "cheese_cards": "cheese", "car
 
 
 def add_parser(p):
+    from mausbox.link.ports import BAUD_HELP, FAST_BAUD
+
     sub = p.add_subparsers(dest="cards_cmd", metavar="ACTION")
 
     def unit(q):
         q.add_argument("--port", help="serial port or pty of the unit (default: the only one connected)")
-        q.add_argument("--baud", type=int, default=115200)
+        q.add_argument("--baud", type=int, default=FAST_BAUD, help=BAUD_HELP)
         q.add_argument("--timeout", type=float, default=20.0,
                        help="seconds to wait for each card on the pad (and at most for each answer of the unit)")
 
@@ -51,7 +53,7 @@ def add_parser(p):
 
     q = sub.add_parser("list", help="what the unit has enrolled")
     q.add_argument("--port", help="serial port or pty of the unit (default: the only one connected)")
-    q.add_argument("--baud", type=int, default=115200)
+    q.add_argument("--baud", type=int, default=FAST_BAUD, help=BAUD_HELP)
     q.add_argument("--timeout", type=float, default=10.0,
                    help="seconds to wait for each answer of the unit (default %(default)s)")
     q.add_argument("--json", action="store_true", help="print the enrolment as JSON")
@@ -319,7 +321,7 @@ def _check(args) -> int:
 def _open(args):
     from mausbox.link import UnitLink
 
-    link = UnitLink(args.port, timeout=min(args.timeout, 10.0), baud=args.baud)
+    link = UnitLink(args.port, timeout=min(args.timeout, 10.0), fast=args.baud)
     link.hello()
     return link
 

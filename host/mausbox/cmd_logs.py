@@ -16,6 +16,8 @@ mausbox logs export --format csv --what reactions -o reactions.csv
 
 
 def add_parser(p):
+    from mausbox.link.ports import BAUD_HELP, FAST_BAUD
+
     sub = p.add_subparsers(dest="logs_cmd", metavar="ACTION")
 
     def common(q, names=True):
@@ -31,7 +33,7 @@ def add_parser(p):
     g.add_argument("--watch", action="store_true", help="pull each unit the moment it is plugged in (the unit "
                    "shows \"logs copied\" and beeps), a running table; Ctrl-C ends with a summary")
     q.add_argument("--dest", help="folder for the raw logs (default: the store's raw/ folder); one folder per unit")
-    q.add_argument("--baud", type=int, default=115200)
+    q.add_argument("--baud", type=int, default=FAST_BAUD, help=BAUD_HELP)
     q.add_argument("--timeout", type=float, default=10.0,
                    help="seconds to wait for each answer of the unit (default %(default)s)")
     q.add_argument("--no-mark", action="store_true", help="do not mark logs pulled on the unit")
@@ -201,7 +203,7 @@ def _pull(args) -> int:
             print("%s: %s" % (port, one_line(msg)), file=sys.stderr)
 
     def connect(port: str) -> UnitLink:
-        return UnitLink(port, timeout=args.timeout, baud=args.baud)
+        return UnitLink(port, timeout=args.timeout, fast=args.baud)
 
     def one(port: str, copied: bool = False) -> UnitResult:
         try:
@@ -230,6 +232,8 @@ def _pull(args) -> int:
             res = pull_unit(link, store, Path(args.dest) if args.dest else None, mark=not args.no_mark,
                             log=lambda m: say(port, m), port=port, reconnect=reconnect, notice=lambda m: tell(port, m),
                             progress=moved if show else None)
+            lk = links[0]
+            say(port, "the line ran at %d baud%s" % (lk.rate, " (%s)" % lk.rate_note if lk.rate_note else ""))
             if copied and res.ok:
                 try:  # the unit says so and beeps: the teacher unplugs it
                     links[0].request("copied", n=sum(o.status == "pulled" for o in res.outcomes))

@@ -27,6 +27,9 @@ def add_parser(p):
     p.add_argument("--serial", action="store_true", help="expose a pseudo-terminal that speaks the MicroPython REPL")
     p.add_argument("--link", metavar="PATH", help="with --serial: also make PATH a symlink to the pty")
     p.add_argument("--baud", type=int, help="with --serial: limit throughput like a UART at N baud")
+    p.add_argument("--bridge-max", type=int, metavar="BAUD",
+                   help="with --serial: the USB-serial bridge's highest rate (a host asking more gets garbled bytes "
+                        "and falls back, as with a bridge that cannot do it; MAUSBOX_SIM_BRIDGE_MAX too)")
     p.add_argument("--exec-delay-ms", type=int, default=0, help="with --serial: delay each raw-REPL exec by N ms")
     p.add_argument("--heap", default=None,
                    help="MicroPython heap size, e.g. 512k (default: on the 32-bit build the ESP32-WROOM-32's "
@@ -78,7 +81,7 @@ def run(args) -> int:
 
     starting(root, args.serial)
     return simtui.main(root, heap=heap, serial=args.serial, link=args.link, baud=args.baud,
-                       exec_delay_ms=args.exec_delay_ms, headless=args.headless)
+                       exec_delay_ms=args.exec_delay_ms, headless=args.headless, bridge_max=args.bridge_max)
 
 
 def starting(root: Path, serial: bool) -> None:
@@ -201,7 +204,7 @@ def serial_scenario(args, root: Path, heap: str) -> int:
     signal.signal(signal.SIGTERM, signal.default_int_handler)
     fifo = simtui.Link(root)
     unit = SerialUnit(root, heapsize=heap, baud=args.baud, exec_delay_ms=args.exec_delay_ms, env=fifo.env(),
-                      link=args.link, register=True)
+                      link=args.link, register=True, bridge_max=args.bridge_max)
     since = time.time() - 1
     try:
         pty = unit.start()

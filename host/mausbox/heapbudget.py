@@ -59,7 +59,7 @@ SIM_SHARE = {
     "rfid": 35840,  # the MFRC522 register emulator (22 chip variants, half-bit RF model) and six NTAG216 tags
     "piezo": 6656,  # the piezo waveform model
     "world": 9216,  # virtual time, the soft-IRQ queue, the ESP32 timing model and six simulated pins
-    "hw": 20480,  # the virtual unit's Hardware (maus.hw.sim) less what a board holds too (framebuffer, LEDs)
+    "hw": 20992,  # the virtual unit's Hardware (maus.hw.sim) less what a board holds too (framebuffer, LEDs)
     "flash": 22016,  # a 32 x 512-byte RAM block device mounted as littlefs (a board's flash is not heap)
     # The virtual unit's simulated hardware together, as `mausbox sim` builds it from boards/sim.json (every
     # part, four tags on the pad, and the qstr pool it makes for the firmware's names: maus.sim.world.qstr_room)
@@ -69,7 +69,9 @@ SIM_SHARE = {
     # 12800 + the checked os and open of the sandbox (replserver _Jail, issue 18) + the flash's capacity and
     # littlefs block accounting (vflash.py, issue 27: ~3.5 KB, which a board's C littlefs keeps out of the heap)
     # + the board's os, vfs, io, builtins and time (vutime.py), the hidden simulator files (issue 28 item 5)
-    "repl": 31744,
+    # + the flash count the bridge hands over at start (vflash.py, issue 27 item 5) and machine.UART(0, rate)
+    # (vumachine.py: the console's rate, issue 32)
+    "repl": 33280,
 }
 
 # Which firmware modules make up each simulated part (a test importing one carries that part).

@@ -75,14 +75,49 @@ def parse(data):
     return frames, bytes(text)
 
 
+def garble(data, tx, rx):
+    """Bytes sent back to back at `tx` baud (8N1) as a UART at `rx` baud reads them: a start bit is the line low,
+    each bit is sampled in the middle of the receiver's own bit time, the 8 data bits are taken as sampled. The
+    line idles high after the last stop bit. (host/mausbox/sim/serial.py has the virtual unit's own.)"""
+    if tx == rx:
+        return bytes(data)
+    bits = bytearray()
+    for b in data:
+        bits.append(0)
+        for i in range(8):
+            bits.append((b >> i) & 1)
+        bits.append(1)
+    n = len(bits)
+    step = tx / rx
+    out = bytearray()
+    t = 0.0
+    while t < n:
+        i = int(t)
+        if bits[i]:
+            while i < n and bits[i]:
+                i += 1
+            if i >= n:
+                break
+            t = float(i)
+        c = 0
+        for k in range(8):
+            j = int(t + (k + 1.5) * step)
+            c |= (bits[j] if j < n else 1) << k
+        out.append(c)
+        t += 9.5 * step
+    return bytes(out)
+
+
 class Console:
-    """The USB console as the service sees it: `inp.readinto`, `ready()`, `out.write`."""
+    """The USB console as the service sees it: `inp.readinto`, `ready()`, `out.write`. `rate` is the unit's UART,
+    `host_rate` the host's end: bytes cross between two different rates garbled, as on a wire."""
 
     def __init__(self):
         self.rx = bytearray()  # host -> unit, not yet read
         self.tx = bytearray()  # unit -> host
         self.inp = self
         self.out = self
+        self.rate = self.host_rate = 115200
 
     def ready(self):
         return len(self.rx) > 0
@@ -94,11 +129,11 @@ class Console:
         return n
 
     def write(self, b):
-        self.tx += bytes(b)
+        self.tx += garble(bytes(b), self.rate, self.host_rate)
         return len(b)
 
     def send(self, data):
-        self.rx += data
+        self.rx += garble(data, self.host_rate, self.rate)
 
     def take(self):
         out = bytes(self.tx)
@@ -154,6 +189,14 @@ class Hw:
     def __init__(self):
         self.t = 1000
         self.clock = None
+        self.board = {"family": "esp32"}
+        self.con = None  # a Console whose unit end follows console_baud
+        self.rates = []  # every console_baud
+
+    def console_baud(self, rate):
+        self.rates.append(rate)
+        if self.con is not None:
+            self.con.rate = rate
 
     def ticks_ms(self):
         return self.t

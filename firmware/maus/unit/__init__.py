@@ -79,6 +79,8 @@ def main(hw=None, **kw):
             unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))
         finally:
             _kbd_intr(3)
+            if getattr(hw, "baud", 115200) != 115200:  # a host session's rate ends with the app (Ctrl-C, a crash)
+                call_unloaded("maus.hw.console", "switch", hw, 115200)
     except KeyboardInterrupt:  # Ctrl-C over USB is not a crash, even during the boot
         hw.wdt_release()  # the REPL has the unit now: its watchdog is kept fed
         if unit is not None and unit.log is not None:

@@ -63,3 +63,13 @@ def backoff(attempt: int) -> float:
 # that a stretch of line damage still running (the reliability relay drops or repeats a whole kilobyte) takes
 # filler, not the interrupt; the unit takes newlines as nothing at any of its prompts and in the app.
 RECOVER_PAD = 1100
+
+# The faster line (docs/protocol.md, `baud`): after hello the host asks the unit for FAST_BAUD (or `--baud`).
+SWITCH_GUARD = 0.1  # s: after the switch's answer, before the first byte at the new rate (the unit waits out its
+#                     128-byte TX FIFO at the old rate, 11 ms at 115200, then switches)
+UNIT_FALLBACK = 2.0  # s: a unit whose switch no valid frame confirmed goes back to 115200 this long after it
+#                      (firmware/maus/hostsvc.py BAUD_WAIT_MS; its answer says `wait_ms`)
+FALLBACK_MARGIN = 0.3  # s: and the host waits this much longer before it talks at 115200 again (the unit's pass)
+IDLE_PROBE = 8.0  # s: quiet this long at a switched rate, the host first checks the unit is still there (a unit's
+#                   service goes back to 115200 when the host has been quiet for 10 s, maus.unit.core LINGER_MS)
+PROBE_WAIT = 1.0  # s: for that check's answer

@@ -12,7 +12,10 @@ import serial.tools.list_ports  # type: ignore[import-untyped]
 
 from mausbox.cli import EXIT_NO_UNIT, UserError
 
-BAUD = 115200
+BAUD = 115200  # every unit's console at power-on
+FAST_BAUD = 921600  # the rate a link command agrees on after hello unless `--baud` names another (bounds.py)
+BAUD_HELP = ("serial rate to agree on with the unit after hello (default %(default)s; 115200: no switch). A unit on "
+             "native USB, in a game or with older firmware stays at 115200, and so does a line that cannot carry it")
 # USB bridges found on ESP32 boards: (vid, pid or None for any) -> name
 USB_IDS = {
     (0x10C4, 0xEA60): "CP210x",

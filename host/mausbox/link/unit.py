@@ -22,16 +22,21 @@ import serial  # type: ignore[import-untyped]
 from mausbox.cli import EXIT_LINK, EXIT_PROBLEM, UserError
 from mausbox.link.bounds import (
     BUSY_WAIT,
+    FALLBACK_MARGIN,
     HASH_SLICE,
+    IDLE_PROBE,
     LIST_RESUMES,
     LOST_QUIET,
     LOST_SILENT,
     MAX_ANSWER,
     MAX_ENTRIES,
     MAX_LOG_BYTES,
+    PROBE_WAIT,
     QUICK_OPS,
     READ_SLACK,
     RESYNC_PAD,
+    SWITCH_GUARD,
+    UNIT_FALLBACK,
     backoff,
     request_bound,
 )
@@ -84,12 +89,18 @@ class UnitLink:
     allowed); then `request`, `read`, `events`. Use as a context manager."""
 
     def __init__(self, port: str | None = None, timeout: float = 10.0, baud: int = BAUD, recover: bool = True,
-                 host: str = "", ser=None):
+                 host: str = "", ser=None, fast: int | None = None):
         self.port = port if ser is not None and port else resolve_port(port)
         self.timeout = timeout
         self.allow_recover = recover
         self.host = host or _host_name()
         self.ser = ser if ser is not None else open_port(self.port, baud)
+        # The line's rate: `base` the unit's boot rate, `rate` the one in use; `fast` the one to agree on after
+        # hello (None or `base`: none). `rate_note` says why the link stays at (or went back to) `base`.
+        self.base = self.rate = baud
+        self.fast = fast if fast and fast != baud else None
+        self.rate_note = ""
+        self._probing = False
         self.parser = Parser()
         self._in: deque[Frame | bytes] = deque()
         self._seq = int(time.monotonic() * 1000) & 0x7FFF or 1
@@ -121,6 +132,7 @@ class UnitLink:
         self.close()
 
     def close(self) -> None:
+        self.slow_down()
         if self._repl is not None and self._repl.t.in_raw_repl and not self.served:
             try:  # deploy left the unit in the raw REPL: back to the friendly one (no reset unless asked)
                 self._repl.close_raw()
@@ -187,6 +199,8 @@ class UnitLink:
         return self._seq
 
     def send_request(self, op: str, **args) -> int:
+        if self.rate != self.base and not self._probing and time.monotonic() - self._rx_at >= IDLE_PROBE:
+            self._probe()
         seq = self._next_seq()
         body = json.dumps(dict(op=op, **args), separators=(",", ":"), ensure_ascii=True).encode()
         self._in.extend(self.parser.resync())
@@ -292,11 +306,12 @@ class UnitLink:
         `frames`: how many frames of this answer came so far."""
         try:
             return self.next_frame(seq, min(deadline, total_end), op)
-        except AnswerLost:
+        except AnswerLost:  # asked again at once, at the same rate: a unit busy for a moment is no other rate
             self._lost = True
             raise
-        except LinkTimeout:
+        except LinkTimeout:  # a whole timeout without progress: the unit may have gone back (a game began)
             self._lost = True
+            self._to_base(f"`{op}` failed at {self.rate} baud")
             if time.monotonic() >= total_end and deadline > total_end:
                 raise LinkTimeout(f"{self.port}: `{op}` did not finish within its bound of "
                                   f"{total_end - self._t0:.3g} s: the unit kept sending without getting to the "
@@ -356,10 +371,12 @@ class UnitLink:
             if then:
                 self.then_seq = self.send_request(then)
             return self.info
+        negotiate = self.fast is not None and not self.served
         try:
             seq = self.send_request("hello", host=self.host, proto=PROTO)
-            if then:
+            if then and not negotiate:  # a switch comes between: `then` is asked after it
                 self.then_seq = self.send_request(then)
+                then = None
             info = self.answer(seq, "hello")
         except NoService:
             if not self.allow_recover:
@@ -368,6 +385,7 @@ class UnitLink:
             info = self.request("hello", host=self.host, proto=PROTO)
             if then:
                 self.then_seq = self.send_request(then)
+                then = None
         except UnitError as e:
             if e.error == "proto":
                 raise LinkError(f"{self.port}: {e.msg}") from None
@@ -383,7 +401,102 @@ class UnitLink:
             raise LinkError(f"{self.port}: the unit speaks host protocol {lo}..{hi}, this mausbox {PROTO}: "
                             "update the unit with `mausbox deploy`")
         self.info = info
+        if negotiate and self.fast is not None:
+            self.speed_up(self.fast)
+        if then:
+            self.then_seq = self.send_request(then)
         return info
+
+    # --- the line's rate (docs/protocol.md, `baud`) ---------------------------------------------------------
+    def speed_up(self, rate: int) -> bool:
+        """Agree on `rate` with the unit (after hello): it answers `baud` at the rate in use, switches, and takes a
+        hello at the new one as the sign the host is there. A unit whose console is native USB, in a game, at its
+        REPL, or with firmware that does not know `baud` stays at this rate (`rate_note` says why), and so does
+        one whose line cannot carry the rate: then the host goes back itself and waits out the unit's own
+        fall-back (UNIT_FALLBACK). True if the link runs at `rate` now."""
+        self.fast = None  # one try a session
+        info = self.info or {}
+        if info.get("console") == "usb":
+            self.rate_note = "the unit's console is native USB: no rate to agree on"
+            return False
+        if not info.get("app") or info.get("mode") == "play" or self.served:
+            self.rate_note = "the unit is in a game or at its REPL: it stays at %d baud" % self.rate
+            return False
+        try:
+            ans = self.request("baud", rate=rate, timeout=min(self.timeout, 5.0))
+        except UnitError as e:  # `op`: firmware older than `baud`; `game`, `busy`: not now
+            self.rate_note = f"the unit keeps {self.rate} baud ({e.error}: {e.msg})"
+            return False
+        except LinkError as e:
+            self.rate_note = f"no answer to `baud`: {e}"
+            return False
+        if not ans.get("switch"):
+            self.rate_note = f"the unit stays at {ans.get('baud')} baud"
+            return False
+        switched = time.monotonic()
+        wait = float(ans.get("wait_ms") or UNIT_FALLBACK * 1000) / 1000
+        time.sleep(SWITCH_GUARD)
+        old = self.rate
+        if self._set_rate(rate):
+            resend, self.resend_lost = self.resend_lost, False  # the whole window: a busy unit answers late
+            try:
+                self.request("hello", host=self.host, proto=PROTO, timeout=max(0.2, wait - SWITCH_GUARD))
+                self.rate_note = ""
+                return True
+            except LinkError as e:
+                why = f"no answer at {rate} baud ({e})"
+            finally:
+                self.resend_lost = resend
+        else:
+            why = f"this computer's port does not take {rate} baud"
+        # The line does not carry the rate (a bridge that cannot do it): back, and on once the unit is back too.
+        self._set_rate(old)
+        self._lost = True
+        self.rate_note = why + f"; back to {old} baud"
+        time.sleep(max(0.0, switched + wait + FALLBACK_MARGIN - time.monotonic()))
+        return False
+
+    def slow_down(self) -> None:
+        """Back to the boot rate at the end of a session (and before the raw REPL): asked at the rate in use; if
+        that fails, the unit goes back by itself (its service quiet, or bytes it cannot read)."""
+        if self.rate == self.base:
+            return
+        try:
+            self.request("baud", rate=self.base, timeout=min(self.timeout, 2.0))
+            time.sleep(SWITCH_GUARD)  # the unit switches once its answer has left
+        except (LinkError, UserError):
+            pass
+        self._to_base("")
+
+    def _probe(self) -> None:
+        """After a long quiet at a switched rate: is the unit still at it? Its service goes back to the boot rate
+        once the host has been quiet for 10 s (or when a game starts)."""
+        self._probing = True
+        try:
+            self.request("hello", host=self.host, proto=PROTO, timeout=PROBE_WAIT)
+        except LinkError:
+            self._to_base("")
+            self.rate_note = f"the unit went back to {self.base} baud (its service went quiet, or a game began)"
+        finally:
+            self._probing = False
+
+    def _to_base(self, why: str) -> None:
+        if self.rate != self.base:
+            self._set_rate(self.base)
+            self.rate_note = why
+
+    def _set_rate(self, rate: int) -> bool:
+        try:
+            self.ser.baudrate = rate
+        except (OSError, ValueError, serial.SerialException):
+            return False
+        self.rate = rate
+        try:
+            self.ser.reset_input_buffer()  # what came while the two ends were at different rates is noise
+        except (OSError, AttributeError, serial.SerialException):
+            pass
+        self._in.extend(self.parser.resync())
+        return True
 
     def recover(self) -> None:
         """The unit is at its REPL (nothing runs that a Ctrl-C could stop): start the host service there."""
@@ -415,7 +528,8 @@ class UnitLink:
         return self._repl
 
     def repl(self):
-        """The raw REPL on this port, for deploy (and flash's deploy). Entering it stops the app."""
+        """The raw REPL on this port, for deploy (and flash's deploy). Entering it stops the app, at the boot rate."""
+        self.slow_down()
         return self._raw_repl()
 
     # --- operations -----------------------------------------------------------------------------------------

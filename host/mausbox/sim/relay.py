@@ -103,10 +103,18 @@ class FaultyRelay:
     def _run(self) -> None:
         # Each direction on its own: a side that does not read holds back only what goes to it (up to HOLD
         # bytes, then the relay stops reading what would go there), never the other way, as on a cable.
+        from mausbox.sim.serial import set_tty_speed, tty_speed
+
         for fd in (self._m, self._u):
             os.set_blocking(fd, False)
         pending = self._pending = {self._m: bytearray(), self._u: bytearray()}  # what waits for each side
+        speed = 0
         while not self._stop:
+            # A cable carries whatever rate the host set: the unit's end of it follows (the virtual unit's bridge
+            # reads it there, host/mausbox/sim/serial.py).
+            now = tty_speed(self._m)
+            if now != speed and set_tty_speed(self._u, now):
+                speed = now
             rl = [fd for fd, dst in ((self._m, self._u), (self._u, self._m)) if len(pending[dst]) < HOLD]
             wl = [fd for fd in pending if pending[fd]]
             try:

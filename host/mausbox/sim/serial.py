@@ -28,6 +28,7 @@ unit as its own paths.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import secrets
@@ -62,6 +63,14 @@ SOFT_RESET_CAUSE, PWRON_RESET_CAUSE = 5, 1  # machine.reset_cause() after machin
 BOOT, FRIENDLY, PASTE_F, RAW, PASTE_RAW, EXEC = range(6)
 
 TX_HIGH = 64 * 1024  # stop reading the interpreter's stdout above this much unsent output
+BOOT_BAUD = 115200  # the unit's console rate at power-on (firmware/maus/hostsvc.py BOOT_BAUD)
+TCGETS2 = 0x802C542A  # Linux: struct termios2, whose c_ispeed/c_ospeed hold any rate (pyserial sets odd ones so)
+TCSETS2 = 0x402C542B
+BOTHER = 0o010000  # c_cflag: the speed is c_ospeed's, not a B-code
+CBAUD = 0o010017
+_SPEEDS = {getattr(termios, "B%d" % r): r for r in (9600, 19200, 38400, 57600, 115200, 230400, 460800, 500000,
+                                                   576000, 921600, 1000000, 1152000, 1500000, 2000000, 2500000,
+                                                   3000000, 3500000, 4000000) if hasattr(termios, "B%d" % r)}
 QUIET_DROP_S = 0.2  # console output nobody reads for this long is dropped, as a UART does
 
 
@@ -311,10 +320,16 @@ class SerialUnit:
 
     def __init__(self, root, heapsize: str = "96k", baud: int | None = None, exec_delay_ms: int = 0,
                  env: dict | None = None, extra_path: list | None = None, link: str | None = None,
-                 register: bool = False, micropython: str | None = None):
+                 register: bool = False, micropython: str | None = None, bridge_max: int | None = None):
         self.root = Path(root).resolve()
         self.heapsize = heapsize
-        self.baud = baud
+        self.baud = baud  # byte pacing (None: none); it follows the unit's console rate once that switches
+        self.unit_rate = BOOT_BAUD  # the unit's console UART (machine.UART(0, rate) on the unit changes it)
+        if bridge_max is None and os.environ.get("MAUSBOX_SIM_BRIDGE_MAX"):
+            bridge_max = int(os.environ["MAUSBOX_SIM_BRIDGE_MAX"])
+        self.bridge_max = bridge_max  # the USB-serial bridge's highest rate: a host asking for more gets this
+        self.rates: list[int] = []  # each rate the unit's console switched to, in order (for tests)
+        self.garbled = 0  # bytes that crossed the line between two different rates
         self.exec_delay_ms = exec_delay_ms
         self.env = env or {}
         self.extra_path = [str(Path(p).resolve()) for p in (extra_path or [])]
@@ -353,6 +368,7 @@ class SerialUnit:
         self._wake_r, self._wake_w = os.pipe()
         self._stop = False
         self._tx = bytearray()
+        self._switches: list[list[int]] = []  # [bytes of _tx still to go at the old rate, the new rate]
         self._stall_since: float | None = None
         self._tok_in = self._tok_out = 0.0
         self._tok_t = time.monotonic()
@@ -517,6 +533,7 @@ class SerialUnit:
         self.resets += 1
         self._pend.clear()
         self._reset_cause = SOFT_RESET_CAUSE
+        self._power_on_rate()
         self._emit(ROM_RESET)
         self._spawn("f")
 
@@ -527,6 +544,7 @@ class SerialUnit:
         self.resets += 1
         now = time.monotonic()
         self._crash_times = [t for t in self._crash_times if now - t < 10] + [now]
+        self._power_on_rate()
         self._emit(f"\r\n[virtual unit: the interpreter stopped (exit code {code}); hard reset]\r\n".encode())
         if len(self._crash_times) > 3:
             time.sleep(1)  # a unit that crashes at boot restarts slowly, like a watchdog loop
@@ -793,6 +811,15 @@ class SerialUnit:
     # -- status from the interpreter -----------------------------------------------------------------
 
     def _on_status(self, tag: bytes, rest: bytes, body: bytes) -> None:
+        if tag == b"U":  # machine.UART(0, rate): the line switches once what the unit wrote before has gone out
+            self._drain()
+            try:
+                rate = int(rest)
+            except ValueError:
+                return
+            self._switches.append([len(self._tx), rate])
+            self._switch_due()
+            return
         if tag == b"W":  # binary output follows on stdout: what came before is text
             self._drain()
             self._raw_left += int(rest)
@@ -873,6 +900,49 @@ class SerialUnit:
             os.write(self._cmd_fd, data)
         except OSError:
             pass
+
+    # -- the line: the unit's UART rate, the host's tty speed, the bridge between ---------------------
+
+    def _switch_due(self) -> None:
+        """Switches whose bytes before them have all gone out take effect now."""
+        while self._switches and self._switches[0][0] <= 0:
+            rate = self._switches.pop(0)[1]
+            if rate == self.unit_rate:
+                continue  # set to the rate it has (the app puts the boot rate back on its way out)
+            self.unit_rate = rate
+            self.rates.append(rate)
+            if self.baud:
+                self.baud = rate  # the pacing is the line's rate
+            self._log("rate", str(rate).encode())
+
+    def _sent(self, k: int) -> None:
+        for sw in self._switches:
+            sw[0] -= k
+        self._switch_due()
+
+    def _power_on_rate(self) -> None:
+        """A hard reset starts the console at the boot rate (a soft reset keeps it, as ports/esp32/main.c does)."""
+        self._switches.clear()
+        if self.unit_rate != BOOT_BAUD:
+            self._switches.append([0, BOOT_BAUD])
+            self._switch_due()
+
+    def host_rate(self) -> int:
+        """The rate the host's end of the line runs at: the speed it set on its tty (read from the pty master,
+        which shares the slave's termios), as far as the bridge can go."""
+        rate = tty_speed(self._master)
+        if self.bridge_max and rate > self.bridge_max:
+            rate = self.bridge_max  # a bridge asked for more than it does: it runs at its own top rate
+        return rate
+
+    def _mismatch(self) -> tuple[int, int] | None:
+        """(host rate, unit rate) when they differ on a line above the boot rate, else None. At or below the boot
+        rate on both ends the virtual line stays as lenient as it always was (pyserial opens at 9600, a raw pty at
+        38400, and tools and tests rely on talking to the unit so); above it, both ends must agree, as on a wire."""
+        h, u = self.host_rate(), self.unit_rate
+        if h != u and max(h, u) > BOOT_BAUD:
+            return h, u
+        return None
 
     # -- the loop ------------------------------------------------------------------------------------
 
@@ -964,19 +1034,31 @@ class SerialUnit:
         n = len(self._tx)
         if self.baud:
             n = min(n, int(self._tok_out))
+        if self._switches:
+            n = min(n, max(1, self._switches[0][0]))  # the bytes before a switch go at the old rate
+        mm = self._mismatch()
+        data = bytes(self._tx[:n])
+        if mm is not None:
+            data = resample(data, mm[1], mm[0])  # sent at the unit's rate, taken at the host's
+            self.garbled += n
         try:
-            k = os.write(self._master, self._tx[:n])
+            k = os.write(self._master, data) if data else 0
         except BlockingIOError:
             k = 0
         except OSError:
             k = 0
+        if mm is not None and k:
+            k = n  # the garbled bytes stand for all n sent
+        elif mm is not None and not data:
+            k = n  # a run too short to make a byte at the host's rate (or only its idle line): gone
         if k:
-            self._log(">", bytes(self._tx[:k]))
+            self._log(">", bytes(self._tx[:k]) if mm is None else b"garbled " + data)
             del self._tx[:k]
             self.tx_bytes += k
             if self.baud:
                 self._tok_out -= k
             self._stall_since = None
+            self._sent(k)
         else:
             self._maybe_drop()
 
@@ -991,8 +1073,10 @@ class SerialUnit:
         if now - self._stall_since > QUIET_DROP_S:
             termios.tcflush(self._slave, termios.TCIFLUSH)
             self._log("dropped", bytes(self._tx))
+            k = len(self._tx)
             self._tx.clear()
             self._stall_since = None
+            self._sent(k)
 
     def _read_in(self) -> None:
         n = 4096
@@ -1008,6 +1092,13 @@ class SerialUnit:
         self._log("<", data)
         if self.baud:
             self._tok_in -= len(data)
+        mm = self._mismatch()
+        if mm is not None:
+            self.garbled += len(data)
+            data = resample(data, mm[0], mm[1])  # sent at the host's rate, taken at the unit's
+            self._log("garbled <", data)
+            if not data:
+                return
         self._feed(data)
         if self._armed:
             self._flush_stdin()
@@ -1100,6 +1191,75 @@ def _precount(root: Path, env: dict, fd: int) -> None:
             pass
     finally:
         os.close(fd)
+
+
+def tty_speed(fd: int) -> int:
+    """The speed a tty is set to (the host's end: pyserial and mpremote set it on the slave; the pty master reads the
+    same termios). Linux's TCGETS2 gives any rate; the classic speed codes are the fallback."""
+    try:
+        buf = bytearray(44)  # struct termios2: 4 flags, c_line, c_cc[19], c_ispeed, c_ospeed
+        fcntl.ioctl(fd, TCGETS2, buf)
+        ospeed = struct.unpack_from("<I", buf, 40)[0]
+        if ospeed:
+            return ospeed
+    except OSError:
+        pass
+    try:
+        return _SPEEDS.get(termios.tcgetattr(fd)[5], BOOT_BAUD)
+    except termios.error:
+        return BOOT_BAUD
+
+
+def set_tty_speed(fd: int, rate: int) -> bool:
+    """Set a tty's speed to `rate` (Linux TCSETS2, any rate), as pyserial sets it; False where that fails."""
+    try:
+        buf = bytearray(44)
+        fcntl.ioctl(fd, TCGETS2, buf)
+        cflag = struct.unpack_from("<I", buf, 8)[0]
+        struct.pack_into("<I", buf, 8, (cflag & ~CBAUD) | BOTHER)
+        struct.pack_into("<II", buf, 36, rate, rate)
+        fcntl.ioctl(fd, TCSETS2, buf)
+        return True
+    except OSError:
+        return False
+
+
+def resample(data: bytes, tx: int, rx: int) -> bytes:
+    """Bytes sent back to back at `tx` baud (8N1), as a UART at `rx` baud receives them: it waits for the line to
+    go low (a start bit), samples each bit in the middle of its own bit time, and takes the 8 data bits it sampled
+    (a framing error too: the ESP32's REPL ISR reads its FIFO as it is, a raw tty without INPCK passes it). The
+    line idles high after the last stop bit, so what `rx` sees past it is the end."""
+    if tx == rx:
+        return bytes(data)
+    bits = bytearray()
+    for b in data:
+        bits.append(0)
+        bits.extend((b >> i) & 1 for i in range(8))
+        bits.append(1)
+    n = len(bits)
+    step = tx / rx  # one received bit, in sent bit times
+
+    def level(t: float) -> int:
+        i = int(t)
+        return bits[i] if i < n else 1
+
+    out = bytearray()
+    t = 0.0
+    while t < n:
+        i = int(t)
+        if level(t):  # idle: the next low bit starts a character
+            while i < n and bits[i]:
+                i += 1
+            if i >= n:
+                break
+            t = float(i)
+        start = t
+        c = 0
+        for k in range(8):
+            c |= level(start + (k + 1.5) * step) << k
+        out.append(c)
+        t = start + 9.5 * step  # the stop bit's sample: the receiver looks for a start bit from there
+    return bytes(out)
 
 
 def _columns(names: list[bytes]) -> bytes:

@@ -267,7 +267,7 @@ def follow_lang(root: Path, environ=os.environ) -> str | None:
 
 
 def main(root: Path, heap: str, serial: bool = False, link: str | None = None, baud: int | None = None,
-         exec_delay_ms: int = 0, headless: bool = False) -> int:
+         exec_delay_ms: int = 0, headless: bool = False, bridge_max: int | None = None) -> int:
     simrun.prepare_root(root)
     lang = follow_lang(root)
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # clean up (registry, link) on kill too
@@ -277,7 +277,7 @@ def main(root: Path, heap: str, serial: bool = False, link: str | None = None, b
         from mausbox.sim.serial import SerialUnit
 
         unit = SerialUnit(root, heapsize=heap, baud=baud, exec_delay_ms=exec_delay_ms, env=fifo.env(),
-                          link=link, register=True)
+                          link=link, register=True, bridge_max=bridge_max)
         pty = unit.start()
         print(f"virtual unit on {pty}" + (f" (also {link})" if link else "") + f"; flash folder {root}", flush=True)
         print(f"try: mpremote connect {pty} fs ls", flush=True)

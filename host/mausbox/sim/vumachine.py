@@ -53,7 +53,25 @@ class RTC:
             f.write(data)
 
 
+_status = None  # replserver's status line to the bridge (exports)
+
+
+def UART(id, baudrate=0, **kw):
+    """machine.UART(0, rate) only, the REPL's UART: the unit's line to the host (a function standing in for the
+    class: nothing else of it is modelled). Its rate is set as a board's machine.UART(0, rate) sets it
+    (ports/esp32/machine_uart.c, v1.28.0): the bridge (serial.py) switches the pty's line once the bytes written
+    before it have left. And as there, the call then raises OSError: init's last step, uart_flush_input, needs an
+    ESP-IDF driver the REPL's UART does not have (firmware/maus/hw/console.py). No other UART is wired."""
+    if id != 0:
+        raise ValueError("UART(%d) is not wired on the virtual unit" % id)
+    if baudrate:
+        _status(b"U%d\n" % baudrate)
+    raise OSError(1)
+
+
 def exports(status, real, getenv):
+    global _status
+    _status = status
     uid = getenv("MAUSBOX_UNIT_ID") or "5e1d00000001"
     cause = int(getenv("MAUSBOX_RESET_CAUSE") or PWRON_RESET)
 
@@ -74,7 +92,7 @@ def exports(status, real, getenv):
     def reset_cause():
         return cause
 
-    out = {"RTC": RTC, "unique_id": unique_id, "reset": reset, "soft_reset": soft_reset,
+    out = {"RTC": RTC, "UART": UART, "unique_id": unique_id, "reset": reset, "soft_reset": soft_reset,
            "reset_cause": reset_cause, "PWRON_RESET": PWRON_RESET, "HARD_RESET": HARD_RESET,
            "WDT_RESET": WDT_RESET, "DEEPSLEEP_RESET": DEEPSLEEP_RESET, "SOFT_RESET": SOFT_RESET}
     for name in ("idle", "Signal", "time_pulse_us"):
