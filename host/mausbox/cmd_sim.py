@@ -132,17 +132,35 @@ def web_page() -> int:
     return 0
 
 
+HOLD_MAX_MS = 2000  # a press and its release at most this far apart go as one hold, timed by the unit
+
+
 def timeline(actions: list[dict]) -> list[tuple[float, dict]]:
     """A scenario's actions as (seconds after the start, control line) for the control FIFO, which applies each
-    the moment it arrives: a hold becomes a press and a release."""
+    the moment it arrives. A press and the release of the same button after it (within HOLD_MAX_MS) go as one
+    hold the unit times by its own clock: sent apart, a busy machine could deliver a 70 ms press and its release
+    in one read, a press the unit never saw."""
     out = []
-    for a in actions:
+    used = set()
+    for i, a in enumerate(actions):
+        if i in used:
+            continue
         t = a["at_ms"] / 1000
-        if "hold" in a:
-            out.append((t, {"press": a["hold"]}))
-            out.append((t + a["ms"] / 1000, {"release": a["hold"]}))
-        else:
-            out.append((t, {k: v for k, v in a.items() if k != "at_ms"}))
+        if "press" in a:
+            p = a["press"]
+            for j in range(i + 1, len(actions)):
+                b = actions[j]
+                if b.get("press") == p or b.get("hold") == p or b.get("double") == p:
+                    break
+                if b.get("release") == p:
+                    ms = b["at_ms"] - a["at_ms"]
+                    if 0 < ms <= HOLD_MAX_MS:
+                        used.add(j)
+                        out.append((t, {"hold": p, "ms": ms}))
+                    break
+            if out and out[-1][0] == t and out[-1][1].get("hold") == p:
+                continue
+        out.append((t, {k: v for k, v in a.items() if k != "at_ms"}))
     out.sort(key=lambda x: x[0])
     return out
 
