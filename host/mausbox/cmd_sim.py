@@ -165,8 +165,9 @@ def timeline(actions: list[dict]) -> list[tuple[float, dict]]:
     return out
 
 
-def wait_ready(root: Path, since: float, timeout: float = 120.0) -> bool:
-    """The firmware has booted: it writes status.json right before `MAUSBOX READY` (maus/unit.py)."""
+def wait_ready(root: Path, since: float, timeout: float = 120.0, poll: float = 0.05) -> bool:
+    """The firmware has booted: it writes status.json right before `MAUSBOX READY` (maus/unit.py); looked for
+    every `poll` seconds (bench/bench_boot.py times boots with 2 ms)."""
     import time
 
     end = time.monotonic() + timeout
@@ -177,7 +178,7 @@ def wait_ready(root: Path, since: float, timeout: float = 120.0) -> bool:
                 return True
         except OSError:
             pass
-        time.sleep(0.05)
+        time.sleep(poll)
     return False
 
 
