@@ -34,7 +34,7 @@ _V = const(0x31)  # "1"
 _RX_MAX = const(480)  # largest request payload
 _CHUNK = const(1024)  # file bytes per data frame during a game (a frame blocks the loop ~90 ms at 115200 baud)
 _BIG_CHUNK = const(8192)  # and when no game runs, one a pass: 0.4 % framing instead of 3 %, nothing waits
-_AWAKE_MS = const(1000)  # after a request the loop idles at most 1 ms a pass: the next request comes soon
+_AWAKE_MS = const(1000)  # after a request the console is looked at each ms: the next request comes soon
 _LIST_BYTES = const(900)  # listing text per frame
 _HASH_SLICE = const(8192)  # prefix bytes hashed per poll when a read resumes
 _IN_PER_POLL = const(160)  # console bytes taken per poll: typing at the console cannot stall the loop
@@ -65,12 +65,13 @@ class HostService:
         self.app = app
         self.inp = inp if inp is not None else sys.stdin.buffer
         self.out = out if out is not None else sys.stdout.buffer
+        self.poller = None  # the console's select.poll when it is a stream: the loop's idle wakes on it
         if ready is None:
             import select
 
             p = select.poll()
             p.register(sys.stdin, select.POLLIN)
-            self._poller = p
+            self.poller = p
             ready = self._stdin_ready
         self.ready = ready
         self.rx = bytearray(_HDR + _RX_MAX + 1)
@@ -125,7 +126,9 @@ class HostService:
             self._card_release()
         if self.awake_until >= 0:
             if _diff(self._now(), self.awake_until) < 0:
-                return min(wait_ms, 1)
+                # The loop's idle looks at the console each ms (hw.idle, HostWake.waker); a console it cannot
+                # look at (the scenarios' line model): a pass each ms
+                return wait_ms if self.poller is not None else min(wait_ms, 1)
             self.awake_until = -1
         return wait_ms
 
@@ -158,7 +161,7 @@ class HostService:
                 pass
 
     def _stdin_ready(self):
-        for _ in self._poller.ipoll(0):
+        for _ in self.poller.ipoll(0):
             return True
         return False
 
@@ -674,6 +677,7 @@ def woken(w, mark):
     svc.bad_frames = w.bad_frames
     svc.events_until = w.events_until  # a monitor subscribed in a game (the desk's) goes on
     svc.wake = w
+    svc.poller = w.poller  # the same console: the loop's idle wakes on it (its 1 ms look otherwise)
     svc._byte(0x23)
     svc._rx_at = svc._now()
     w.svc = svc

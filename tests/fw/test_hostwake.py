@@ -81,3 +81,28 @@ def test_ctrl_c_and_an_input_at_its_end():
         ctx.hw.t += 1001
         w.serve()
         assert reads[0] == 2 and w.svc is None
+
+
+def test_a_host_session_idles_on_the_console_not_in_1_ms_passes():
+    # While a host session is on, the loop's idle gets the console's poller (hw.idle looks at it each ms and
+    # ends the wait on a request), so the service no longer cuts every idle to 1 ms: the same latency in a
+    # tenth of the passes. Only a console the idle cannot look at (the scenarios' line model) keeps 1 ms passes.
+    with logfs.Fs() as fs:
+        w, con, ctx = _wake(fs.root)
+        assert w.waker() is None  # no session
+        con.send(request(1, "hello", host="test", proto=1))
+        assert _answer(w, con, 1)[0]["ok"]
+        svc = w.svc
+        assert svc.poller is None and w.waker() is None  # the line model: nothing to look at
+        assert svc.poll(50) == 1  # so a pass each ms while the session is on
+        p = svc.poller = object()  # what select.poll on sys.stdin gives the unit
+        assert w.waker() is p
+        assert svc.poll(50) == 50
+        svc.dead = True
+        assert w.waker() is None  # stdin at its end polls ready for ever: it would end every idle
+        svc.dead = False
+        ctx.log = object()  # a game: the desk reads the console at its passes
+        assert w.waker() is None
+        ctx.log = None
+        svc.awake_until = -1  # the session is over: the loop idles as the game needs
+        assert w.waker() is None

@@ -69,10 +69,10 @@ def _host_ms():
 class RealWorld(World):
     """Real time for interactive play: now follows the host clock; inputs arrive from a FIFO."""
 
-    def __init__(self, ctl=None):
+    def __init__(self, ctl):
         super().__init__(0, rebase=True)
         self._last = time.ticks_us()
-        self.ctl = ctl  # callable: poll the control channel, apply inputs
+        self.ctl = ctl  # ctl(wait_ms): poll the control channel up to wait_ms, apply inputs
 
     def _sync(self):
         # Accumulate the host clock's steps: a 32-bit port's ticks wrap every 2**30 us (18 min) and
@@ -90,8 +90,7 @@ class RealWorld(World):
         return World.ticks_ms(self)
 
     def spend(self, us):
-        if self.ctl:
-            self.ctl(0)
+        self.ctl(0)
         if self._actions:  # a gesture's timed release (a control line's "hold"/"double")
             self._sync()
             self._apply_until(self.now)
@@ -104,13 +103,16 @@ class RealWorld(World):
     def sleep_until(self, t_us):
         self._sync()
         while self.now < t_us:
-            wait = min((t_us - self.now) // 1000, 20)
+            until = t_us
             if self._actions:
-                wait = max(0, min(wait, (self._actions[0][0] - self.now) // 1000))
-            if self.ctl:
-                self.ctl(wait)
-            else:
-                time.sleep_ms(wait)
+                until = min(until, self._actions[0][0])
+            rem = until - self.now
+            if rem >= 1000:
+                self.ctl(min(rem // 1000, 20))
+            else:  # the control channel polls in whole ms: a shorter rest is slept, not spun (a 1 ms idle was)
+                self.ctl(0)
+                if rem > 0:
+                    time.sleep_us(rem)
             self._sync()
             if self._actions:
                 self._apply_until(self.now)
@@ -443,11 +445,22 @@ class Hardware:
         if self.reader is not None:
             self.reader.sleep_us(us)
 
-    def idle(self, ms):
+    def idle(self, ms, console=None):
         w = self.world
         if w.model is not None and ms > 10:
             ms = 10  # as maus.hw.esp32.idle: sleep_ms(10) at most, the board's loop wakes no earlier
-        w.sleep_until(w.now + ms * 1000)
+        if self.realtime:
+            w.ticks_us()  # the host clock read: `now` moves only then, and sleep_ms(ms) counts from the call
+        if console is not None:  # a host session's console, looked at each ms (maus.hw.esp32.idle)
+            for _ in range(min(ms, 10)):
+                for _ in console.ipoll(0):
+                    break
+                else:
+                    w.sleep_until(w.now + 1000)
+                    continue
+                break
+        else:
+            w.sleep_until(w.now + ms * 1000)
         if _wdt.world is w:
             _wdt.check()
 

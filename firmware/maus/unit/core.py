@@ -320,7 +320,7 @@ class Unit:
         if wait > 0 and ticks_diff(now, self._gc_at) > 500:
             getattr(hw, "collect", gc.collect)()  # idle time: collect now, not during a race (sim: timed)
             self._gc_at = now
-        hw.idle(wait)
+        hw.idle(wait, self.host.waker() if self.host is not None else None)
 
     def _wait_ms(self, now):
         if self.capture.pending or self.capture.busy():
@@ -359,12 +359,13 @@ class HostWake:
         self.ctx = ctx
         self.inp = inp if inp is not None else sys.stdin.buffer
         self.out = out
+        self.poller = None  # the console's select.poll, when it is a stream (waker)
         if ready is None:
             import select
 
             p = select.poll()
             p.register(sys.stdin, select.POLLIN)
-            self._poller = p
+            self.poller = p
             ready = self._stdin_ready
         self.ready = ready
         self._one = bytearray(1)
@@ -425,6 +426,15 @@ class HostWake:
             return None
         return w
 
+    def waker(self):
+        """The console's poller while a host session is on (the service answered lately), for the loop's idle to
+        end when the next request comes (hw.idle); None otherwise: the loop idles as the game needs, and a "#"
+        waits for the next pass."""
+        svc = self.svc
+        if svc is None or svc.dead or svc.awake_until < 0 or self.ctx.log is not None:
+            return None
+        return svc.poller
+
     def event(self, parts):
         """A log record, as its pieces (maus.gamelog.pieces), for a subscribed monitor (HostService.event,
         which takes the line whole; in a game the desk's); False while no monitor is subscribed."""
@@ -482,7 +492,7 @@ class HostWake:
         return mod.woken(self, mark)
 
     def _stdin_ready(self):
-        for _ in self._poller.ipoll(0):
+        for _ in self.poller.ipoll(0):
             return True
         return False
 

@@ -62,6 +62,7 @@ SOFT_RESET_CAUSE, PWRON_RESET_CAUSE = 5, 1  # machine.reset_cause() after machin
 # Bridge states
 BOOT, FRIENDLY, PASTE_F, RAW, PASTE_RAW, EXEC = range(6)
 
+USB_PACKET = 64  # a full-speed bulk packet: the unit's output reaches the host in these (CP2102, CH340, FT232)
 TX_HIGH = 64 * 1024  # stop reading the interpreter's stdout above this much unsent output
 BOOT_BAUD = 115200  # the unit's console rate at power-on (firmware/maus/hostsvc.py BOOT_BAUD)
 TCGETS2 = 0x802C542A  # Linux: struct termios2, whose c_ispeed/c_ospeed hold any rate (pyserial sets odd ones so)
@@ -1002,10 +1003,11 @@ class SerialUnit:
             if self._stdin and self._armed:
                 wl.append(self._in_fd)
             if self._tx:
-                if not self.baud or self._tok_out >= 1:
+                need = self._out_need()
+                if not self.baud or self._tok_out >= need:
                     wl.append(self._master)
                 else:
-                    timeout = min(timeout, (1 - self._tok_out) / (self.baud / 10))
+                    timeout = min(timeout, (need - self._tok_out) / (self.baud / 10))
             if not can_in and self.baud:
                 timeout = min(timeout, (1 - self._tok_in) / (self.baud / 10))
             if self._tx and self._stall_since is not None:
@@ -1029,6 +1031,14 @@ class SerialUnit:
                 self._read_in()
             if self._proc is not None and self._out_fd in r:
                 self._pump_output()
+
+    def _out_need(self) -> int:
+        """Bytes the line must have carried before the host sees more: a USB bridge hands them over in bulk
+        packets (64 bytes at full speed, USB 2.0 section 5.8.3), or what is left (the bytes before a switch)."""
+        n = min(len(self._tx), USB_PACKET)
+        if self._switches:
+            n = min(n, max(1, self._switches[0][0]))
+        return max(1, n)
 
     def _write_out(self) -> None:
         n = len(self._tx)
