@@ -134,7 +134,7 @@ class UnitLink:
         self.close()
 
     def close(self) -> None:
-        self.slow_down()
+        self.slow_down(settle=False)  # the port closes: nothing more is said at either rate
         if self._repl is not None and self._repl.t.in_raw_repl and not self.served:
             try:  # deploy left the unit in the raw REPL: back to the friendly one (no reset unless asked)
                 self._repl.close_raw()
@@ -464,14 +464,16 @@ class UnitLink:
         time.sleep(max(0.0, switched + wait + FALLBACK_MARGIN - time.monotonic()))
         return False
 
-    def slow_down(self) -> None:
+    def slow_down(self, settle: bool = True) -> None:
         """Back to the boot rate at the end of a session (and before the raw REPL): asked at the rate in use; if
-        that fails, the unit goes back by itself (its service quiet, or bytes it cannot read)."""
+        that fails, the unit goes back by itself (its service quiet, or bytes it cannot read). `settle`: wait
+        until the unit has switched (the link goes on at the boot rate)."""
         if self.rate == self.base:
             return
         try:
             self.request("baud", rate=self.base, timeout=min(self.timeout, 2.0))
-            time.sleep(SWITCH_GUARD)  # the unit switches once its answer has left
+            if settle:
+                time.sleep(SWITCH_GUARD)  # the unit switches once its answer has left
         except (LinkError, UserError):
             pass
         self._to_base("")
