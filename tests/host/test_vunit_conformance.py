@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import serial
+from mausbox.heapbudget import BOARD_HEAP, SIM_SHARE
 from mausbox.paths import micropython_binary
 from mausbox.sim.serial import SerialUnit
 from mpremote.transport import TransportExecError
@@ -47,7 +48,8 @@ def prompt(port: serial.Serial) -> None:
 def unit(tmp_path):
     root = tmp_path / "unit"
     root.mkdir()
-    with SerialUnit(root) as u:
+    # a board's heap, the REPL server's share on top (a board's REPL is C): a large raw-paste block compiles as there
+    with SerialUnit(root, heapsize=str(BOARD_HEAP + SIM_SHARE["repl"])) as u:
         yield u
 
 
