@@ -594,7 +594,9 @@ def _theirs(path):
     if names[-1] in (".", ".."):
         return False
     p = "/" + "/".join(_top_names(path))
-    return _under(p, _mnt) or not _flash[0] and not _under(p, ("/.sim",))
+    if p.startswith("/.sim"):
+        return False  # the bridge's own mounts (/.simN): always the folder's checks
+    return _under(p, _mnt) or not _flash[0]
 
 
 def _user_mounts(raw_os, raw_open):
