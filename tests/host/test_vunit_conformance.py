@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 import serial
-from mausbox.heapbudget import BOARD_HEAP, SIM_SHARE
 from mausbox.paths import micropython_binary
 from mausbox.sim.serial import SerialUnit
 from mpremote.transport import TransportExecError
@@ -48,8 +47,7 @@ def prompt(port: serial.Serial) -> None:
 def unit(tmp_path):
     root = tmp_path / "unit"
     root.mkdir()
-    # a board's heap, the REPL server's share on top (a board's REPL is C): a large raw-paste block compiles as there
-    with SerialUnit(root, heapsize=str(BOARD_HEAP + SIM_SHARE["repl"])) as u:
+    with SerialUnit(root) as u:
         yield u
 
 
