@@ -52,7 +52,7 @@ _mpy_dir: list[str] = []  # the folder with replserver.mpy ("" none), made once 
 
 
 def replserver_mpy() -> str | None:
-    """A folder holding replserver.py compiled by mpy-cross (kept in the cache by the source and the compiler), or
+    """A folder holding replserver.py compiled by mpy-cross (kept in the cache by source, path and compiler), or
     None: the interpreter compiles the source itself. Loaded from .mpy the REPL server leaves no parser's temporaries
     between its objects: its heap at the prompt is one large free block, as a board's (issue 28 item 6)."""
     if not _mpy_dir:
@@ -63,7 +63,8 @@ def replserver_mpy() -> str | None:
             from mausbox.build import compile_file, mpy_cross_cmd
             from mausbox.paths import cache_dir
 
-            key = hashlib.sha256(REPLSERVER.read_bytes() + repr(mpy_cross_cmd()).encode()).hexdigest()[:16]
+            # its path too: the .mpy names it in tracebacks, whose bridge frames are cut by this checkout's path
+            key = hashlib.sha256(REPLSERVER.read_bytes() + repr((mpy_cross_cmd(), str(REPLSERVER))).encode()).hexdigest()[:16]
             d = cache_dir() / "sim-mpy" / key
             if not (d / "replserver.mpy").is_file():
                 d.mkdir(parents=True, exist_ok=True)
