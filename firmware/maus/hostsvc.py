@@ -682,11 +682,26 @@ def woken(w, mark):
     return svc
 
 
-def asleep(w):
-    """Let w's service go, with the modules its import loaded; its counters stay with w."""
+def asleep(w, game=False):
+    """Let w's service go, with the modules its import loaded; its counters stay with w. game: a game begins
+    (HostWake.lull): a request in progress is answered `game`, as the desk answers it; -> the bytes read of a
+    request not read whole yet (and those still to search again, _bad), for the desk to read on from, or None."""
     import maus
 
     svc = w.svc
+    part = None
+    if game:
+        if svc.job is not None:
+            svc._drop_job()
+            try:
+                svc._error(svc.seq, "game", "a game is in progress: ask again when it has ended")
+            except MemoryError:
+                pass  # the host, which has no answer, asks again (the desk answers then)
+        if svc._n or svc._ri < svc._rn:
+            try:
+                part = bytes(svc._rxv[:svc._n]) + bytes(svc._rxv[svc._ri:svc._rn])
+            except MemoryError:
+                pass
     svc._drop_job()
     if svc.card_until >= 0:
         svc._card_release()
@@ -700,3 +715,4 @@ def asleep(w):
     for k in w._mods:
         maus.unload(k)
     w._mods = ()
+    return part

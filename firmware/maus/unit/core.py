@@ -437,8 +437,9 @@ class HostWake:
     def lull(self):
         """A game starts: the service goes now, before the game needs its memory, and the desk comes: the link
         in a game (maus.unit.desk), part of the game's memory."""
+        part = None  # a request the service had begun to read: the desk reads on from it
         if self.svc is not None:
-            self._mod.asleep(self)
+            part = self._mod.asleep(self, True)
         if self.desk is None:
             try:
                 from maus.unit.desk import Desk
@@ -446,6 +447,8 @@ class HostWake:
                 self.desk = Desk(self)
             except MemoryError:  # the host's requests go unanswered this game; it asks again after it
                 unload("maus.unit.desk")
+        if part and self.desk is not None:
+            self.desk.take(part)
 
     def _look(self):
         # True once a "#" came (given to the service as its first byte); everything before it is dropped.
