@@ -211,7 +211,10 @@ def probe():
     import micropython
 
     gc.collect()
-    micropython.mem_info(1 if PROBE == "map" else 0)
+    if PROBE == "map":
+        micropython.mem_info(1)  # (any argument prints the block map)
+    else:
+        micropython.mem_info()
     micropython.qstr_info()
     print("SEASON modules", len(sys.modules), " ".join(sorted(k[5:] for k in sys.modules if k.startswith("maus."))))
 
@@ -320,6 +323,9 @@ if err is not None:
     # run out of memory; whatever is not said, the host side restarts the unit all the same (any end without
     # "SEASON end crashes 0" is a crash: tests/host/seasonhost.py season).
     crashes = 1
+    import micropython
+
+    micropython.mem_info()  # the heap as the crash left it (prints, allocates nothing)
     held = None
     at = "?"
     try:
