@@ -270,6 +270,8 @@ class SeasonHw(sim.Hardware):
                         r[4] = (d >> 8) & 255
                         r[5] = d >> 16
                         _cap.write(r)
+                        if PROBE and d > 1000:  # a late first edge: when (virtual µs), for whom
+                            print("SEASON late", d, "edge", e, "player", i + 1, "game", hw.game, "polled", hw.polled)
                 emit(kind, i, t)
 
             cap.emit = timed

@@ -17,7 +17,7 @@ from micropython import const
 
 from maus.sim.world import Esp32Timing, FlashFile, SimPin, World
 
-_OLED_FRAME_US = const(23000)  # a full 128x64 frame over 400 kHz I2C
+_I2C_BYTE_US2 = const(45)  # two bytes over 400 kHz I2C (9 bits each): a 128x64 frame's 1 KB is ~23 ms
 _I2C_CMD_US = const(60)  # one command: address and two bytes at 400 kHz, plus the call
 _NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
 _ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
@@ -147,20 +147,31 @@ class Out:
             except OSError:
                 self.f = None  # the UI went away: keep refereeing
 
-    def send_frame(self, buf):
-        # {"oled": "<hex>"} written 64 bytes of frame at a time: a board sends its frame over I2C without
-        # copying it, so the sim must not need one 2 KB block for the text (in a fragmented heap the
-        # firmware would get the MemoryError the board never has). The UI reads whole lines.
-        if self.f is None:
-            return
+    # A frame as {"oled": "<hex>"}, written as its transfers come, 64 bytes of it at a time: a board sends its
+    # frame over I2C without copying it, so the sim must not need one 2 KB block for the text (in a fragmented heap
+    # the firmware would get the MemoryError the board never has). The UI reads whole lines.
+    def send_frame(self, buf):  # a whole frame in one go (maus.sim.wiring's display)
+        self.frame_begin()
+        self.frame_part(buf)
+        self.frame_end()
+
+    def frame_begin(self):
+        self._out('{"oled": "')
+
+    def frame_part(self, buf):
         mv = memoryview(buf)
-        try:
-            self.f.write('{"oled": "')
-            for i in range(0, len(mv), 64):
-                self.f.write(_hex(mv[i:i + 64]))
-            self.f.write('"}\n')
-        except OSError:
-            self.f = None
+        for i in range(0, len(mv), 64):
+            self._out(_hex(mv[i:i + 64]))
+
+    def frame_end(self):
+        self._out('"}\n')
+
+    def _out(self, text):
+        if self.f is not None:
+            try:
+                self.f.write(text)
+            except OSError:
+                self.f = None
 
 
 class SimNeoPixel:
@@ -220,6 +231,15 @@ class SimI2C:
         self.addr = addr
         self.present = present
         self.frames = 0
+        # The SSD1306's addressing as its commands set it: the column and page window a frame fills (the
+        # driver's show() sets it, then writes the display RAM in one or more transfers), and the bytes of
+        # the frame written so far.
+        self._cmd = 0  # a window command (0x21 column, 0x22 page) waiting for its 2 arguments; 0: none
+        self._args = 0
+        self._lo = 0  # its first argument
+        self._cols = 128
+        self._pages = 8
+        self._pos = 0
 
     def _ack(self, addr):
         if not self.present or addr != self.addr:
@@ -228,17 +248,45 @@ class SimI2C:
     def writeto(self, addr, buf):
         self._ack(addr)
         self.hw.block(_I2C_CMD_US)
+        if len(buf) == 2 and buf[0] == 0x80:  # Co = 1, D/C# = 0: one command byte
+            self._command(buf[1])
+
+    def _command(self, c):
+        if self._cmd:
+            self._args += 1
+            if self._args == 1:
+                self._lo = c
+                return
+            n = c - self._lo + 1
+            if self._cmd == 0x21:
+                self._cols = n
+            else:
+                self._pages = n
+            self._cmd = 0
+            self._pos = 0  # a new window: the frame starts again
+        elif c == 0x21 or c == 0x22:
+            self._cmd = c
+            self._args = 0
 
     def writevto(self, addr, bufs):
         self._ack(addr)
         data = bufs[-1]
-        if len(data) >= 512:  # a frame: the whole display RAM in one go
-            self.hw.block(_OLED_FRAME_US)
+        n = len(data)
+        self.hw.block(_I2C_CMD_US + n * _I2C_BYTE_US2 // 2)  # a transfer's time: the bytes on the bus
+        if n <= 1:
+            return
+        size = self._cols * self._pages
+        ui = self.hw.out.f is not None  # the frame as text only for a UI that reads it: a board makes no copy
+        if ui and self._pos == 0:
+            self.hw.out.frame_begin()
+        if ui:
+            self.hw.out.frame_part(data)
+        self._pos += n
+        if self._pos >= size:  # the window filled: a frame
+            self._pos = 0
             self.frames += 1
-            if self.hw.out.f is not None:  # the frame as text only for a UI that reads it: a board makes no such copy
-                self.hw.out.send_frame(data)
-        else:
-            self.hw.block(_I2C_CMD_US)
+            if ui:
+                self.hw.out.frame_end()
 
 
 def _hex(b):
