@@ -150,28 +150,23 @@ class Out:
     # A frame as {"oled": "<hex>"}, written as its transfers come, 64 bytes of it at a time: a board sends its
     # frame over I2C without copying it, so the sim must not need one 2 KB block for the text (in a fragmented heap
     # the firmware would get the MemoryError the board never has). The UI reads whole lines.
-    def send_frame(self, buf):  # a whole frame in one go (maus.sim.wiring's display)
-        self.frame_begin()
-        self.frame_part(buf)
-        self.frame_end()
-
-    def frame_begin(self):
-        self._out('{"oled": "')
-
-    def frame_part(self, buf):
+    def send_frame(self, buf, part=3):
+        # {"oled": "<hex>"} written 64 bytes of frame at a time: a board sends its frame over I2C without
+        # copying it, so the sim must not need one 2 KB block for the text (in a fragmented heap the
+        # firmware would get the MemoryError the board never has). The UI reads whole lines. part: 1 the
+        # frame's first transfer, 2 its last, 3 the whole frame.
+        if self.f is None:
+            return
         mv = memoryview(buf)
-        for i in range(0, len(mv), 64):
-            self._out(_hex(mv[i:i + 64]))
-
-    def frame_end(self):
-        self._out('"}\n')
-
-    def _out(self, text):
-        if self.f is not None:
-            try:
-                self.f.write(text)
-            except OSError:
-                self.f = None
+        try:
+            if part & 1:
+                self.f.write('{"oled": "')
+            for i in range(0, len(mv), 64):
+                self.f.write(_hex(mv[i:i + 64]))
+            if part & 2:
+                self.f.write('"}\n')
+        except OSError:
+            self.f = None
 
 
 class SimNeoPixel:
@@ -231,14 +226,10 @@ class SimI2C:
         self.addr = addr
         self.present = present
         self.frames = 0
-        # The SSD1306's addressing as its commands set it: the column and page window a frame fills (the
-        # driver's show() sets it, then writes the display RAM in one or more transfers), and the bytes of
-        # the frame written so far.
-        self._cmd = 0  # a window command (0x21 column, 0x22 page) waiting for its 2 arguments; 0: none
-        self._args = 0
-        self._lo = 0  # its first argument
-        self._cols = 128
-        self._pages = 8
+        # The SSD1306's window as its commands set it (the driver's show() sets it, then writes the display RAM
+        # in one or more transfers): a window command coming in (0x21 columns, 0x22 pages), its arguments so
+        # far, its first one; the columns and pages. And the bytes of the frame written so far.
+        self._c = bytearray(b"\0\0\0\x80\x08")
         self._pos = 0
 
     def _ack(self, addr):
@@ -248,45 +239,34 @@ class SimI2C:
     def writeto(self, addr, buf):
         self._ack(addr)
         self.hw.block(_I2C_CMD_US)
+        c = self._c
         if len(buf) == 2 and buf[0] == 0x80:  # Co = 1, D/C# = 0: one command byte
-            self._command(buf[1])
-
-    def _command(self, c):
-        if self._cmd:
-            self._args += 1
-            if self._args == 1:
-                self._lo = c
-                return
-            n = c - self._lo + 1
-            if self._cmd == 0x21:
-                self._cols = n
-            else:
-                self._pages = n
-            self._cmd = 0
-            self._pos = 0  # a new window: the frame starts again
-        elif c == 0x21 or c == 0x22:
-            self._cmd = c
-            self._args = 0
+            b = buf[1]
+            if c[0]:
+                c[1] += 1
+                if c[1] == 1:
+                    c[2] = b
+                else:
+                    c[4 if c[0] == 0x22 else 3] = b - c[2] + 1
+                    c[0] = 0
+                    self._pos = 0  # a new window: a frame starts
+            elif b == 0x21 or b == 0x22:
+                c[0] = b
+                c[1] = 0
 
     def writevto(self, addr, bufs):
         self._ack(addr)
         data = bufs[-1]
         n = len(data)
-        self.hw.block(_I2C_CMD_US + n * _I2C_BYTE_US2 // 2)  # a transfer's time: the bytes on the bus
-        if n <= 1:
-            return
-        size = self._cols * self._pages
-        ui = self.hw.out.f is not None  # the frame as text only for a UI that reads it: a board makes no copy
-        if ui and self._pos == 0:
-            self.hw.out.frame_begin()
-        if ui:
-            self.hw.out.frame_part(data)
-        self._pos += n
-        if self._pos >= size:  # the window filled: a frame
-            self._pos = 0
-            self.frames += 1
-            if ui:
-                self.hw.out.frame_end()
+        self.hw.block(_I2C_CMD_US + n * _I2C_BYTE_US2 // 2)  # a transfer's time: its bytes on the bus
+        if n > 1:
+            p = self._pos
+            self._pos = p + n
+            end = self._pos >= self._c[3] * self._c[4]  # the window filled: a frame
+            if end:
+                self._pos = 0
+                self.frames += 1
+            self.hw.out.send_frame(data, (p == 0) | end << 1)
 
 
 def _hex(b):
