@@ -221,16 +221,13 @@ class SimI2C:
     """The OLED's I2C bus with an SSD1306 on it (or none: the no-display fault): the firmware's own driver
     (maus.drivers.ssd1306, as deployed to a board) talks to it. A frame of display RAM goes to the UI."""
 
-    def __init__(self, hw, addr, present=True):
+    def __init__(self, hw, addr, present=True, size=1024):
         self.hw = hw
         self.addr = addr
         self.present = present
         self.frames = 0
-        # The SSD1306's window as its commands set it (the driver's show() sets it, then writes the display RAM
-        # in one or more transfers): a window command coming in (0x21 columns, 0x22 pages), its arguments so
-        # far, its first one; the columns and pages. And the bytes of the frame written so far.
-        self._c = bytearray(b"\0\0\0\x80\x08")
-        self._pos = 0
+        self.size = size  # the display RAM's bytes: what the driver's show() writes, in one or more transfers
+        self._pos = 0  # bytes of the frame written so far
 
     def _ack(self, addr):
         if not self.present or addr != self.addr:
@@ -239,20 +236,6 @@ class SimI2C:
     def writeto(self, addr, buf):
         self._ack(addr)
         self.hw.block(_I2C_CMD_US)
-        c = self._c
-        if len(buf) == 2 and buf[0] == 0x80:  # Co = 1, D/C# = 0: one command byte
-            b = buf[1]
-            if c[0]:
-                c[1] += 1
-                if c[1] == 1:
-                    c[2] = b
-                else:
-                    c[4 if c[0] == 0x22 else 3] = b - c[2] + 1
-                    c[0] = 0
-                    self._pos = 0  # a new window: a frame starts
-            elif b == 0x21 or b == 0x22:
-                c[0] = b
-                c[1] = 0
 
     def writevto(self, addr, bufs):
         self._ack(addr)
@@ -262,7 +245,7 @@ class SimI2C:
         if n > 1:
             p = self._pos
             self._pos = p + n
-            end = self._pos >= self._c[3] * self._c[4]  # the window filled: a frame
+            end = self._pos >= self.size  # a frame
             if end:
                 self._pos = 0
                 self.frames += 1
@@ -394,9 +377,9 @@ class Hardware:
 
             o = parts["oled"]
             try:
-                self.display = ssd1306.SSD1306_I2C(o.get("width", 128), o.get("height", 64),
-                                                   SimI2C(self, o.get("addr", 60), "no-display" not in faults),
-                                                   o.get("addr", 60))
+                w, h = o.get("width", 128), o.get("height", 64)
+                self.display = ssd1306.SSD1306_I2C(w, h, SimI2C(self, o.get("addr", 60), "no-display" not in faults,
+                                                               w * h // 8), o.get("addr", 60))
             except OSError:  # as maus.hw.esp32_setup says it
                 self.problems.append("display: no answer on I2C (check SDA/SCL wiring, pins SDA %s, SCL %s)"
                                      % (o.get("sda"), o.get("scl")))
