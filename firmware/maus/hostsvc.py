@@ -682,6 +682,16 @@ def woken(w, mark):
     return svc
 
 
+def rest(w):
+    """A game is chosen (maus.unit.core Unit._switch): w's service goes now if nothing is under way (no request
+    coming in or being answered, no monitor's or card lease), not LINGER_MS after the host's last request: left
+    lingering into the join and the start, its ~17 KB was where the game's start made what it keeps. The next
+    request wakes it again."""
+    svc = w.svc
+    if svc.job is None and not svc._n and svc._ri >= svc._rn and not svc.events_until and svc.card_until < 0:
+        asleep(w)
+
+
 def asleep(w, game=False):
     """Let w's service go, with the modules its import loaded; its counters stay with w. game: a game begins
     (HostWake.lull): a request in progress is answered `game`, as the desk answers it; -> the bytes read of a

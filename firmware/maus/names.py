@@ -1,5 +1,5 @@
-# A game's names (qstrs) interned in one run at its first start, while the heap is at its emptiest for a game
-# (maus.unit.play, before anything of the game is made), loaded for it and let go again.
+# A game's names (qstrs) interned in one run when it is first chosen after a boot, while the heap is at its
+# emptiest for a game (maus.unit.core Unit._switch, before its join phase loads), loaded for it and let go again.
 #
 # A name is never freed once interned (docs/build.md section 7), and MicroPython puts names into chunks of 128
 # bytes wherever the heap has room when it first sees them: a module's names when it first loads. Left to that,
@@ -22,6 +22,19 @@ import sys
 COMMON = ("unit/begin", "unit/start", "unit/ends", "unit/desk", "logstart", "logend", "logstore", "logindex",
           "gamelog", "game", "frame", "classroom", "hostsvc", "cards", "drivers/tagtype", "drivers/ndef")
 _DIR = 0x4000
+
+
+def chosen(u, key):
+    """The game under `key` (maus.unit.GAMES; "join": the one chosen before) is chosen: its names interned now,
+    where the heap is at its emptiest for it (maus.unit.core Unit._switch, before the join phase loads)."""
+    from maus.unit import GAMES
+
+    if key not in GAMES:
+        key = u.choice
+    if key in GAMES and key not in u.named:
+        g = GAMES[key]
+        intern(g[1], g[6], getattr(u.hw, "wdt_feed", None))
+        u.named += (key,)
 
 
 def intern(module, piezo=False, feed=None):

@@ -44,7 +44,7 @@ class Unit:
     enrolment = None  # the enrolment map (maus.enrol), if the unit has one
     _stop_watch = None  # the armed piezo's stop test (watch_stop, bound once with the detector)
     _piezo_read = None  # its reading: the ADC's read_u16, or a comparator pin's value (bound with it)
-    named = ()  # type: tuple  # the games whose names are interned (maus.names, when first chosen: _names)
+    named = ()  # type: tuple  # the games whose names are interned (maus.names, when first chosen)
     # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
     _boot_ms: "Any"  # None once the unit has run _HEALTHY_MS and cleared the crash counter
     _gc_at: "Any"
@@ -110,29 +110,17 @@ class Unit:
         self.phase = None
         self.game = None
         self.detector = None
-        if nxt[0] == "join" and self.host is not None:
-            self.host.rest()  # a game is chosen: an idle host service goes before its join and start are made
+        if nxt[0] == "join" and self.host is not None and self.host.svc is not None:
+            self.host._mod.rest(self.host)  # a game is chosen: an idle host service goes now (maus.hostsvc rest)
         if self._mark is not None:
             unload_since(self._mark)
         gc.collect()  # the phase before is garbage now: its RAM is free before the next one loads
-        if nxt[0] == "join":
-            self._names(nxt[1])
+        if nxt[0] == "join" and nxt[1] not in self.named:  # a game chosen for the first time since the boot
+            call_unloaded("maus.names", "chosen", self, nxt[1])
         self._mark = loaded()
         self.phase = __import__("maus.unit." + nxt[0], None, None, ("enter",))
         self.phase.enter(self, nxt[1])
         self._switch()  # entering may ask for another phase (a catalog that does not fit the game)
-
-    def _names(self, key):
-        # A game chosen for the first time since the boot: its names are interned now, where the heap is at its
-        # emptiest for it (maus.names says why).
-        from maus.unit import GAMES
-
-        if key not in GAMES:
-            key = self.choice  # back to joining the game chosen before
-        if key in GAMES and key not in self.named:
-            g = GAMES[key]
-            call_unloaded("maus.names", "intern", g[1], g[6], getattr(self.hw, "wdt_feed", None))
-            self.named += (key,)
 
     # --- settings ---------------------------------------------------------------------------------------
     def settings_changed(self):
@@ -443,16 +431,6 @@ class HostWake:
             self._mod.asleep(self)  # the host has gone quiet: the service goes
             return None
         return w
-
-    def rest(self):
-        """A game is chosen (maus.unit.core Unit._switch): a service with nothing under way (no request coming in
-        or being answered, no monitor's or card lease) goes now, not LINGER_MS after the host's last request: left
-        lingering into the join and the start, its ~17 KB was where the game's start made what it keeps. The
-        next request wakes it again."""
-        svc = self.svc
-        if (svc is not None and svc.job is None and not svc._n and svc._ri >= svc._rn and not svc.events_until
-                and svc.card_until < 0):
-            self._mod.asleep(self)
 
     def event(self, parts):
         """A log record, as its pieces (maus.gamelog.pieces), for a subscribed monitor (HostService.event,
