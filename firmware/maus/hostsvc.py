@@ -686,11 +686,36 @@ def woken(w, mark):
     return svc
 
 
-def asleep(w):
-    """Let w's service go, with the modules its import loaded; its counters stay with w."""
+def rest(w):
+    """A game is chosen (maus.unit.core Unit._switch): w's service goes now if nothing is under way (no request
+    coming in or being answered, no monitor's or card lease), not LINGER_MS after the host's last request: left
+    lingering into the join and the start, its ~17 KB was where the game's start made what it keeps. The next
+    request wakes it again."""
+    svc = w.svc
+    if svc.job is None and not svc._n and svc._ri >= svc._rn and not svc.events_until and svc.card_until < 0:
+        asleep(w)
+
+
+def asleep(w, game=False):
+    """Let w's service go, with the modules its import loaded; its counters stay with w. game: a game begins
+    (HostWake.lull): a request in progress is answered `game`, as the desk answers it; -> the bytes read of a
+    request not read whole yet (and those still to search again, _bad), for the desk to read on from, or None."""
     import maus
 
     svc = w.svc
+    part = None
+    if game:
+        if svc.job is not None:
+            svc._drop_job()
+            try:
+                svc._error(svc.seq, "game", "a game is in progress: ask again when it has ended")
+            except MemoryError:
+                pass  # the host, which has no answer, asks again (the desk answers then)
+        if svc._n or svc._ri < svc._rn:
+            try:
+                part = bytes(svc._rxv[:svc._n]) + bytes(svc._rxv[svc._ri:svc._rn])
+            except MemoryError:
+                pass
     svc._drop_job()
     if svc.card_until >= 0:
         svc._card_release()
@@ -704,3 +729,4 @@ def asleep(w):
     for k in w._mods:
         maus.unload(k)
     w._mods = ()
+    return part

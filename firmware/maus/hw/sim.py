@@ -17,7 +17,7 @@ from micropython import const
 
 from maus.sim.world import Esp32Timing, FlashFile, SimPin, World
 
-_OLED_FRAME_US = const(23000)  # a full 128x64 frame over 400 kHz I2C
+_I2C_BYTE_US2 = const(45)  # two bytes over 400 kHz I2C (9 bits each): a 128x64 frame's 1 KB is ~23 ms
 _I2C_CMD_US = const(60)  # one command: address and two bytes at 400 kHz, plus the call
 _NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
 _ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
@@ -149,18 +149,24 @@ class Out:
             except OSError:
                 self.f = None  # the UI went away: keep refereeing
 
-    def send_frame(self, buf):
+    # A frame as {"oled": "<hex>"}, written as its transfers come, 64 bytes of it at a time: a board sends its
+    # frame over I2C without copying it, so the sim must not need one 2 KB block for the text (in a fragmented heap
+    # the firmware would get the MemoryError the board never has). The UI reads whole lines.
+    def send_frame(self, buf, part=3):
         # {"oled": "<hex>"} written 64 bytes of frame at a time: a board sends its frame over I2C without
         # copying it, so the sim must not need one 2 KB block for the text (in a fragmented heap the
-        # firmware would get the MemoryError the board never has). The UI reads whole lines.
+        # firmware would get the MemoryError the board never has). The UI reads whole lines. part: 1 the
+        # frame's first transfer, 2 its last, 3 the whole frame.
         if self.f is None:
             return
         mv = memoryview(buf)
         try:
-            self.f.write('{"oled": "')
+            if part & 1:
+                self.f.write('{"oled": "')
             for i in range(0, len(mv), 64):
                 self.f.write(_hex(mv[i:i + 64]))
-            self.f.write('"}\n')
+            if part & 2:
+                self.f.write('"}\n')
         except OSError:
             self.f = None
 
@@ -217,11 +223,13 @@ class SimI2C:
     """The OLED's I2C bus with an SSD1306 on it (or none: the no-display fault): the firmware's own driver
     (maus.drivers.ssd1306, as deployed to a board) talks to it. A frame of display RAM goes to the UI."""
 
-    def __init__(self, hw, addr, present=True):
+    def __init__(self, hw, addr, present=True, size=1024):
         self.hw = hw
         self.addr = addr
         self.present = present
         self.frames = 0
+        self.size = size  # the display RAM's bytes: what the driver's show() writes, in one or more transfers
+        self._pos = 0  # bytes of the frame written so far
 
     def _ack(self, addr):
         if not self.present or addr != self.addr:
@@ -234,13 +242,16 @@ class SimI2C:
     def writevto(self, addr, bufs):
         self._ack(addr)
         data = bufs[-1]
-        if len(data) >= 512:  # a frame: the whole display RAM in one go
-            self.hw.block(_OLED_FRAME_US)
-            self.frames += 1
-            if self.hw.out.f is not None:  # the frame as text only for a UI that reads it: a board makes no such copy
-                self.hw.out.send_frame(data)
-        else:
-            self.hw.block(_I2C_CMD_US)
+        n = len(data)
+        self.hw.block(_I2C_CMD_US + n * _I2C_BYTE_US2 // 2)  # a transfer's time: its bytes on the bus
+        if n > 1:
+            p = self._pos
+            self._pos = p + n
+            end = self._pos >= self.size  # a frame
+            if end:
+                self._pos = 0
+                self.frames += 1
+            self.hw.out.send_frame(data, (p == 0) | end << 1)
 
 
 def _hex(b):
@@ -368,9 +379,9 @@ class Hardware:
 
             o = parts["oled"]
             try:
-                self.display = ssd1306.SSD1306_I2C(o.get("width", 128), o.get("height", 64),
-                                                   SimI2C(self, o.get("addr", 60), "no-display" not in faults),
-                                                   o.get("addr", 60))
+                w, h = o.get("width", 128), o.get("height", 64)
+                self.display = ssd1306.SSD1306_I2C(w, h, SimI2C(self, o.get("addr", 60), "no-display" not in faults,
+                                                               w * h // 8), o.get("addr", 60))
             except OSError:  # as maus.hw.esp32_setup says it
                 self.problems.append("display: no answer on I2C (check SDA/SCL wiring, pins SDA %s, SCL %s)"
                                      % (o.get("sda"), o.get("scl")))

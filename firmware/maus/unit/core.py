@@ -44,6 +44,7 @@ class Unit:
     enrolment = None  # the enrolment map (maus.enrol), if the unit has one
     _stop_watch = None  # the armed piezo's stop test (watch_stop, bound once with the detector)
     _piezo_read = None  # its reading: the ADC's read_u16, or a comparator pin's value (bound with it)
+    named = ()  # type: tuple  # the games whose names are interned (maus.names, when first chosen)
     # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
     _boot_ms: "Any"  # None once the unit has run _HEALTHY_MS and cleared the crash counter
     _gc_at: "Any"
@@ -109,9 +110,13 @@ class Unit:
         self.phase = None
         self.game = None
         self.detector = None
+        if nxt[0] == "join" and self.host is not None and self.host.svc is not None:
+            self.host._mod.rest(self.host)  # a game is chosen: an idle host service goes now (maus.hostsvc rest)
         if self._mark is not None:
             unload_since(self._mark)
         gc.collect()  # the phase before is garbage now: its RAM is free before the next one loads
+        if nxt[0] == "join" and nxt[1] not in self.named:  # a game chosen for the first time since the boot
+            call_unloaded("maus.names", "chosen", self, nxt[1])
         self._mark = loaded()
         self.phase = __import__("maus.unit." + nxt[0], None, None, ("enter",))
         self.phase.enter(self, nxt[1])
@@ -271,6 +276,8 @@ class Unit:
         hw = self.hw
         hw.spend(LOOP_US)
         self.capture.service()
+        if self._next is not None:
+            self._switch()  # a press ended the game (its end screen: play.end_game)
         now = hw.ticks_ms()
         self.gest.poll(now)
         if self.timers:
@@ -447,8 +454,9 @@ class HostWake:
     def lull(self):
         """A game starts: the service goes now, before the game needs its memory, and the desk comes: the link
         in a game (maus.unit.desk), part of the game's memory."""
+        part = None  # a request the service had begun to read: the desk reads on from it
         if self.svc is not None:
-            self._mod.asleep(self)
+            part = self._mod.asleep(self, True)
         if self.desk is None:
             try:
                 from maus.unit.desk import Desk
@@ -456,6 +464,8 @@ class HostWake:
                 self.desk = Desk(self)
             except MemoryError:  # the host's requests go unanswered this game; it asks again after it
                 unload("maus.unit.desk")
+        if part and self.desk is not None:
+            self.desk.take(part)
 
     def _look(self):
         # True once a "#" came (given to the service as its first byte); everything before it is dropped.
