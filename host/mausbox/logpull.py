@@ -667,14 +667,18 @@ def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
     p.staging = store.partial_dir(unit)
     # Each copy is indexed while the next one comes over the line (a worker: 40 ms a log, a tenth of its line time)
     todo: queue.SimpleQueue[Outcome | None] = queue.SimpleQueue()
+    failed: list[BaseException] = []  # what indexing raised beyond OSError: raised here once the pull is over
 
     def index() -> None:
         while (o := todo.get()) is not None:
-            if o.status in ("pulled", "skipped") and o.path is not None:
-                try:
-                    store.ingest(unit, o.path)  # a skipped one too: the store may have been rebuilt without it
-                except OSError as err:
-                    o.detail = (o.detail + "; " if o.detail else "") + "not indexed: %s" % (err.strerror or err)
+            if failed or o.status not in ("pulled", "skipped") or o.path is None:
+                continue
+            try:
+                store.ingest(unit, o.path)  # a skipped one too: the store may have been rebuilt without it
+            except OSError as err:
+                o.detail = (o.detail + "; " if o.detail else "") + "not indexed: %s" % (err.strerror or err)
+            except BaseException as err:  # noqa: BLE001 - handed to the pull's thread, as if it had indexed
+                failed.append(err)
 
     worker = threading.Thread(target=index, name="index " + unit, daemon=True)
     worker.start()
@@ -687,6 +691,8 @@ def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
     finally:
         todo.put(None)
         worker.join()
+        if failed:
+            raise failed[0]
     res.bringup = p.bringup
     info = getattr(link, "info", None)
     res.name = info.get("name") if isinstance(info, dict) and isinstance(info.get("name"), str) else None

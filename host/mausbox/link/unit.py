@@ -172,9 +172,9 @@ class UnitLink:
             elif self._fd is not None:
                 # Wait on the descriptor: pyserial's own timeout rewrites the tty's settings (tcsetattr, flock) at
                 # each change, thousands of times a pull (1.2 s of a 5 s pull's CPU)
-                if wait > 0 and select.select([self._fd], [], [], wait)[0]:
-                    n = ser.in_waiting
-                data = ser.read(min(n, 65536)) if n else b""
+                # Readable with nothing waiting is a port that went away: pyserial's read says so (LinkLost below)
+                ready = select.select([self._fd], [], [], max(0.0, wait))[0]
+                data = ser.read(min(max(1, ser.in_waiting), 65536)) if ready else b""
             else:
                 ser.timeout = max(0.0, wait)
                 data = ser.read(1)
