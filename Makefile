@@ -43,8 +43,11 @@ setup: $(STAMP) mp32 vports ## create or refresh .venv with every pinned tool, a
 check: $(STAMP) ## mpy-cross every firmware file, ruff, type-check firmware and host
 	$(BIN)/python -m mausbox.devcheck
 
+# The suite starts hundreds of Python processes (the CLI, virtual units, pytest's workers): each compiles every
+# module it imports unless bytecode is cached, so the run caches it in the venv even where the environment says
+# PYTHONDONTWRITEBYTECODE (and the source tree gets no __pycache__ folders either way).
 test: check mp32 vports ## set up if needed, then run the whole suite (CPython and MicroPython)
-	$(BIN)/python -m pytest -n 4 --dist loadfile -q --durations=20 tests
+	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache $(BIN)/python -m pytest -n 4 --dist loadfile -q --durations=20 tests
 
 sim: $(STAMP) mp32 vports ## run the virtual unit in this terminal
 	$(BIN)/mausbox sim
