@@ -47,7 +47,7 @@ check: $(STAMP) ## mpy-cross every firmware file, ruff, type-check firmware and 
 # module it imports unless bytecode is cached, so the run caches it in the venv even where the environment says
 # PYTHONDONTWRITEBYTECODE (and the source tree gets no __pycache__ folders either way).
 test: check mp32 vports ## set up if needed, then run the whole suite (CPython and MicroPython)
-	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache $(BIN)/python -m pytest -n 4 --dist loadfile -q --durations=20 tests
+	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache $(BIN)/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder -q --durations=20 tests
 
 sim: $(STAMP) mp32 vports ## run the virtual unit in this terminal
 	$(BIN)/mausbox sim

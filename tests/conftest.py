@@ -50,6 +50,44 @@ if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
     signal.signal(signal.SIGQUIT, signal.SIG_DFL)
 
 
+# The files that take longest, longest first (wall time per file, two whole runs with a per-test probe,
+# 2026-12-03): many of them play whole games in real time. `make test` hands whole files to pytest-xdist's
+# workers (--dist loadfile) in collection order (--no-loadscope-reorder: by default xdist starts the files with
+# the most tests first, which put these few-test files last, and the suite waited on them at its end). The
+# rest keep pytest's order. A file missing here only starts later; a renamed one only loses its place.
+LONG_FILES = (
+    "tests/host/test_sim_terminal_games.py",
+    "tests/web/test_web_games.py",
+    "tests/host/test_replay.py",
+    "tests/host/test_powercut.py",
+    "tests/web/test_web_scenarios.py",
+    "tests/host/test_powercut_random.py",
+    "tests/host/test_season_fullflash.py",
+    "tests/host/test_sim_terminal.py",
+    "tests/fw/test_rfid_faults.py",
+    "tests/fw/test_piezo.py",
+    "tests/host/test_replay_interactive.py",
+    "tests/host/test_sim_fullflash.py",
+    "tests/host/test_sim_scenario.py",
+    "tests/host/test_scenarios_mim.py",
+    "tests/host/test_logs_pull.py",
+    "tests/fw/test_mausgeflippt_play.py",
+    "tests/fw/test_mfrc522.py",
+    "tests/host/test_link.py",
+    "tests/host/test_scenarios_mg.py",
+    "tests/host/test_scenarios_mms.py",
+    "tests/host/test_link_bounds.py",
+    "tests/fw/test_rfid.py",
+    "tests/web/test_web_page.py",
+    "tests/fw/test_unit_heap_polled.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    rank = {name: i for i, name in enumerate(LONG_FILES)}
+    items.sort(key=lambda it: rank.get(it.nodeid.split("::", 1)[0], len(rank)))  # stable: files stay whole
+
+
 class Interp:
     """One MicroPython binary the firmware tests run under."""
 
