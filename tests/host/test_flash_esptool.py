@@ -52,8 +52,9 @@ def bootloader(request):
 
 def read_flash(port: str, offset: int, n: int, tmp: Path) -> bytes:
     out = tmp / "read.bin"
-    subprocess.run([sys.executable, "-m", "esptool", "--port", port, "read-flash", hex(offset), str(n), str(out)],
-                   check=True, capture_output=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-m", "esptool", "--port", port, "read-flash", hex(offset), str(n),
+                           str(out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     return out.read_bytes()
 
 
