@@ -296,6 +296,11 @@ class SeasonHw(sim.Hardware):
             cap.emit = timed
         u = self.uart
         if u._queue or u._wire or u._asked >= 0:  # the host is still at it (a pull's next request)
+            if self.finished() and self.world.now - self.scenario_end_us > 600000000:
+                # ten virtual minutes past the last action and the host still not done (a pull the unit keeps
+                # answering `nomem`): the season ends here, and what was not pulled counts as lost
+                print("SEASON the host was still at it 600 s after the last action")
+                return True
             return False
         return sim.Hardware.finished_and_idle(self, unit)
 
