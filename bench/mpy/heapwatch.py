@@ -255,9 +255,9 @@ def main():
             _sample()
         orig_wspend(us)
 
-    def idle(ms):
+    def idle(ms, console=None):  # (the console: a host session's poller, maus.unit.core's step)
         _sample()
-        orig_idle(ms)
+        orig_idle(ms, console)
 
     def sim_tap(ident):
         # A tag's contents are made with firmware modules (maus.cards, maus.drivers.ndef's writer): on a

@@ -170,14 +170,31 @@ class SeasonUart(Uart):
     it is written; after each final answer the unit's time stands still until the host has said what it asks
     next ([[delay ms, request], ...]): the host's think time is no time on the line."""
 
+    polls = 0  # `status` polls not asked: the poller was still waiting for its last one's answer
+    _poll = False  # a `status` poll is queued or waits for its answer
+    _line_status = False  # the request on the wire (or waiting for its answer) is a poll
+
     def request(self, req):
+        if req.get("op") == "status":
+            # A poller (mausbox status) asks again only once its last request is answered or given up: a poll
+            # due meanwhile is not asked (queued here, unanswered polls piled up in the unit's heap).
+            if self._poll:
+                self.polls += 1
+                return
+            self._poll = True
         Uart.request(self, req)
         _to.write(self._queue[-1])
 
     def _arrive(self):
         n = self.timeouts
+        was = self._line_status
+        q = self._queue[0] if self._queue else None
         Uart._arrive(self)
+        if q is not None and (not self._queue or self._queue[0] is not q):  # q went on the wire
+            self._line_status = q.find(b'"op": "status"') >= 0
         if self.timeouts != n:  # the host gave up waiting for an answer (maus.sim.uart _WAIT_US): it says so
+            if was:
+                self._poll = False
             _to.write(b"\n#SEASON timeout\n")
             self._reply()
 
@@ -188,6 +205,8 @@ class SeasonUart(Uart):
             self._byte(c)
             if self.answers != n0:
                 n0 = self.answers
+                if self._line_status:
+                    self._poll = False
                 self._reply()
         return len(b)
 
@@ -277,6 +296,11 @@ class SeasonHw(sim.Hardware):
             cap.emit = timed
         u = self.uart
         if u._queue or u._wire or u._asked >= 0:  # the host is still at it (a pull's next request)
+            if self.finished() and self.world.now - self.scenario_end_us > 600000000:
+                # ten virtual minutes past the last action and the host still not done (a pull the unit keeps
+                # answering `nomem`): the season ends here, and what was not pulled counts as lost
+                print("SEASON the host was still at it 600 s after the last action")
+                return True
             return False
         return sim.Hardware.finished_and_idle(self, unit)
 
@@ -356,7 +380,7 @@ if err is not None:
     raise SystemExit(3)
 print("SEASON ms", time.ticks_diff(time.ticks_ms(), T0[0]))
 print("SEASON end crashes", crashes, "wdt", sim._wdt.bites, "uart", hw.uart.sent, hw.uart.answers,
-      hw.uart.timeouts, hw.uart.dropped, json.dumps(hw.uart.results))
+      hw.uart.timeouts, hw.uart.dropped, json.dumps(hw.uart.results), "polls_not_asked", hw.uart.polls)
 st = os.statvfs("/flash")
 print("SEASON flash", st[0] * st[2], st[0] * st[3])
 _cap.close()

@@ -315,7 +315,6 @@ class SimSPI:
             if w._actions and w._actions[0][0] <= end:
                 w._apply_until(end)
             w.now = end
-            w.busy_us += n
             if w.qlen:
                 w.run_irqs()
             if w.now >= _REBASE_AT:

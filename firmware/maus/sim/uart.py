@@ -38,6 +38,16 @@ class Uart:
         self._body = bytearray(_KEEP)
         self._bn = 0
         self._kind = 0
+        if hasattr(world, "on_rebase"):
+            # the world's clock moves back every ~4.5 minutes: left in the old clock, a request on the wire
+            # stopped arriving (and the wait for its answer stopped counting) for the shift's 268 s
+            world.on_rebase.append(self._rebased)
+
+    def _rebased(self, shift):
+        if self._asked >= 0:
+            self._asked = max(0, self._asked - shift)  # (-1 says none waits)
+        for w in self._wire:
+            w[1] -= shift
 
     # --- the host's side ----------------------------------------------------------------------------------
     def request(self, req):

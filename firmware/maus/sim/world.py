@@ -115,7 +115,6 @@ class World:
         self.qlen = 0
         self.dropped = 0
         self.irqs_run = 0
-        self.busy_us = 0  # time spent in simulated C calls
         self.window = False  # a race window is open (set by maus.capture.RaceWindow through the hardware)
         self.window_flash_writes = 0  # flash writes while a window was open (must stay 0)
         self.window_gcs = 0  # garbage collections while a window was open (must stay 0)
@@ -128,6 +127,7 @@ class World:
         # 30 attributes: 29 would fill their table exactly (MicroPython grows one only when it is full), and
         # a method looked up on a full table (self.spend: the instance's table first) walks every slot.
         self._spare = None
+        self._spare2 = None  # (was busy_us, a µs sum nobody read: a long int, allocated at each C call, once past 2**30)
 
     # --- the clock ----------------------------------------------------------------------------------
     def ticks_us(self):
@@ -250,7 +250,6 @@ class World:
         if a and a[0][0] <= end:
             self._apply_until(end)
         self.now = end
-        self.busy_us += us
         if self.qlen:
             self.run_irqs()
         if self.now >= _REBASE_AT:  # (the test in _check_rebase: no call on the bus transfers' path)

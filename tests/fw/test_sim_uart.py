@@ -1,0 +1,64 @@
+# The virtual unit's console line (maus.sim.uart) across the world's clock rebase (maus.sim.world _rebase, every
+# ~4.5 virtual minutes): the times it holds (a request's arrival on the wire, the host's wait for its answer) move
+# back with the clock. Left in the old clock, a request on the wire as the clock moved back stopped arriving for
+# the shift's 268 s, and the unit did not answer the host for minutes late in a season of games.
+from fwtest import repo_path
+from maus import board
+
+_AT = 0x20000000  # maus.sim.world _REBASE_AT
+
+
+def _hw():
+    from maus.hw import sim
+
+    return sim.Hardware(board.load(repo_path("boards") + "/sim.json"))
+
+
+def _read(u):
+    got = bytearray()
+    b = bytearray(64)
+    while u.ready():
+        n = u.readinto(b)
+        got += b[:n]
+    return bytes(got)
+
+
+def test_a_request_on_the_wire_as_the_clock_is_rebased_arrives_in_its_time():
+    try:
+        import framebuf  # noqa: F401 - the virtual unit's display: MicroPython only (this runs there)
+    except ImportError:
+        return
+    hw = _hw()
+    w = hw.world
+    u = hw._uart()
+    w.sleep_until(_AT - 1000)
+    u.request({"op": "status"})
+    assert u.ready()  # on the wire: its first byte is in
+    got = _read(u)
+    w.sleep_until(_AT + 1000)  # 2 ms later, the clock moved back
+    assert w.rebased == 1
+    got += _read(u)
+    w.sleep_until(w.now + 10000)  # a ~40-byte frame takes 3.5 ms at 115,200 baud
+    got += _read(u)
+    assert got.startswith(b"#MB1Q ") and got.endswith(b'{"op": "status"}\n')
+
+
+def test_an_unanswered_request_is_given_up_in_its_time_across_a_rebase():
+    try:
+        import framebuf  # noqa: F401
+    except ImportError:
+        return
+    hw = _hw()
+    w = hw.world
+    u = hw._uart()
+    w.sleep_until(_AT - 1000000)
+    u.request({"op": "status"})
+    u.request({"op": "hello"})  # waits for the first's answer (or its timeout, 3 s)
+    _read(u)
+    w.sleep_until(_AT + 1000)
+    assert w.rebased == 1
+    w.sleep_until(w.now + 2500000)  # 3.5 s after the first was asked
+    got = _read(u)
+    w.sleep_until(w.now + 10000)
+    got += _read(u)
+    assert u.timeouts == 1 and b'"hello"' in got
