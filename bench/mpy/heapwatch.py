@@ -6,13 +6,13 @@
 # than a loop pass), at every scenario action and at the end of every import. Collecting only when the allocated total (garbage
 # included, so never below the live heap) passes the peak so far keeps it exact to RESOLUTION, and fast.
 #
-# Board share = live - what this tool holds - the simulated parts' share + what only a board holds:
+# Board share = live - what this tool holds - the simulated parts' share:
 #   sim share  = what building the simulated Hardware added (its modules, the register emulator, the RF
 #                field, the piezo model, virtual time, the open scenario) less what a board holds too
 #                (the display's framebuffer, the LED buffer), plus each simulated tag while it lies on
 #                the pad (measured as it is put there);
-#   board-only = maus.hw.esp32's bytecode (measured here against stand-ins for machine and micropython)
-#                and micropython-lib's ssd1306 driver (SSD1306_BYTES, measured once, see below).
+#                The board's own hardware layer (maus.hw.esp32) and SSD1306 driver, which the simulated
+#                Hardware runs as a board does, are loaded first and count as the board's.
 # qstr pools: the unix port's pools double from a few entries, the ESP32's from twice its frozen pool, so
 # the tool pays a large pool up front (base) and prints every interned name at each mark; bench/heapkit.py
 # works out which of them the board would intern (board_names: not the simulator's own, not the ESP32's
@@ -35,11 +35,6 @@ import sys
 
 import micropython
 
-# micropython-lib's ssd1306 driver (what mip installs): its .mpy loaded from the filesystem (2,736 bytes
-# without qstr pool tables) plus an SSD1306_I2C object less its 1,024-byte framebuffer (counted with the
-# sim's), measured once on the 32-bit unix port; it interns SSD1306_QSTRS names.
-SSD1306_BYTES = 2992
-SSD1306_QSTRS = 48
 RESOLUTION = 128  # bytes: a peak is found to within this (collecting at every byte over it is slow)
 QSTR_ROOM = 2048  # free qstr entries after the prefill: more than the sim and the firmware intern
 
@@ -168,44 +163,6 @@ def _prefill_qstrs():
             return
 
 
-class _Stub:
-    def __init__(self, *a, **k):
-        pass
-
-    def __getattr__(self, name):
-        return _Stub
-
-
-def _board_only():
-    # maus.hw.esp32's bytecode, imported against stand-ins for the ESP32's machine and micropython modules.
-    a = _live()
-    m = _Stub()
-    for n in ("ADC", "I2C", "PWM", "SPI", "Pin", "RTC", "WDT"):
-        setattr(m, n, _Stub)
-    sys.modules["machine"] = m
-    mp = _Stub()
-    mp.const = micropython.const
-    mp.viper = lambda f: f
-    mp.alloc_emergency_exception_buf = lambda n: _keep.append(bytearray(n))  # a board allocates it
-    sys.modules["micropython"] = mp
-    b = _live()
-    import maus.hw.esp32  # noqa: F401
-
-    c = _live()
-    for k in ("maus.hw.esp32", "machine", "micropython"):
-        del sys.modules[k]
-    import maus
-    import maus.hw
-
-    delattr(maus.hw, "esp32")
-    for k in list(sys.modules):  # back to a clean start: the firmware imports these itself
-        if k.startswith("maus"):
-            del sys.modules[k]
-    del maus
-    # What stays (the names its .mpy interned; a board keeps them too) is in the live heap already.
-    return (c - b) - (_live() - a)
-
-
 def main():
     global _world
     st = _st
@@ -214,8 +171,6 @@ def main():
     builtins.__import__ = _sampled_import  # before the base is taken: its table is the tool's
     _qstrs("start")
     st["base"] = _live() - bare  # this tool
-    esp32_bytes = _board_only()
-    _qstrs("esp32")
     import maus
     import maus.hw as hwmod
 
@@ -227,6 +182,17 @@ def main():
 
     _qstrs("fw")
     a = _live()
+    # The emulated modules (the simulator's), then what a board loads too: its hardware layer (maus.hw.esp32)
+    # and the SSD1306 driver, which the simulated Hardware runs as a board does (the board's share).
+    from maus.sim import wiring
+
+    wiring.install_modules()
+    c = _live()
+    import maus.drivers.ssd1306  # noqa: F401
+    import maus.hw.esp32  # noqa: F401
+
+    board_bytes = _live() - c
+    _qstrs("esp32")
     hw = hwmod.open_hardware(board)
     b = _live()
     _qstrs("sim")
@@ -236,7 +202,7 @@ def main():
         held_too += len(hw.display.buffer)
     if hw.leds is not None:
         held_too += 3 * len(hw.leds)
-    st["sim"] = (b - a) - held_too - esp32_bytes - SSD1306_BYTES
+    st["sim"] = (b - a) - held_too - board_bytes
     st["first_us"] = hw.world.next_action()  # the scenario's first input
 
     orig_spend = hw.spend
@@ -326,8 +292,7 @@ def main():
     print("HEAPWATCH boot", _peak["boot"])
     print("HEAPWATCH game", _peak["game"])
     print("HEAPWATCH sim", st["sim"])
-    print("HEAPWATCH esp32_hw", esp32_bytes)
-    print("HEAPWATCH ssd1306", SSD1306_BYTES, SSD1306_QSTRS)
+    print("HEAPWATCH board_hw", board_bytes)
     print("HEAPWATCH tag_max", st["tag_max"])
     print("HEAPWATCH samples", st["samples"], st["collects"])
     gc.collect()

@@ -21,7 +21,6 @@ SCENARIO = "mim-a-3p"  # a short game (52 s)
 LOGS = 2000
 UNPULLED_EVERY = 20
 BLOCKS = 2600  # 10.4 MiB: 2,000 logs of a block each, their directory, and the file that fills the rest
-BOARD_ONLY = 4096  # maus.hw.esp32 and the SSD1306 driver (commit 572869a measured 4,064 bytes)
 
 pytestmark = pytest.mark.skipif(mpbuild.binary() is None, reason="no 32-bit MicroPython (make setup)")
 
@@ -41,7 +40,7 @@ def test_2000_logs_on_a_full_flash_boot_play_pull_and_keep_every_unpulled_game(t
         acts = [json.loads(x) for x in f if x.strip() and not x.startswith("#")]
     pull = [{"at_ms": 6000, "host": {"op": "hello", "host": "test", "proto": 1}},  # in the game: it waits
             {"at_ms": 6000, "host": {"op": "logs"}}]
-    run = seasonhost.season(exe, tmp_path, tree, heap, BLOCKS, BOARD_ONLY,
+    run = seasonhost.season(exe, tmp_path, tree, heap, BLOCKS, heapbudget.BOARD_ONLY,
                             sorted(acts + pull, key=lambda a: a["at_ms"]), mode="again", timeout=600)
     said = "\n".join(x for x in run.console if not x.startswith(("EV ", "SAY ")))
     assert run.rc == 0 and "MAUSBOX READY" in said and "SEASON end crashes 0 wdt 0" in said, said[-3000:]

@@ -5,6 +5,7 @@
 import time as _rt
 
 _w = None
+_clock = _rt  # the host's clock, while no wiring is attached (the virtual unit before its hardware is made)
 _EPOCH_2000 = 946684800  # 2000-01-01 in the unix port's epoch (1970)
 ticks_add = _rt.ticks_add
 ticks_diff = _rt.ticks_diff
@@ -16,24 +17,28 @@ def attach(wiring):
 
 
 def ticks_us():
-    return _w.world.ticks_us()
+    return _w.world.ticks_us() if _w is not None else _clock.ticks_us()
 
 
 def ticks_ms():
-    return _w.world.ticks_ms()
+    return _w.world.ticks_ms() if _w is not None else _clock.ticks_ms()
 
 
 def ticks_cpu():
-    return _w.world.ticks_us()
+    return ticks_us()
 
 
 def sleep_us(us):
-    if us > 0:
+    if _w is None:
+        _clock.sleep_us(us)
+    elif us > 0:
         _w.sleep_us(us)
 
 
 def sleep_ms(ms):
-    if ms > 0:
+    if _w is None:
+        _clock.sleep_ms(ms)
+    elif ms > 0:
         _w.sleep_us(ms * 1000)
 
 

@@ -203,10 +203,11 @@ class I2C:
         self.freq = freq
 
     def _devs(self):
-        return _w.i2c_devs.get(self._sda, {})
+        return _w.i2c_devs.get(self._sda) or {}
 
     def _dev(self, addr):
-        d = self._devs().get(addr)
+        devs = _w.i2c_devs.get(self._sda)
+        d = devs.get(addr) if devs is not None else None
         if d is None:
             raise OSError(19)  # MP_ENODEV: no ACK of the address
         return d
@@ -339,7 +340,8 @@ class PWM:
 
     def _publish(self):
         _w.pwm[self._pin] = (self._freq, self._duty)
-        _w.send({"tone": self._freq if self._duty else 0})
+        if _w.listening():
+            _w.send({"tone": self._freq if self._duty else 0})
 
 
 class WDT:
@@ -389,6 +391,8 @@ class Timer:
         self._id = id
         self._cb = None
         self._gen = 0
+        self._fire_m = self._fire  # bound once: a tick allocates nothing of the firmware's heap but its entry
+        self._run_m = self._run
         if kw:
             self.init(**kw)
 
@@ -402,15 +406,18 @@ class Timer:
         self._gen += 1
         _w.timers.append(self)
         w = _w.world
-        w.at(w.now + self._period_us, self._fire, self._gen)
+        w.timer_events += 1
+        w.at(w.now + self._period_us, self._fire_m, self._gen)
 
     def _fire(self, gen):
+        w = _w.world
+        w.timer_events -= 1
         if gen != self._gen or self._cb is None:
             return  # re-initialised or stopped since
-        w = _w.world
-        w.irq(self._run, self)
+        w.irq(self._run_m, self)
         if self._mode == Timer.PERIODIC:
-            w.at(w.now + self._period_us, self._fire, gen)
+            w.timer_events += 1
+            w.at(w.now + self._period_us, self._fire_m, gen)
         else:
             self.deinit()
 
@@ -476,6 +483,11 @@ def unique_id():
 
 
 def idle():
+    if _w is None:
+        import time
+
+        time.sleep_ms(1)
+        return
     _w.world.sleep_until(_w.world.now + 1)
 
 

@@ -7,13 +7,17 @@
 # its output to player N's button, WS2812 LEDs on the LED pin, the buzzer's PWM on its pin.
 #
 #   w = Wiring(board, world, out=None, seed=0)
-#   w.install()        sys.modules: machine, esp32, neopixel, time (and ssd1306 when none is installed)
+#   w.install()        sys.modules: machine, esp32, neopixel, time (and ssd1306 when none is installed), acting on w
 #   hw = maus.hw.esp32.Hardware(board); w.standin(hw)   the register loops' stand-in (hw.levels, hw.scan)
 #   w.press(p) / w.release(p) / w.tap(ident) / w.knock(amp, ms)   the outside world
 # Not deployed to real units (firmware/manifest.py): the virtual unit and the tests import it.
 import sys
 
 from micropython import const
+
+TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if TYPE_CHECKING:
+    from typing import Any  # noqa: F401 - for the type comments
 
 I2C_BITS = const(9)  # an I2C byte on the wire: 8 bits and the ACK
 I2C_CALL_US = const(10)  # machine.I2C's own time per transfer on the ESP32 (start, address, stop)
@@ -109,7 +113,8 @@ class SSD1306(I2CDevice):
         self.c0, self.c1, self.p0, self.p1 = 0, 127, 0, self.pages - 1
         self.col = self.page = 0
         self.frames = 0
-        self._cmd = []  # a command waiting for its arguments
+        self._cmd = bytearray(8)  # a command waiting for its arguments (no allocation per command: the heap is the
+        self._ncmd = 0  # firmware's too)
         self._data = False  # the stream is data (control byte 0x40)
         self._dirty = False
 
@@ -144,16 +149,20 @@ class SSD1306(I2CDevice):
             self._write_ram(bytes((b,)), 0)
             return
         c = self._cmd
-        if c:
-            c.append(b)
-            if len(c) > self._ARGS[c[0]]:
+        n = self._ncmd
+        if n:
+            c[n] = b
+            n += 1
+            if n > self._ARGS[c[0]]:
                 self._command(c)
-                self._cmd = []
+                n = 0
+            self._ncmd = n
             return
+        c[0] = b
         if b in self._ARGS:
-            self._cmd = [b]
+            self._ncmd = 1
         else:
-            self._command((b,))
+            self._command(c)
 
     def _command(self, c):
         op = c[0]
@@ -212,15 +221,24 @@ class Strip:
 
     def __init__(self, wiring, n):
         self.wiring = wiring
-        self.shown = [(0, 0, 0)] * n
+        self.grb = bytearray(3 * n)  # what the LEDs show, as sent (no allocation per write: the heap is the firmware's too)
         self.writes = 0
+
+    @property
+    def shown(self):
+        b = self.grb
+        return [(b[3 * i + 1], b[3 * i], b[3 * i + 2]) for i in range(len(b) // 3)]
 
     def bits(self, buf):
         n = len(buf) // 3
         self.wiring.block(NEOPIXEL_US_PER_LED * n)
-        self.shown = [(buf[3 * i + 1], buf[3 * i], buf[3 * i + 2]) for i in range(n)]
+        if len(self.grb) == len(buf):
+            self.grb[:] = buf
+        else:
+            self.grb = bytearray(buf)
         self.writes += 1
-        self.wiring.send({"leds": ["%02x%02x%02x" % c for c in self.shown]})
+        if self.wiring.listening():
+            self.wiring.send({"leds": ["%02x%02x%02x" % c for c in self.shown]})
 
 
 class Wiring:
@@ -230,7 +248,7 @@ class Wiring:
         self.out = out  # maus.hw.sim.Out-like: send(obj), send_frame(buf); None = nowhere
         self.uid = uid
         self.nodes = {}
-        self.spi_devs = {}  # SCK pin -> (device, CS pin)
+        self.spi_devs = {}  # type: dict[int, tuple[Any, int]]  # SCK pin -> (device, CS pin)
         self.i2c_devs = {}  # SDA pin -> {addr: device}
         self.adc_src = {}  # pin -> callable(t_us) -> 0..65535
         self.strips = {}  # pin -> Strip
@@ -349,6 +367,10 @@ class Wiring:
             with open(self.rtc_path, "wb") as f:
                 f.write(data)
 
+    def listening(self):
+        """Something takes the peripherals' state (a UI): else it is not made (the heap is the firmware's too)."""
+        return self.out is not None and getattr(self.out, "f", 1) is not None
+
     def send(self, obj):
         if self.out is not None:
             obj["t"] = self.world.ticks_ms() if "tone" in obj else obj.get("t")
@@ -369,10 +391,11 @@ class Wiring:
                 v |= 1 << nd.num
         return v
 
-    def standin(self, hw):
-        """hw.levels and hw.scan for a board family with the register loops: the world's, one pass per
-        poll_pass_us of the timing model (the viper loop's pass on the board)."""
-        if getattr(hw, "scan", None) is None:
+    def standin(self, hw, always=False):
+        """hw.levels and hw.scan for a board family with the register loops (always: whatever the family,
+        the virtual unit's): the world's, one pass per poll_pass_us of the timing model (the viper loop's
+        pass on the board)."""
+        if getattr(hw, "scan", None) is None and not always:
             return
         world = self.world
         buttons = self.buttons
@@ -405,27 +428,40 @@ class Wiring:
     # --- sys.modules ---------------------------------------------------------------------------------------
     def install(self):
         """The emulated modules take the built-ins' names, for every import from now on."""
-        from maus.sim import emicropython, esp32, etime, machine
+        install_modules(True)
+        self.attach()
 
-        sys.modules["micropython"] = emicropython
+    def attach(self):
+        """The emulated modules act on this wiring from now on (install_modules put them in place)."""
+        from maus.sim import esp32, etime, machine
+
         machine.attach(self)
         etime.attach(self)
         esp32.attach(self)
-        sys.modules["machine"] = machine
-        sys.modules["time"] = etime
-        sys.modules["esp32"] = esp32
-        from maus.sim import neopixel  # its `from machine import bitstream` is the emulated one
-
-        sys.modules["neopixel"] = neopixel
-        try:
-            import ssd1306  # noqa: F401 - micropython-lib's driver, as `mausbox deploy` installs it
-        except ImportError:
-            from maus.sim import ssd1306
-
-            sys.modules["ssd1306"] = ssd1306
 
     def uninstall(self):
         for name in ("machine", "time", "esp32", "neopixel", "ssd1306", "micropython"):
             m = sys.modules.get(name)
             if m is not None and getattr(m, "__name__", "").startswith("maus.sim."):
                 del sys.modules[name]
+
+
+def install_modules(display_driver=False):
+    """sys.modules: the emulated micropython, machine, time, esp32 and neopixel (and with display_driver an
+    SSD1306 driver where micropython-lib's is not installed); they act once a Wiring is attached."""
+    from maus.sim import emicropython, esp32, etime, machine
+
+    sys.modules["micropython"] = emicropython
+    sys.modules["machine"] = machine
+    sys.modules["time"] = etime
+    sys.modules["esp32"] = esp32
+    from maus.sim import neopixel  # its `from machine import bitstream` is the emulated one
+
+    sys.modules["neopixel"] = neopixel
+    if display_driver:
+        try:
+            import ssd1306  # noqa: F401 - micropython-lib's driver, as `mausbox deploy` installs it
+        except ImportError:
+            from maus.sim import ssd1306 as drv
+
+            sys.modules["ssd1306"] = drv
