@@ -188,7 +188,31 @@ class SSD1306(I2CDevice):
     def _write_ram(self, buf, i):
         off = (128 - self.width) // 2
         ram = self.ram
-        for k in range(i, len(buf)):
+        n = len(buf)
+        if self.mode != 2 and self.c0 <= self.col <= self.c1:
+            # horizontal addressing: a run to the window's right edge at a time (a frame is 8 copies, not 1,024 steps)
+            mv = memoryview(buf)
+            while i < n:
+                k = self.c1 - self.col + 1
+                if k > n - i:
+                    k = n - i
+                a = self.page * 128 + self.col
+                ram[a:a + k] = mv[i:i + k]
+                i += k
+                self._dirty = True
+                self.col += k
+                if self.col <= self.c1:
+                    continue
+                self.col = self.c0
+                if self.page < self.p1:
+                    self.page += 1
+                    continue
+                self.page = self.p0
+                self.frames += 1  # the window is full: a frame
+                self._dirty = False
+                self.wiring.frame(self, off)
+            return
+        for k in range(i, n):
             ram[self.page * 128 + self.col] = buf[k]
             self._dirty = True
             if self.col < self.c1 or self.mode == 2 and self.col < 127:
