@@ -243,7 +243,7 @@ class _Wires(_wiring.Wiring):
         self.world.sleep_until(self.world.now + us)
         if self.reader is not None:
             self.reader.sleep_us(us)
-        if self.wdt_ms:
+        if self.wdt.ms:
             self.wdt_check()
 
     def rtc_get(self):
@@ -258,15 +258,8 @@ class _Wires(_wiring.Wiring):
             f.write(data)
 
     def wdt_start(self, ms):
-        self.wdt_ms = ms
+        self.wdt = _wdt  # the process's watchdog (a soft reset in real time carries it on: _Watchdog)
         _wdt.start(ms, self.world, self.realtime)
-
-    def wdt_feed(self):
-        _wdt.feed()
-
-    def wdt_check(self):
-        if _wdt.world is self.world:
-            _wdt.check()
 
 
 def _unit_id():
@@ -642,32 +635,23 @@ _WDT_TICK_MS = const(100)  # the thread's check interval: a bite comes at most t
 _WDT_SAVE_MS = const(1000)  # how often the last feed is written to .wdt (a soft reset may lose up to this)
 
 
-class WatchdogReset(SystemExit):
-    """Virtual time: the watchdog bit (the unit resets; a SystemExit, as the sim's machine.reset)."""
+WatchdogReset = _wiring.WatchdogReset
 
 
-class _Watchdog:
+class _Watchdog(_wiring.Watchdog):
+    """The emulated machine.WDT's model (maus.sim.wiring.Watchdog, checked in virtual time) with real time: a thread
+    plays the chip's timer, and its state lives in .wdt through soft resets."""
+
     def __init__(self):
-        self.ms = 0  # 0: never started
-        self.world = None  # virtual time it is checked in, or None
-        self.fed = time.ticks_ms()  # of the last feed
-        self.vfed = 0  # world.now of the last feed
-        self.keep = False  # no app runs: the keeper feeds
+        _wiring.Watchdog.__init__(self)
+        self.fed = time.ticks_ms()  # of the last feed, real time
         self.thread = False
-        self.bites = 0
         self.max_gap = 0  # real time: the longest the watchdog went unfed (ms), carried through soft resets in .wdt
 
     def start(self, ms, world=None, realtime=True):
         if not self.ms:
             self.fed = time.ticks_ms()  # not running until now: no gap before this
-        if self.ms:
-            ms = min(ms, self.ms)
-        self.ms = ms
-        self.keep = False
-        if world is not None and world is not self.world:
-            self.world = world
-            if hasattr(world, "on_rebase"):
-                world.on_rebase.append(self._rebased)  # the world's clock moved back: so does the last feed
+        _wiring.Watchdog.start(self, ms, world)
         self.feed()
         if realtime:
             self._save()
@@ -679,19 +663,7 @@ class _Watchdog:
         if gap > self.max_gap and self.ms:
             self.max_gap = gap
         self.fed = now
-        w = self.world
-        if w is not None:
-            self.vfed = w.now
-
-    def _rebased(self, shift):
-        self.vfed -= shift
-
-    def check(self):
-        # virtual time
-        late = self.world.now - self.vfed
-        if self.ms and not self.keep and late > self.ms * 1000:
-            self._bite(late // 1000)
-            raise WatchdogReset(3)
+        _wiring.Watchdog.feed(self)
 
     def _run_thread(self):
         if not self.thread:
@@ -722,15 +694,11 @@ class _Watchdog:
                 self._save()
 
     def _bite(self, late_ms):
-        self.bites += 1
-        ms = self.ms
-        self.ms = 0  # a hard reset stops the watchdog
+        _wiring.Watchdog._bite(self, late_ms)
         try:
             _remove(_wdt_file())
         except OSError:
             pass
-        print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
-              % (ms, late_ms))
 
     def _save(self):
         # The wall time of the last feed: the next interpreter (after a soft reset) goes on from there.

@@ -265,6 +265,54 @@ class Strip:
             self.wiring.send({"leds": ["%02x%02x%02x" % c for c in self.shown]})
 
 
+class WatchdogReset(SystemExit):
+    """The watchdog bit: the unit resets (a SystemExit with machine.WDT_RESET, as the emulated machine.reset)."""
+
+
+class Watchdog:
+    """machine.WDT as the ESP32 port has it, in the world's time: once started it runs until a hard reset, a
+    second start never makes it slower (machine_wdt.c), and not fed within its timeout it resets the unit
+    whatever the firmware does. (maus.hw.sim's model adds real time and soft resets.)"""
+
+    def __init__(self):
+        self.ms = 0  # 0: never started
+        self.world = None  # the world it is checked in
+        self.vfed = 0  # world.now of the last feed
+        self.keep = False  # no app runs: a keeper feeds it
+        self.bites = 0
+
+    def start(self, ms, world=None):
+        if self.ms:
+            ms = min(ms, self.ms)
+        self.ms = ms
+        self.keep = False
+        if world is not None and world is not self.world:
+            self.world = world
+            if hasattr(world, "on_rebase"):
+                world.on_rebase.append(self._rebased)  # the world's clock moved back: so does the last feed
+
+    def feed(self):
+        w = self.world
+        if w is not None:
+            self.vfed = w.now
+
+    def _rebased(self, shift):
+        self.vfed -= shift
+
+    def check(self):
+        late = self.world.now - self.vfed
+        if self.ms and not self.keep and late > self.ms * 1000:
+            self._bite(late // 1000)
+            raise WatchdogReset(3)  # machine.WDT_RESET
+
+    def _bite(self, late_ms):
+        self.bites += 1
+        ms = self.ms
+        self.ms = 0  # a hard reset stops it
+        print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
+              % (ms, late_ms))
+
+
 class Wiring:
     def __init__(self, board, world, out=None, seed=0, uid=b"\x5e\x1d\x00\x00\x00\x01"):
         self.board = board
@@ -282,8 +330,7 @@ class Wiring:
         self.rtc_path = None  # a file keeps RTC memory across the interpreter's restarts (the virtual unit)
         self.clock_offset = None  # the wall clock: seconds from the world's boot to 2000-01-01, None: not set
         self.freq = 160000000  # ESP32_GENERIC boots at 160 MHz (CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ_160)
-        self.wdt_ms = 0
-        self.wdt_fed = 0
+        self.wdt = Watchdog()  # machine.WDT's
         self.reader = self.display = self.piezo = None
         self.buttons = [self.node(n) for n in board["buttons"]]
         ext = board.get("pull", "internal") != "internal"
@@ -339,7 +386,7 @@ class Wiring:
     def block(self, us):
         """A C call of `us` µs (a bus transfer): no handler runs until it returns."""
         self.world.spend(us)
-        if self.wdt_ms:
+        if self.wdt.ms:
             self.wdt_check()
 
     def sleep_us(self, us):
@@ -351,30 +398,20 @@ class Wiring:
             w.spend(us)
         if self.reader is not None:
             self.reader.sleep_us(us)
-        if self.wdt_ms:
+        if self.wdt.ms:
             self.wdt_check()
 
-    # --- the watchdog (machine.WDT) and RTC memory (machine.RTC().memory) -------------------------------
+    # --- the watchdog (machine.WDT: self.wdt) and RTC memory (machine.RTC().memory) ----------------------
     def wdt_start(self, ms):
-        if not self.wdt_ms and hasattr(self.world, "on_rebase"):
-            self.world.on_rebase.append(self._wdt_rebased)
-        self.wdt_ms = min(ms, self.wdt_ms) if self.wdt_ms else ms  # never slower (machine_wdt.c)
-        self.wdt_feed()
+        self.wdt.start(ms, self.world)
+        self.wdt.feed()
 
     def wdt_feed(self):
-        self.wdt_fed = self.world.now
-
-    def _wdt_rebased(self, shift):
-        self.wdt_fed -= shift
+        self.wdt.feed()
 
     def wdt_check(self):
-        late = self.world.now - self.wdt_fed
-        if late > self.wdt_ms * 1000:
-            ms = self.wdt_ms
-            self.wdt_ms = 0  # a hard reset stops it
-            print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
-                  % (ms, late // 1000))
-            raise SystemExit(3)  # machine.WDT_RESET
+        if self.wdt.world is self.world:
+            self.wdt.check()
 
     def rtc_get(self):
         if self.rtc_path is not None:
