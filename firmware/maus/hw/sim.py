@@ -81,6 +81,7 @@ from maus.hw import esp32 as _esp32  # noqa: E402 - the board's own layer, on th
 # use until the next one is made with room for the firmware's names (FW_QSTRS). Its cost is part of the
 # simulator's share (host/mausbox/heapbudget.py, "unit"). (maus.sim.world.qstr_room makes it.)
 FW_QSTRS = const(1200)
+_EPOCH_2000 = const(946684800)  # 2000-01-01 in the host's epoch (1970): the ESP32's clock counts from 2000
 
 
 def _open(path, mode="r"):
@@ -327,6 +328,8 @@ class Hardware(_esp32.Hardware):
         wi.standin(self)
         self.ticks_us = world.ticks_us  # what time.ticks_us reads (maus.sim.etime), without the call through it
         self.ticks_ms = world.ticks_ms
+        if not _vunit:
+            self._load_clock()
         self.reader = wi.reader  # the emulated MFRC522 (the tags are put on its field)
         self.piezo = wi.piezo
         self._tags = {}  # identity -> tag model on the pad
@@ -596,6 +599,26 @@ class Hardware(_esp32.Hardware):
     def wdt_release(self):
         _esp32.Hardware.wdt_release(self)
         _wdt.keep = True  # the model's keeper (the thread in real time) feeds it from now on
+
+    def set_clock(self, rtc):
+        _esp32.Hardware.set_clock(self, rtc)
+        if not _vunit:
+            # kept in clock.json as an offset from this computer's clock, so a restart keeps the time as a board's
+            # RTC does (the served unit's RTC keeps the same file: host/mausbox/sim/vumachine.py)
+            y, mo, d, _, h, mi, s, _ = rtc
+            off = time.mktime((y, mo, d, h, mi, s, 0, 0)) - time.time()
+            with open("clock.json.tmp", "w") as f:
+                f.write(json.dumps({"offset_s": off}))
+            os.rename("clock.json.tmp", "clock.json")
+
+    def _load_clock(self):
+        try:
+            with open("clock.json") as f:
+                off = int(json.load(f)["offset_s"])
+        except (OSError, ValueError, KeyError, TypeError):
+            return
+        w = self.world
+        self.wiring.clock_offset = int(time.time()) + off - _EPOCH_2000 - (w.now + w.shifted) // 1000000
 
     def wall_clock(self):
         if _vunit:  # the virtual unit's RTC runs on the host's clock (vutime.py): set only once clock.json is there
