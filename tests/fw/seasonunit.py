@@ -216,7 +216,7 @@ class SeasonHw(sim.Hardware):
 
     def press(self, p):
         w = self._wires[p - 1]
-        if self.buttons[w].level:  # an edge (a button held down again is none)
+        if self.wiring.buttons[w].level:  # an edge (a button held down again is none): the wire's level
             self._edge[w] = self.world.ticks_us()
         sim.Hardware.press(self, p)
 
