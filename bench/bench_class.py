@@ -17,11 +17,14 @@ agree on it after hello (docs/protocol.md, `baud`), and the bench fails unless e
     class.day_estimate_115200_s            the same at today's 115,200
     class.line_fallbacks_921600            units whose line went back to 115,200 during a pull (a wait that failed
                                            at 921,600; 0 on a quiet machine)
+    class.unit_cpu_s_per_pull_921600       CPU seconds the virtual unit's interpreter spent on one unit's pull
+                                           (its main loop idles on the console: a host session adds no passes)
 """
 
 from __future__ import annotations
 
 import math
+import os
 import shutil
 import subprocess
 import sys
@@ -126,18 +129,38 @@ def pull(ports: list[str], store: Path, baud: int) -> float:
     return t
 
 
+def unit_cpu(unit: SerialUnit) -> float | None:
+    """CPU seconds of the unit's interpreter process so far (Linux /proc), or None."""
+    proc = getattr(unit, "_proc", None)
+    if proc is None:
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    try:
+        with open(f"/proc/{proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / tick  # utime, stime: every thread's
+
+
 def one_rate(tmp: Path, log: bytes, baud: int) -> tuple[float, float, float]:
     """(one unit's pull time, 10 units' pull time, the log bytes a unit holds) at `baud`, in one run."""
     roots = unit_roots(tmp / f"b{baud}", UNITS, log)
     with ExitStack() as stack:
         units = start_units(stack, roots)
         ports = [u.pty_path for u in units]
+        cpu0 = unit_cpu(units[0])
         t1 = pull(ports[:1], tmp / f"b{baud}" / "one" / "logs.sqlite", baud)
+        if baud != BOOT_BAUD and cpu0 is not None:
+            print("class.unit_cpu_s_per_pull_%d: %.2f s" % (baud, unit_cpu(units[0]) - cpu0))
         for r in roots[:1]:  # unit 0 again, its logs not yet marked for the second store: mark files removed
             for m in (r / "logs").glob("*.pulled"):
                 m.unlink()
         t10 = pull(ports, tmp / f"b{baud}" / "all" / "logs.sqlite", baud)
         want = [] if baud == BOOT_BAUD else [baud, BOOT_BAUD]  # each pull: the switch, and back at its end
+        end = time.monotonic() + 10  # the host closes its port as the units switch back: their last switch
+        while time.monotonic() < end and any(len(u.rates) < len(want) * (2 if u is units[0] else 1) for u in units):
+            time.sleep(0.05)
         for u in units:
             if u.rates != want * (2 if u is units[0] else 1):
                 raise SystemExit("class.failed: 1 flag (a unit's line went %s, not %s)" % (u.rates, want))

@@ -20,8 +20,9 @@ MicroPython build plays GAMES (300) games back to back in virtual time, without 
   (hello, listing, every log not marked pulled read and checked, marked pulled, `copied`); every third pull is
   asked for 20 s into the next game and waits for its end (error `game`); `status` twice a second through every
   third game of each kind;
-- a crash (a MemoryError out of the main loop, a watchdog reset) restarts the unit from its flash as a board
-  resets (a new process), at the next game.
+- a crash (a MemoryError out of the main loop, a watchdog reset, a process that ends without its end line, as
+  when it runs out of memory while it says how it crashed) restarts the unit from its flash as a board resets (a
+  new process), at the next game.
 
 Printed: season.games (games that reached game_end), season.crashes, season.memory_errors (console lines
 naming a MemoryError, and `nomem` answers), season.watchdog_resets, season.unpulled_lost (games started that
@@ -72,12 +73,12 @@ def season(games: int, blocks: int, seed: int, keep: Path | None = None) -> dict
             (keep / "console.txt").write_text("\n".join(run.console) + "\n")
             (keep / "pace.txt").write_text("".join("%s %d %.1f\n" % (g.kind, g.length_ms, b - a) for g, a, b in
                                                    zip(gs, run.marks, run.marks[1:] + [run.wall])))
-    f = figures(plan, run.host, run.console, cap, run.rc, run.wall, blocks)
+    f = figures(plan, run.host, run.console, cap, run.crashes, run.wall, blocks)
     f["heap"] = heap
     return f
 
 
-def figures(plan, host, console: list[str], cap: bytes, rc: int, wall: float, blocks: int) -> dict:
+def figures(plan, host, console: list[str], cap: bytes, crashed: int, wall: float, blocks: int) -> dict:
     import seasonhost
 
     numbered = seasonhost.games(console)  # the unit's records of each game as it wrote them
@@ -103,7 +104,6 @@ def figures(plan, host, console: list[str], cap: bytes, rc: int, wall: float, bl
             if {str(a): b for a, b in end.get("scores", {}).items()} != want.get("scores"):
                 scores.append("game %d %s: scores %s, the generator's %s" % (k + 1, plan.games[k].kind,
                                                                             end.get("scores"), want.get("scores")))
-    crashes = [x for x in console if x.startswith("SEASON crashed at")]
     # each MemoryError the console names once (a crash: its traceback's last line, not the bench's own summary of
     # it), and each `nomem` answer
     mem = sum(1 for x in console if "MemoryError" in x and not x.startswith("SEASON crash")) + host.results.get(
@@ -117,7 +117,7 @@ def figures(plan, host, console: list[str], cap: bytes, rc: int, wall: float, bl
         by_game.setdefault(cap[i + 1] | cap[i + 2] << 8, []).append(v)
     total = sum(len(p.data) for p in host.pulled.values())
     return {
-        "games": ends, "started": len(ev), "crashes": len(crashes) + (rc not in (0, 3)), "memory_errors": mem,
+        "games": ends, "started": len(ev), "crashes": crashed, "memory_errors": mem,
         "watchdog_resets": wdt, "unpulled_lost": len(lost), "records_lost": rec_lost, "logs_differ": mismatch,
         "score_mismatches": len(scores), "score_lines": scores, "by_game": by_game, "pulls": host.pulls, "pulls_in_game": host.pull_in_game,
         "pull_problems": len(host.bad), "host_results": host.results, "lat": lat, "wall": wall,

@@ -1,8 +1,10 @@
 """The virtual unit against other projects' own test suites, as a board would be tested; and four units
 pulled at once.
 
-- MicroPython's `tests/run-tests.py`, unmodified, on `basics/`: once against the virtual unit's pty
-  (`-t /dev/pts/N`, through pyboard.py), once against the bare unix binary it runs on. Pass counts.
+- MicroPython's `tests/run-tests.py`, unmodified, on `basics/`, `micropython/`, `extmod/`, `float/` and
+  `stress/`: once against the virtual unit's pty (`-t /dev/pts/N`, through pyboard.py), once against the bare
+  unix binary it runs on. Pass and fail counts for each, and each test that fails on the pty but not bare
+  (docs/vunit.md lists them with their causes).
 - mpremote's own suite (`tools/mpremote/tests/run-mpremote-tests.sh`), unmodified: bare `$MPREMOTE`
   auto-detects the running unit through the venv's port list. Passes, and each test that failed.
 - `mausbox logs pull --port A --port B --port C --port D` of four units against one `--port A`: seconds.
@@ -11,6 +13,8 @@ Upstream's tests are not part of this repository: they come from MicroPython's r
 tag, as a git directory (`MAUSBOX_UPSTREAM_MICROPYTHON`, default the search tool's mirror
 /work/.mirror/micropython+micropython/repo), unpacked once into ~/.cache/mausbox/upstream-v1.28.0.
 Without it the first two figures are skipped (printed as `-1`).
+
+    python bench/bench_vunit.py [--suites] [DIR ...]   # --suites: only the two suites; DIRs: only these
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "host"), str(HERE.parent / "firmware")]
 
 import mausbox  # noqa: E402,F401  (installs the micropython shim)
+from mausbox.heapbudget import BOARD_HEAP, SIM_SHARE  # noqa: E402
 from mausbox.mpbuild import VERSION, cache_dir  # noqa: E402
 from mausbox.paths import micropython_binary  # noqa: E402
 from mausbox.sim.run import DEFAULT_HEAP  # noqa: E402
@@ -35,30 +40,52 @@ from mausbox.sim.serial import SerialUnit  # noqa: E402
 
 TAG = f"v{VERSION}"
 MIRROR = os.environ.get("MAUSBOX_UPSTREAM_MICROPYTHON", "/work/.mirror/micropython+micropython/repo")
+# micropython-lib (a submodule of MicroPython): its unittest, which run-tests.py puts on the bare binary's path and
+# a board gets with `mpremote mip install unittest`
+LIB_MIRROR = os.environ.get("MAUSBOX_UPSTREAM_MICROPYTHON_LIB", "/work/.mirror/micropython+micropython-lib/repo")
+UNITTEST = "lib/micropython-lib/python-stdlib/unittest"
 BIN = Path(sys.executable).parent
 
 
 def upstream() -> Path | None:
-    """tests/ and tools/ of MicroPython at the pinned tag, unpacked from a git directory, or None."""
+    """tests/ and tools/ of MicroPython at the pinned tag (and micropython-lib's unittest at the submodule's commit,
+    when that mirror is there), unpacked from git directories, or None."""
     dest = cache_dir() / f"upstream-{TAG}"
-    if (dest / "tests" / "run-tests.py").is_file():
-        return dest
-    if not Path(MIRROR).exists():
-        return None
-    tmp = Path(tempfile.mkdtemp(dir=cache_dir()))
-    arch = subprocess.run(["git", f"--git-dir={MIRROR}", "archive", TAG, "tests", "tools"], capture_output=True)
-    if arch.returncode != 0:
-        shutil.rmtree(tmp)
-        return None
-    subprocess.run(["tar", "-x", "-C", str(tmp)], input=arch.stdout, check=True)
-    tmp.rename(dest)
+    if not (dest / "tests" / "run-tests.py").is_file():
+        if not Path(MIRROR).exists():
+            return None
+        tmp = Path(tempfile.mkdtemp(dir=cache_dir()))
+        arch = subprocess.run(["git", f"--git-dir={MIRROR}", "archive", TAG, "tests", "tools"], capture_output=True)
+        if arch.returncode != 0:
+            shutil.rmtree(tmp)
+            return None
+        subprocess.run(["tar", "-x", "-C", str(tmp)], input=arch.stdout, check=True)
+        tmp.rename(dest)
+    if not (dest / UNITTEST).is_dir() and Path(LIB_MIRROR).exists():
+        sub = subprocess.run(["git", f"--git-dir={MIRROR}", "ls-tree", TAG, "lib/micropython-lib"],
+                             capture_output=True, text=True).stdout.split()
+        arch = subprocess.run(["git", f"--git-dir={LIB_MIRROR}", "archive", "--prefix=lib/micropython-lib/",
+                               sub[2] if len(sub) > 2 else "HEAD", "python-stdlib/unittest"], capture_output=True)
+        if arch.returncode == 0:
+            subprocess.run(["tar", "-x", "-C", str(dest)], input=arch.stdout, check=True)
     return dest
 
 
-def run_tests(tree: Path, instance: list[str], env: dict) -> tuple[int, int, int]:
-    """(passed, skipped, failed) as run-tests.py counts them on basics/."""
-    proc = subprocess.run([sys.executable, "run-tests.py", *instance, "-d", "basics"], cwd=tree / "tests",
-                          capture_output=True, text=True, env=env, timeout=3600)
+def install_unittest(tree: Path, root: Path) -> None:
+    """`mpremote mip install unittest` on the unit: the package in its /lib."""
+    src = tree / UNITTEST / "unittest"
+    if src.is_dir():
+        shutil.copytree(src, root / "lib" / "unittest")
+
+
+HEAP = str(BOARD_HEAP + SIM_SHARE["repl"])  # a board's heap for the tests, the REPL server's share on top (a board's is C)
+DIRS = ("basics", "micropython", "extmod", "float", "stress")
+
+
+def run_tests(tree: Path, instance: list[str], env: dict, d: str, results: Path) -> tuple[int, int, list[str]]:
+    """(passed, skipped, failed tests) as run-tests.py counts them on one test directory."""
+    proc = subprocess.run([sys.executable, "run-tests.py", *instance, "-r", str(results), "-d", d],
+                          cwd=tree / "tests", capture_output=True, text=True, env=env, timeout=3600)
     out = proc.stdout
 
     def count(pattern: str) -> int:
@@ -66,7 +93,8 @@ def run_tests(tree: Path, instance: list[str], env: dict) -> tuple[int, int, int
         # are too large: ...", "N tests failed: ..." (a line is left out when N is 0)
         return sum(int(n) for n in re.findall(r"^(\d+) tests? " + pattern, out, re.M))
 
-    return count("passed$"), count("skipped"), count("failed")
+    failed = re.findall(r"^\d+ tests? failed: (.*)$", out, re.M)
+    return count("passed$"), count("skipped"), sorted(failed[0].split()) if failed else []
 
 
 def mpremote_suite(tree: Path, env: dict) -> tuple[int, int, list[str]]:
@@ -117,7 +145,10 @@ def pull_seconds(ports: list[str], store: Path, env: dict) -> float:
     return dt
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    suites_only = "--suites" in argv
+    dirs = [a for a in argv if not a.startswith("-")] or list(DIRS)
+    mpremote = not [a for a in argv if not a.startswith("-")]
     tree = upstream()
     exe = micropython_binary()
     assert exe is not None
@@ -125,27 +156,34 @@ def main() -> int:
         t = Path(tmp)
         os.environ["XDG_DATA_HOME"] = str(t / "data")  # the registry: for the units started here and the tools
         env = dict(os.environ, PATH=f"{BIN}:{os.environ['PATH']}")
+        # run-tests.py's .exp/.out of each failure: kept in MAUSBOX_VUNIT_RESULTS if set
+        res = Path(os.environ.get("MAUSBOX_VUNIT_RESULTS") or t)
         if tree is not None:
-            bare = run_tests(tree, [], dict(env, MICROPY_MICROPYTHON=exe))
-            (t / "rt").mkdir()
-            with SerialUnit(t / "rt") as u:
-                assert u.pty_path
-                pty = run_tests(tree, ["-t", u.pty_path], env)
-            print(f"vunit.run_tests_basics_bare_passed: {bare[0]} tests")
-            print(f"vunit.run_tests_basics_bare_skipped: {bare[1]} tests")
-            print(f"vunit.run_tests_basics_bare_failed: {bare[2]} tests")
-            print(f"vunit.run_tests_basics_pty_passed: {pty[0]} tests")
-            print(f"vunit.run_tests_basics_pty_skipped: {pty[1]} tests")
-            print(f"vunit.run_tests_basics_pty_failed: {pty[2]} tests")
-            print(f"vunit.run_tests_basics_pty_vs_bare: {100 * pty[0] / max(1, bare[0]):.1f} %")
-            (t / "mr").mkdir()
-            with SerialUnit(t / "mr", register=True):
-                ok, total, bad = mpremote_suite(tree, env)
-            print(f"vunit.mpremote_suite_passed: {ok} of {total} tests")
-            for name in bad:
-                print(f"vunit.mpremote_suite_failed.{name.removesuffix('.sh')}: 1 test")
+            for d in dirs:
+                bare = run_tests(tree, [], dict(env, MICROPY_MICROPYTHON=exe), d, res / f"bare-{d}")
+                (t / f"rt-{d}").mkdir()
+                install_unittest(tree, t / f"rt-{d}")
+                with SerialUnit(t / f"rt-{d}", heapsize=HEAP) as u:
+                    assert u.pty_path
+                    pty = run_tests(tree, ["-t", u.pty_path], env, d, res / f"pty-{d}")
+                for kind, (ok, skip, bad) in (("bare", bare), ("pty", pty)):
+                    print(f"vunit.run_tests.{d}.{kind}.passed: {ok} tests", flush=True)
+                    print(f"vunit.run_tests.{d}.{kind}.skipped: {skip} tests", flush=True)
+                    print(f"vunit.run_tests.{d}.{kind}.failed: {len(bad)} tests", flush=True)
+                print(f"vunit.run_tests.{d}.pty_vs_bare: {100 * pty[0] / max(1, bare[0]):.1f} %", flush=True)
+                for name in sorted(set(pty[2]) - set(bare[2])):
+                    print(f"vunit.run_tests.{d}.pty_only_failed.{name}: 1 test", flush=True)
+            if mpremote:
+                (t / "mr").mkdir()
+                with SerialUnit(t / "mr", register=True, heapsize=HEAP):
+                    ok, total, bad = mpremote_suite(tree, env)
+                print(f"vunit.mpremote_suite.passed: {ok} of {total} tests", flush=True)
+                for name in bad:
+                    print(f"vunit.mpremote_suite.failed.{name.removesuffix('.sh')}: 1 test", flush=True)
         else:
-            print("vunit.run_tests_basics_pty_passed: -1 tests (no upstream MicroPython tree)")
+            print("vunit.run_tests.basics.pty.passed: -1 tests (no upstream MicroPython tree)")
+        if suites_only:
+            return 0
         units = []
         for i in range(4):
             root = t / f"u{i}"
@@ -171,4 +209,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(main(sys.argv[1:]))

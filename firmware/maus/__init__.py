@@ -19,10 +19,16 @@ def loaded():
 def unload_since(mark):
     """Unload every firmware module imported after `mark` (from loaded()), so its RAM comes back once
     nothing else holds it. Objects made from such a module keep working; a later import loads it afresh.
-    Only maus.* goes: the interpreter's own and the host's modules stay (the host runs this code too)."""
-    for name in tuple(sys.modules):
-        if name not in mark and name.startswith("maus."):
-            unload(name)
+    Only maus.* goes: the interpreter's own and the host's modules stay (the host runs this code too).
+    One at a time, looked for afresh each time, not from a copy of sys.modules: a copy is a block of ~250 bytes,
+    which a long-lived unit at a game's crowded moment may not have in one piece (bench/bench_season.py)."""
+    while True:
+        for name in sys.modules:
+            if name not in mark and name.startswith("maus.") and name not in KEEP:
+                break
+        else:
+            return
+        unload(name)
 
 
 def unload(name):

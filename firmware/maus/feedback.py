@@ -114,6 +114,8 @@ class Feedback:
     def _show(self):
         self._dirty = False
         d = self.hw.display
+        if not isinstance(getattr(d, "write_data", _Paged), _Paged):
+            d.write_data = _Paged(d.write_data)  # (the driver's show() writes its frame through it)
         d.fill(0)
         for i, line in enumerate(self.lines):
             d.text(line, 0, i * 8, 1)
@@ -159,3 +161,16 @@ class Feedback:
                 k = 0
             leds[i - 1] = (_RGB[k] * level // 255, _RGB[k + 1] * level // 255, _RGB[k + 2] * level // 255)
         leds.write()
+
+
+class _Paged:
+    # The display driver's write_data, a page (128 bytes, ~3 ms at 400 kHz) per bus transfer: a transfer is a C
+    # call that holds the buttons' soft IRQs off, and a press during a whole frame's one transfer (23 ms) got its
+    # first edge up to 23 ms late (a second claim right after the first one's prompt, M is for Mouse C).
+    def __init__(self, write):
+        self.write = write
+
+    def __call__(self, buf):
+        mv = memoryview(buf)
+        for i in range(0, len(mv), 128):
+            self.write(mv[i:i + 128])

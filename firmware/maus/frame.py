@@ -80,12 +80,25 @@ def status(c, app, requests, bad_frames, now):
            "requests": requests, "bad_frames": bad_frames,
            "boot": getattr(c, "boot", None) or (c.status or {}).get("boot"), "crashes": getattr(c, "crashes", None)}
     try:
-        out["free_bytes"] = c.store.free()
+        # The unit's logs' free space read here (maus.logstore's DIR, as its free() reads it): in a game, loading
+        # maus.logstore for a status poll took ~2 KB that the game's peak did not have.
+        root = getattr(c, "root", None)
+        out["free_bytes"] = c.store.free() if root is None else free_bytes(root + "logs")
     except OSError:
         out["free_bytes"] = None
     out["wall"] = wall(c.hw)
     out["uptime_ms"] = now
     return out
+
+
+def free_bytes(path):
+    """Free bytes on the filesystem holding `path` (maus.logstore LogStore.free)."""
+    import os
+
+    st = os.statvfs(path)
+    if st[4] > st[2]:
+        return 0  # littlefs when full: blocks in use exceed the total and f_bavail wraps
+    return st[0] * st[4]
 
 
 def game(c):

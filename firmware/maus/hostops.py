@@ -262,7 +262,10 @@ def serve(idle_s=60):
         if svc.requests != before or svc.job is not None:
             quiet = 0
         elif wait:
-            time.sleep_ms(wait)
+            for _ in range(wait):  # a request's first byte ends the wait (looked at each ms, as hw.idle does)
+                if svc.ready():
+                    break
+                time.sleep_ms(1)
             quiet += wait
             if quiet > idle_s * 1000:
                 break

@@ -34,7 +34,7 @@ _V = const(0x31)  # "1"
 _RX_MAX = const(480)  # largest request payload
 _CHUNK = const(1024)  # file bytes per data frame during a game (a frame blocks the loop ~90 ms at 115200 baud)
 _BIG_CHUNK = const(8192)  # and when no game runs, one a pass: 0.4 % framing instead of 3 %, nothing waits
-_AWAKE_MS = const(1000)  # after a request the loop idles at most 1 ms a pass: the next request comes soon
+_AWAKE_MS = const(1000)  # after a request the console is looked at each ms: the next request comes soon
 _LIST_BYTES = const(900)  # listing text per frame
 _HASH_SLICE = const(8192)  # prefix bytes hashed per poll when a read resumes
 _IN_PER_POLL = const(160)  # console bytes taken per poll: typing at the console cannot stall the loop
@@ -65,12 +65,13 @@ class HostService:
         self.app = app
         self.inp = inp if inp is not None else sys.stdin.buffer
         self.out = out if out is not None else sys.stdout.buffer
+        self.poller = None  # the console's select.poll when it is a stream: the loop's idle wakes on it
         if ready is None:
             import select
 
             p = select.poll()
             p.register(sys.stdin, select.POLLIN)
-            self._poller = p
+            self.poller = p
             ready = self._stdin_ready
         self.ready = ready
         self.rx = bytearray(_HDR + _RX_MAX + 1)
@@ -125,7 +126,9 @@ class HostService:
             self._card_release()
         if self.awake_until >= 0:
             if _diff(self._now(), self.awake_until) < 0:
-                return min(wait_ms, 1)
+                # The loop's idle looks at the console each ms (hw.idle, HostWake.waker); a console it cannot
+                # look at (the scenarios' line model): a pass each ms
+                return wait_ms if self.poller is not None else min(wait_ms, 1)
             self.awake_until = -1
         return wait_ms
 
@@ -158,7 +161,7 @@ class HostService:
                 pass
 
     def _stdin_ready(self):
-        for _ in self._poller.ipoll(0):
+        for _ in self.poller.ipoll(0):
             return True
         return False
 
@@ -674,6 +677,7 @@ def woken(w, mark):
     svc.bad_frames = w.bad_frames
     svc.events_until = w.events_until  # a monitor subscribed in a game (the desk's) goes on
     svc.wake = w
+    svc.poller = w.poller  # the same console: the loop's idle wakes on it (its 1 ms look otherwise)
     svc._byte(0x23)
     svc._rx_at = svc._now()
     w.svc = svc
@@ -682,11 +686,36 @@ def woken(w, mark):
     return svc
 
 
-def asleep(w):
-    """Let w's service go, with the modules its import loaded; its counters stay with w."""
+def rest(w):
+    """A game is chosen (maus.unit.core Unit._switch): w's service goes now if nothing is under way (no request
+    coming in or being answered, no monitor's or card lease), not LINGER_MS after the host's last request: left
+    lingering into the join and the start, its ~17 KB was where the game's start made what it keeps. The next
+    request wakes it again."""
+    svc = w.svc
+    if svc.job is None and not svc._n and svc._ri >= svc._rn and not svc.events_until and svc.card_until < 0:
+        asleep(w)
+
+
+def asleep(w, game=False):
+    """Let w's service go, with the modules its import loaded; its counters stay with w. game: a game begins
+    (HostWake.lull): a request in progress is answered `game`, as the desk answers it; -> the bytes read of a
+    request not read whole yet (and those still to search again, _bad), for the desk to read on from, or None."""
     import maus
 
     svc = w.svc
+    part = None
+    if game:
+        if svc.job is not None:
+            svc._drop_job()
+            try:
+                svc._error(svc.seq, "game", "a game is in progress: ask again when it has ended")
+            except MemoryError:
+                pass  # the host, which has no answer, asks again (the desk answers then)
+        if svc._n or svc._ri < svc._rn:
+            try:
+                part = bytes(svc._rxv[:svc._n]) + bytes(svc._rxv[svc._ri:svc._rn])
+            except MemoryError:
+                pass
     svc._drop_job()
     if svc.card_until >= 0:
         svc._card_release()
@@ -700,3 +729,4 @@ def asleep(w):
     for k in w._mods:
         maus.unload(k)
     w._mods = ()
+    return part

@@ -196,7 +196,7 @@ class LogStore:
         return sent
 
     def free(self):
-        # Free bytes on the filesystem holding the logs.
+        # Free bytes on the filesystem holding the logs (maus.frame free_bytes reads them the same way).
         st = os.statvfs(self.dir)
         if st[4] > st[2]:
             return 0  # littlefs when full: blocks in use exceed the total and f_bavail wraps

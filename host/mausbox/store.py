@@ -144,7 +144,7 @@ class Store:
         self.notes: list[str] = []  # what opening or rebuilding did, one line each
         self.db = sqlite3.connect(str(self.path), timeout=30, check_same_thread=False)
         self.db.execute("PRAGMA foreign_keys = ON")
-        self.db.executescript(_SCHEMA)
+        self.db.executescript("BEGIN;\n" + _SCHEMA + "\nCOMMIT;")  # one transaction: one sync, not one a table
         self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         self.db.commit()
         self.lock = threading.RLock()  # pulls from several units share one store

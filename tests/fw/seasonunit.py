@@ -203,6 +203,22 @@ class SeasonUart(Uart):
                 w.at(w.now + delay * 1000, self.request, req)
 
 
+PROBE = os.getenv("SEASON_PROBE") if hasattr(os, "getenv") else None
+
+
+def probe():
+    # SEASON_PROBE set: the heap between games (its free bytes, the largest free block, the qstrs and modules)
+    import micropython
+
+    gc.collect()
+    if PROBE == "map":
+        micropython.mem_info(1)  # (any argument prints the block map)
+    else:
+        micropython.mem_info()
+    micropython.qstr_info()
+    print("SEASON modules", len(sys.modules), " ".join(sorted(k[5:] for k in sys.modules if k.startswith("maus."))))
+
+
 class SeasonHw(sim.Hardware):
     polled = 0
     game = 0
@@ -254,6 +270,8 @@ class SeasonHw(sim.Hardware):
                         r[4] = (d >> 8) & 255
                         r[5] = d >> 16
                         _cap.write(r)
+                        if PROBE and d > 1000:  # a late first edge: when (virtual µs), for whom
+                            print("SEASON late", d, "edge", e, "player", i + 1, "game", hw.game, "polled", hw.polled)
                 emit(kind, i, t)
 
             cap.emit = timed
@@ -283,30 +301,59 @@ err = None
 try:
     import maus.unit
 
+    if PROBE:  # the heap each time a game's players are joining (the phase before has gone)
+        from maus.unit.core import Unit
+
+        def _switch(self, orig=Unit._switch):
+            nxt = self._next
+            orig(self)
+            if nxt is not None and nxt[0] == "join":
+                probe()
+                h = self.host
+                print("SEASON held svc", h.svc is not None, "mod", h._mod is not None, "desk", h.desk is not None,
+                      "game", self.game is not None, "log", self.log is not None, "det", self.detector is not None,
+                      "mods", len(h._mods), "timers", len(self.timers))
+
+        Unit._switch = _switch
     maus.unit.main(hw=hw)
 except KeyboardInterrupt:
     raise
 except BaseException as e:  # noqa: BLE001 - a crash of the unit (a watchdog reset is a SystemExit): the host
     err = e  # side starts the unit again from its flash (a board's reset: a fresh heap), at the next game
 if err is not None:
+    # The unit is gone: room to say how (nothing of it stays reachable from the simulator). Each step may itself
+    # run out of memory; whatever is not said, the host side restarts the unit all the same (any end without
+    # "SEASON end crashes 0" is a crash: tests/host/seasonhost.py season).
     crashes = 1
-    held = None  # the unit is gone: room to say how (nothing of it stays reachable from the simulator)
-    for b in hw.buttons:
-        b.irq(handler=None)
-    w = hw.world
-    w.qlen = 0
-    for i in range(len(w._qh)):
-        w._qh[i] = None
-    hw.unit = None
-    gc.collect()
-    at = (w.now + w.shifted) // 1000
+    import micropython
+
+    micropython.mem_info()  # the heap as the crash left it (prints, allocates nothing)
+    held = None
+    at = "?"
+    try:
+        _cap.flush()
+        for b in hw.buttons:
+            b.irq(handler=None)
+        w = hw.world
+        w.qlen = 0
+        for i in range(len(w._qh)):
+            w._qh[i] = None
+        hw.unit = None
+        maus.unload_since(())  # the firmware's modules (held by nothing now) go too
+        gc.collect()
+        at = (w.now + w.shifted) // 1000
+    except MemoryError:
+        gc.collect()
     try:
         print("SEASON crash", type(err).__name__, err)
         sys.print_exception(err)
     except MemoryError:
         pass
     err = None
+    gc.collect()
     print("SEASON crashed at", at)
+    _to.close()
+    raise SystemExit(3)
 print("SEASON ms", time.ticks_diff(time.ticks_ms(), T0[0]))
 print("SEASON end crashes", crashes, "wdt", sim._wdt.bites, "uart", hw.uart.sent, hw.uart.answers,
       hw.uart.timeouts, hw.uart.dropped, json.dumps(hw.uart.results))
@@ -314,5 +361,3 @@ st = os.statvfs("/flash")
 print("SEASON flash", st[0] * st[2], st[0] * st[3])
 _cap.close()
 _to.close()
-if crashes:
-    raise SystemExit(3)

@@ -81,3 +81,76 @@ def test_ctrl_c_and_an_input_at_its_end():
         ctx.hw.t += 1001
         w.serve()
         assert reads[0] == 2 and w.svc is None
+
+
+def test_a_host_session_idles_on_the_console_not_in_1_ms_passes():
+    # While a host session is on, the loop's idle gets the console's poller (hw.idle looks at it each ms and
+    # ends the wait on a request), so the service no longer cuts every idle to 1 ms: the same latency in a
+    # tenth of the passes. Only a console the idle cannot look at (the scenarios' line model) keeps 1 ms passes.
+    with logfs.Fs() as fs:
+        w, con, ctx = _wake(fs.root)
+        assert w.waker() is None  # no session
+        con.send(request(1, "hello", host="test", proto=1))
+        assert _answer(w, con, 1)[0]["ok"]
+        svc = w.svc
+        assert svc.poller is None and w.waker() is None  # the line model: nothing to look at
+        assert svc.poll(50) == 1  # so a pass each ms while the session is on
+        p = svc.poller = object()  # what select.poll on sys.stdin gives the unit
+        assert w.waker() is p
+        assert svc.poll(50) == 50
+        svc.dead = True
+        assert w.waker() is None  # stdin at its end polls ready for ever: it would end every idle
+        svc.dead = False
+        ctx.log = object()  # a game: the desk reads the console at its passes
+        assert w.waker() is None
+        ctx.log = None
+        svc.awake_until = -1  # the session is over: the loop idles as the game needs
+        assert w.waker() is None
+
+
+class _Log:
+    name = "00002-mg.jsonl"
+
+
+def test_a_request_half_read_when_a_game_begins_is_answered_by_the_desk():
+    # The service has read part of a request when a game begins (HostWake.lull): the desk reads on from it, so
+    # the request is answered (cut in its header, in its payload, before its newline), not lost with the service.
+    with logfs.Fs() as fs:
+        w, con, ctx = _wake(fs.root)
+        req = request(2, "status")
+        for seq, cut in ((2, 5), (4, 30), (6, len(req) - 1)):
+            con.send(request(seq - 1, "hello"))
+            assert _answer(w, con, seq - 1)[0]["ok"] and w.svc is not None  # a session on: the service reads
+            req = request(seq, "status")
+            con.send(req[:cut])
+            w.serve()
+            assert not con.rx  # the service has read those bytes
+            ctx.log = _Log()
+            ctx.mode = "play"
+            w.lull()  # the game's start (maus.unit.play)
+            assert w.svc is None and w.desk is not None
+            con.send(req[cut:])
+            r = _answer(w, con, seq)[0]
+            assert r["ok"] and r["mode"] == "play", (cut, r)
+            ctx.log = None  # the game over: the desk goes
+            ctx.mode = "end"
+            w.serve()
+            assert w.desk is None
+
+
+def test_a_request_in_progress_when_a_game_begins_is_answered_game():
+    # a log being read when a game begins: its stream stops (the service goes) and the request is answered
+    # `game`, as the desk answers it, so the host waits for the game's end and reads it then
+    with logfs.Fs(blocks=80) as fs:  # a log of more than the two 8 KB frames a pass sends
+        w, con, ctx = _wake(fs.root)
+        with open(ctx.store.path("00001-mg.jsonl"), "wb") as f:
+            for i in range(200):
+                f.write(b'{"seq":%d,"t":0,"type":"note","text":"%s"}\n' % (i, b"x" * 100))
+        con.send(request(1, "read", name="00001-mg.jsonl", off=0))
+        w.serve()
+        assert w.svc is not None and w.svc.job is not None  # still streaming
+        ctx.log = _Log()
+        ctx.mode = "play"
+        w.lull()
+        r, parts, _ = _answer(w, con, 1)
+        assert not r["ok"] and r["error"] == "game" and parts, r

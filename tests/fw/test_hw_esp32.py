@@ -209,6 +209,40 @@ def test_leds_buzzer_watchdog_rtc_and_the_jumper_pulse():
         _done(wiring)
 
 
+def test_idle_looks_at_a_host_sessions_console_each_ms():
+    # The REPL UART's interrupt does not wake a task in poll (ports/esp32/uart.c), so hw.idle looks at the
+    # console each ms while a host session is on: it ends within 1 ms of a request, and sleeps at most 10 ms.
+    if not _MPY:
+        return
+    hw, wiring, out = _unit()
+
+    class Console:  # select.poll on stdin: ready from the k-th look
+        def __init__(self, k):
+            self.k = k
+            self.looks = 0
+
+        def ipoll(self, timeout):
+            assert timeout == 0
+            self.looks += 1
+            return [1] if self.looks >= self.k else []
+
+    try:
+        w = wiring.world
+        t = w.now
+        hw.idle(50)
+        assert 10000 <= w.now - t < 11000  # no session: one sleep of 10 ms at most
+        c = Console(4)
+        t = w.now
+        hw.idle(50, c)
+        assert c.looks == 4 and 3000 <= w.now - t < 4000  # ready at the 4th look: 3 ms of 1 ms sleeps
+        c = Console(100)
+        t = w.now
+        hw.idle(50, c)
+        assert c.looks == 10 and 10000 <= w.now - t < 11000
+    finally:
+        _done(wiring)
+
+
 def test_the_comparator_piezo_is_read():
     if not _MPY:
         return

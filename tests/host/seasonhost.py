@@ -228,33 +228,42 @@ class Run:
     host: Host
     rc: int
     wall: float
+    crashes: int = 0  # the unit's processes that ended in a crash (each restarted at the next game)
 
 
 def season(exe: str, work: Path, tree: Path, heap: int, blocks: int, ballast: int, actions: list[dict],
            mode: str = "season", timeout: float = 3000) -> Run:
     """The unit plays `actions` (scenario actions by time; {"season": ...} ones are seasonunit's marks) with the
     Host on its line; -> its console, the host, exit code and wall time. A unit that crashes (a MemoryError out
-    of its main loop, a watchdog reset) is started again on its flash, as a board resets: a new process, a fresh
-    heap, the scenario going on at the next game ({"season": "game"}) after the crash."""
+    of its main loop, a watchdog reset, or any other end without its "SEASON end" line: it may have run out of
+    memory while saying how it crashed) is started again on its flash, as a board resets: a new process, a fresh
+    heap, the scenario going on at the game after the last one it began ({"season": "game"})."""
     host = Host()
     console: list[str] = []
     marks: list[float] = []
     t0 = time.monotonic()
     rc = 0
+    crashes = 0
+    last = 0  # the game number the last process began at (0: the first)
     while True:
+        n0 = len(console)
         rc = _once(exe, work, tree, heap, blocks, ballast, actions, mode, timeout, host, console, marks, t0)
-        at = [int(x.split()[3]) for x in console[-200:] if x.startswith("SEASON crashed at")]
-        if rc != 3 or not at:
+        if rc == 0 and any(x.startswith("SEASON end crashes 0") for x in console[n0:]):
             break
-        nxt = [i for i, a in enumerate(actions) if a.get("season") == "game" and a["at_ms"] > at[-1]]
+        crashes += 1
+        if not any(x.startswith("SEASON crashed at") for x in console[n0:]):
+            console.append("SEASON crashed at ? (the unit's process ended with %d, saying nothing of it)" % rc)
+        began = [int(x.split()[2]) for x in console[n0:] if x.startswith("SEASON game")]
+        last = max(began[-1] if began else 0, last + (not began))  # no game begun: go on past the one it was at
+        nxt = [i for i, a in enumerate(actions) if a.get("season") == "game" and a["n"] > last]
         if not nxt:
-            rc = 0
             break
         base = actions[nxt[0]]["at_ms"] - 3000  # the new boot's time before the next game's card
         actions = [dict(a, at_ms=a["at_ms"] - base) for a in actions[nxt[0]:]]
+        last = actions[0]["n"] - 1
         mode = "again"
         host.reset()
-    return Run(console, marks, host, rc, time.monotonic() - t0)
+    return Run(console, marks, host, rc, time.monotonic() - t0, crashes)
 
 
 def _once(exe, work, tree, heap, blocks, ballast, actions, mode, timeout, host, console, marks, t0) -> int:
@@ -283,14 +292,20 @@ def _once(exe, work, tree, heap, blocks, ballast, actions, mode, timeout, host, 
     proc = subprocess.Popen([exe, "-X", f"heapsize={heap}", "-m", "seasonunit", str(work), str(blocks), str(ballast),
                              mode], cwd=work, env=_env(tree), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     assert proc.stdout is not None
+    tee = os.environ.get("SEASON_TEE")  # a file the console goes to as it comes (a season that hangs)
+    out = open(tee, "a") if tee else None
     try:
         for raw in proc.stdout:
             line = raw.decode("utf-8", "replace").rstrip("\n")
             console.append(line)
+            if out is not None:
+                out.write(line + "\n")
             if line.startswith("SEASON game"):
                 marks.append(time.monotonic() - t0)
         rc = proc.wait(timeout=timeout)
     finally:
+        if out is not None:
+            out.close()
         if proc.poll() is None:
             proc.kill()
     t.join(30)

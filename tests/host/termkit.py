@@ -160,8 +160,14 @@ class SimTerm:
             self.child.send(data[i:i + 1])
             time.sleep(1.0 / rate)
 
+    def _alive(self) -> bool:
+        try:
+            return self.child.isalive()
+        except pexpect.ExceptionPexpect:  # the reader's read at EOF reaped it first: both threads call waitpid()
+            return False
+
     def close(self) -> int | None:
-        if self.child.isalive():
+        if self._alive():
             # the whole terminal's process group: the shell, and the `mausbox sim` it started (killing the shell
             # alone leaves the simulator running on, a game in real time, after a failed test)
             try:
@@ -169,5 +175,8 @@ class SimTerm:
             except OSError:
                 pass
             self.child.terminate(force=True)
-        self.child.wait() if not self.child.closed else None
+        try:
+            self.child.wait() if not self.child.closed else None
+        except pexpect.ExceptionPexpect:  # reaped by the reader thread (above)
+            pass
         return self.child.exitstatus

@@ -256,3 +256,27 @@ def test_usb_ids_and_port_resolution(monkeypatch, tmp_path):
     with pytest.raises(UserError) as e:
         resolve_port(None)
     assert e.value.code == EXIT_NO_UNIT and "--port" in str(e.value)
+
+
+def test_a_port_that_goes_away_is_a_lost_link_not_a_quiet_one():
+    # The link waits on the port's descriptor (not pyserial's timeout): a pty whose other end closed polls
+    # readable with nothing to read, which must end the wait as LinkLost, never spin as a quiet line.
+    import os
+
+    from mausbox.link.unit import LinkLost, UnitLink
+
+    master, slave = os.openpty()
+    link = UnitLink(os.ttyname(slave), timeout=2.0, recover=False)
+    try:
+        os.write(master, b"abc")
+        got = b""
+        while len(got) < 3:
+            got += link.read_raw(1.0)
+        assert got == b"abc" and link.read_raw(0.05) == b""
+        os.close(master)
+        with pytest.raises(LinkLost):
+            for _ in range(100):
+                link.read_raw(0.05)
+    finally:
+        link.ser.close()
+        os.close(slave)

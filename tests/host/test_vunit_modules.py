@@ -139,3 +139,86 @@ def test_the_simulators_files_are_not_the_units(unit):
     t.enter_raw_repl(soft_reset=True)
     assert run(t, "import machine, time\nprint(machine.RTC().memory(), time.localtime()[:3])") \
         == "b'kept' (2031, 7, 8)\n"
+
+
+WAIT_S = 30  # a ceiling for a unit that never answers
+
+
+def test_ticks_count_from_power_on_and_a_hard_reset_and_run_on_over_a_soft_one(tmp_path):
+    # A board's ticks are its esp_timer's (ports/esp32/mphalport.c): from the chip's reset, kept by a soft reset.
+    # Bounds, not speeds: the unit cannot have counted more than the host saw go by since its power-on.
+    root = tmp_path / "unit"
+    root.mkdir()
+    t0 = time.monotonic()
+    with SerialUnit(root, extra_path=[]) as u:
+        t = SerialTransport(u.pty_path, baudrate=115200)
+        try:
+            t.enter_raw_repl(soft_reset=False)
+            ms, us = map(int, run(t, "import time\nprint(time.ticks_ms(), time.ticks_us())").split())
+            assert 0 <= ms <= (time.monotonic() - t0) * 1000 + 1
+            assert 0 <= us <= (time.monotonic() - t0) * 1000000 + 1000
+            # asyncio's C task queue and its Python half agree on a clock: a sleep, a timeout (a cancel) and a
+            # task's result come in their order, not hours late
+            assert run(t, "import asyncio\nasync def w(ms):\n    await asyncio.sleep_ms(ms)\n    return ms\n"
+                          "async def main():\n    t = asyncio.create_task(w(50))\n    try:\n"
+                          "        await asyncio.wait_for_ms(w(60000), 100)\n    except asyncio.TimeoutError:\n"
+                          "        print('timed out')\n    print(await t)\nasyncio.run(main())") == "timed out\n50\n"
+            t.exit_raw_repl()
+            t.enter_raw_repl(soft_reset=True)
+            after_soft = int(run(t, "import time\nprint(time.ticks_ms())"))
+            assert ms <= after_soft <= (time.monotonic() - t0) * 1000 + 1
+            t1 = time.monotonic()
+            t.exec_raw_no_follow("import machine\nmachine.reset()")
+            t.read_until(1, b"\r\n>>> ", timeout=WAIT_S)  # rebooted: the friendly REPL of a new power-on
+            t.enter_raw_repl(soft_reset=False)
+            after_hard = int(run(t, "import time\nprint(time.ticks_ms())"))
+            assert 0 <= after_hard <= (time.monotonic() - t1) * 1000 + 1
+        finally:
+            t.close()
+
+
+ESP32_SYS = ["argv", "byteorder", "exit", "implementation", "maxsize", "modules", "path", "platform",
+             "print_exception", "ps1", "ps2", "stderr", "stdin", "stdout", "version", "version_info"]
+ESP32_MICROPYTHON = ["RingIO", "alloc_emergency_exception_buf", "const", "heap_lock", "heap_unlock", "kbd_intr",
+                     "mem_info", "opt_level", "qstr_info", "schedule", "stack_use"]
+
+
+def test_sys_and_micropython_are_the_images(unit):
+    u, t = unit
+    # py/modsys.c and py/modmicropython.c as ESP32_GENERIC builds them: no atexit, executable, tracebacklimit,
+    # exc_info, mem_total (the unix port's)
+    assert run(t, "import sys, micropython\nprint(sorted(k for k in dir(sys) if k[0] != '_'))\n"
+                  "print(sorted(k for k in dir(micropython) if k[0] != '_'))") == \
+        f"{ESP32_SYS}\n{ESP32_MICROPYTHON}\n".replace('"', "'")
+    assert run(t, "import sys\nprint(sys.stdout, sys.stderr, sys.stdout.buffer, sys)") == \
+        "<io.TextIOWrapper 1> <io.TextIOWrapper 2> <io.FileIO 1> <module 'sys'>\n"
+    # a ROM module: only path, ps1 and ps2 can be set
+    for name in ("x", "tracebacklimit", "stdout", "atexit"):
+        assert "AttributeError" in error(t, f"import sys\nsys.{name} = 1"), name
+    # sys.path is where imports look: a new list too
+    (u.root / "extra").mkdir()
+    (u.root / "extra" / "far.py").write_text("print('far imported')\n")
+    assert "ImportError" in error(t, "import far")
+    assert run(t, "import sys\nsys.path = sys.path + ['/extra']\nimport far\nprint(sys.path[-1])") == \
+        "far imported\n/extra\n"
+    assert "ImportError" in error(t, "import sys\nsys.path = ['']\ndel sys.modules['far']\nimport far")
+
+
+def test_a_filesystem_the_unit_mounts_gets_the_boards_calls_only(unit):
+    u, t = unit
+    # extmod/vfs.c on a board: mount, chdir("/") into it, then open with the path relative to it; no stat, getcwd
+    # or ilistdir of the virtual unit's own checks (mpremote's test_errno.sh)
+    run(t, "import os, vfs\ncalls = []\nclass FS:\n"
+           "    def mount(self, r, m): calls.append(('mount', r, m))\n"
+           "    def umount(self): calls.append(('umount',))\n"
+           "    def chdir(self, p): calls.append(('chdir', p))\n"
+           "    def open(self, p, m):\n        calls.append(('open', p, m))\n        raise OSError(19)\n"
+           "fs = FS()\nvfs.mount(fs, '/fs')\nos.chdir('/fs')")
+    assert "ENODEV" in error(t, "open('x.py')")
+    assert run(t, "import vfs\nprint(calls)\nprint(sorted(p for f, p in vfs.mount()))") == \
+        "[('mount', False, False), ('chdir', '/'), ('open', 'x.py', 'r')]\n['/', '/fs']\n"
+    # a path with ".." never goes past the flash's checks, user mount or not
+    run(t, "open('/fs/../../../y', 'w').write('1')")
+    assert (u.root / "y").read_text() == "1" and not (u.root.parent / "y").exists()
+    assert run(t, "import os, vfs\nvfs.umount('/fs')\nprint(calls[-1], os.getcwd(), vfs.mount())") == \
+        "('umount',) / [(<VfsLfs2>, '/')]\n"

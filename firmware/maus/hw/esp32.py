@@ -60,11 +60,20 @@ class Hardware:
             self._rmt = esp32.RMT(pin=self.jumper, resolution_hz=1000000, idle_level=True)
         self._rmt.write_pulses((delay_us, low_us), True)  # high for delay_us, low for low_us, then idle high
 
-    def idle(self, ms):
-        if ms > 0:
+    def idle(self, ms, console=None):
+        # console: a host session's console poller (maus.unit.core HostWake.waker): the wait ends once it has
+        # bytes. The REPL UART's receive interrupt only fills the stdin ring (ports/esp32/uart.c) and does not
+        # wake a task waiting in poll, which would sleep a whole FreeRTOS tick (10 ms), so it is looked at each
+        # ms: a request is read within 1 ms, as a main-loop pass each ms did, in a tenth of the passes.
+        if ms <= 0:
+            machine.idle()
+        elif console is None:
             time.sleep_ms(min(ms, 10))
         else:
-            machine.idle()
+            for _ in range(min(ms, 10)):
+                for _ in console.ipoll(0):
+                    return
+                time.sleep_ms(1)
 
     def spend(self, us):
         pass

@@ -112,10 +112,10 @@ def _host_ms():
 class RealWorld(World):
     """Real time for interactive play: now follows the host clock; inputs arrive from a FIFO."""
 
-    def __init__(self, ctl=None):
+    def __init__(self, ctl):
         super().__init__(0, rebase=True)
         self._last = time.ticks_us()
-        self.ctl = ctl  # callable: poll the control channel, apply inputs
+        self.ctl = ctl  # ctl(wait_ms): poll the control channel up to wait_ms, apply inputs
 
     def _sync(self):
         # Accumulate the host clock's steps: a 32-bit port's ticks wrap every 2**30 us (18 min) and
@@ -133,8 +133,7 @@ class RealWorld(World):
         return World.ticks_ms(self)
 
     def spend(self, us):
-        if self.ctl:
-            self.ctl(0)
+        self.ctl(0)
         if self._actions:  # a gesture's timed release (a control line's "hold"/"double")
             self._sync()
             self._apply_until(self.now)
@@ -147,13 +146,16 @@ class RealWorld(World):
     def sleep_until(self, t_us):
         self._sync()
         while self.now < t_us:
-            wait = min((t_us - self.now) // 1000, 20)
+            until = t_us
             if self._actions:
-                wait = max(0, min(wait, (self._actions[0][0] - self.now) // 1000))
-            if self.ctl:
-                self.ctl(wait)
-            else:
-                time.sleep_ms(wait)
+                until = min(until, self._actions[0][0])
+            rem = until - self.now
+            if rem >= 1000:
+                self.ctl(min(rem // 1000, 20))
+            else:  # the control channel polls in whole ms: a shorter rest is slept, not spun (a 1 ms idle was)
+                self.ctl(0)
+                if rem > 0:
+                    time.sleep_us(rem)
             self._sync()
             if self._actions:
                 self._apply_until(self.now)
@@ -193,7 +195,8 @@ class Out:
     def send_frame(self, buf):
         # {"oled": "<hex>"} written 64 bytes of frame at a time: a board sends its frame over I2C without
         # copying it, so the sim must not need one 2 KB block for the text (in a fragmented heap the
-        # firmware would get the MemoryError the board never has). The UI reads whole lines.
+        # firmware would get the MemoryError the board never has). The UI reads whole lines. (The SSD1306
+        # model hands over its RAM once the window is full, however many transfers filled it.)
         if self.f is None:
             return
         mv = memoryview(buf)
@@ -240,8 +243,11 @@ class _Wires(_wiring.Wiring):
         if not self.realtime:
             _wiring.Wiring.sleep_us(self, us)
             return
-        # time.sleep_us/sleep_ms in real time: the host's clock passes (the world's IRQs run meanwhile)
-        self.world.sleep_until(self.world.now + us)
+        # time.sleep_us/sleep_ms in real time: the host's clock passes (the world's IRQs run meanwhile), counted
+        # from the call (`now` moves only as the host clock is read)
+        w = self.world
+        w.ticks_us()
+        w.sleep_until(w.now + us)
         if self.reader is not None:
             self.reader.sleep_us(us)
         if self.wdt.ms:

@@ -44,6 +44,7 @@ class Unit:
     enrolment = None  # the enrolment map (maus.enrol), if the unit has one
     _stop_watch = None  # the armed piezo's stop test (watch_stop, bound once with the detector)
     _piezo_read = None  # its reading: the ADC's read_u16, or a comparator pin's value (bound with it)
+    named = ()  # type: tuple  # the games whose names are interned (maus.names, when first chosen)
     # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
     _boot_ms: "Any"  # None once the unit has run _HEALTHY_MS and cleared the crash counter
     _gc_at: "Any"
@@ -109,9 +110,13 @@ class Unit:
         self.phase = None
         self.game = None
         self.detector = None
+        if nxt[0] == "join" and self.host is not None and self.host.svc is not None:
+            self.host._mod.rest(self.host)  # a game is chosen: an idle host service goes now (maus.hostsvc rest)
         if self._mark is not None:
             unload_since(self._mark)
         gc.collect()  # the phase before is garbage now: its RAM is free before the next one loads
+        if nxt[0] == "join" and nxt[1] not in self.named:  # a game chosen for the first time since the boot
+            call_unloaded("maus.names", "chosen", self, nxt[1])
         self._mark = loaded()
         self.phase = __import__("maus.unit." + nxt[0], None, None, ("enter",))
         self.phase.enter(self, nxt[1])
@@ -271,6 +276,8 @@ class Unit:
         hw = self.hw
         hw.spend(LOOP_US)
         self.capture.service()
+        if self._next is not None:
+            self._switch()  # a press ended the game (its end screen: play.end_game)
         now = hw.ticks_ms()
         self.gest.poll(now)
         if self.timers:
@@ -320,7 +327,7 @@ class Unit:
         if wait > 0 and ticks_diff(now, self._gc_at) > 500:
             getattr(hw, "collect", gc.collect)()  # idle time: collect now, not during a race (sim: timed)
             self._gc_at = now
-        hw.idle(wait)
+        hw.idle(wait, self.host.waker() if self.host is not None else None)
 
     def _wait_ms(self, now):
         if self.capture.pending or self.capture.busy():
@@ -359,12 +366,13 @@ class HostWake:
         self.ctx = ctx
         self.inp = inp if inp is not None else sys.stdin.buffer
         self.out = out
+        self.poller = None  # the console's select.poll, when it is a stream (waker)
         if ready is None:
             import select
 
             p = select.poll()
             p.register(sys.stdin, select.POLLIN)
-            self._poller = p
+            self.poller = p
             ready = self._stdin_ready
         self.ready = ready
         self._one = bytearray(1)
@@ -425,6 +433,15 @@ class HostWake:
             return None
         return w
 
+    def waker(self):
+        """The console's poller while a host session is on (the service answered lately), for the loop's idle to
+        end when the next request comes (hw.idle); None otherwise: the loop idles as the game needs, and a "#"
+        waits for the next pass."""
+        svc = self.svc
+        if svc is None or svc.dead or svc.awake_until < 0 or self.ctx.log is not None:
+            return None
+        return svc.poller
+
     def event(self, parts):
         """A log record, as its pieces (maus.gamelog.pieces), for a subscribed monitor (HostService.event,
         which takes the line whole; in a game the desk's); False while no monitor is subscribed."""
@@ -437,8 +454,9 @@ class HostWake:
     def lull(self):
         """A game starts: the service goes now, before the game needs its memory, and the desk comes: the link
         in a game (maus.unit.desk), part of the game's memory."""
+        part = None  # a request the service had begun to read: the desk reads on from it
         if self.svc is not None:
-            self._mod.asleep(self)
+            part = self._mod.asleep(self, True)
         if self.desk is None:
             try:
                 from maus.unit.desk import Desk
@@ -446,6 +464,8 @@ class HostWake:
                 self.desk = Desk(self)
             except MemoryError:  # the host's requests go unanswered this game; it asks again after it
                 unload("maus.unit.desk")
+        if part and self.desk is not None:
+            self.desk.take(part)
 
     def _look(self):
         # True once a "#" came (given to the service as its first byte); everything before it is dropped.
@@ -482,7 +502,7 @@ class HostWake:
         return mod.woken(self, mark)
 
     def _stdin_ready(self):
-        for _ in self._poller.ipoll(0):
+        for _ in self.poller.ipoll(0):
             return True
         return False
 

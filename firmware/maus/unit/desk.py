@@ -53,7 +53,6 @@ class Desk:
         """A main-loop pass in a game (HostWake.serve): the frames read and answered."""
         w = self.w
         one = w._one
-        d = self._dk
         for _ in range(_IN_PER_POLL):
             if not w.ready():
                 break
@@ -66,37 +65,7 @@ class Desk:
             c = one[0]
             if w.intr(c) or c == 0x0D:
                 continue
-            if not self._dn:
-                self._dat = w.ctx.hw.ticks_ms()
-            k = self._dn
-            if k < frame.HDR:
-                if not frame.fits(k, c):
-                    if k:
-                        w.bad_frames += 1
-                    self._dn = 1 if c == 0x23 else 0
-                    d[0] = c
-                    continue
-                d[k] = c
-                k += 1
-                if k == frame.HDR:
-                    self._dw = frame.unhex(d, 11, 4)
-                    if self._dw > _RX_MAX:
-                        w.bad_frames += 1
-                        k = 0
-                self._dn = k
-            elif k < frame.HDR + self._dw:
-                if k < len(d):
-                    d[k] = c
-                self._dn = k + 1
-            else:
-                self._dn = 0
-                if c == 0x0A:
-                    self._answer(k - frame.HDR)
-                else:
-                    w.bad_frames += 1
-                    if c == 0x23:
-                        self._dn = 1
-                        d[0] = c
+            self._byte(c)
         else:
             return 0  # more to read
         w.quiet()
@@ -104,6 +73,46 @@ class Desk:
             self._dn = 0  # a header whose payload never came
             w.bad_frames += 1
         return None
+
+    def take(self, data):
+        """Bytes the service had read of a request it had not read whole when the game began (HostWake.lull):
+        the desk reads on from them, so that request is answered too."""
+        for c in data:
+            self._byte(c)
+
+    def _byte(self, c):
+        d = self._dk
+        if not self._dn:
+            self._dat = self.w.ctx.hw.ticks_ms()
+        k = self._dn
+        if k < frame.HDR:
+            if not frame.fits(k, c):
+                if k:
+                    self.w.bad_frames += 1
+                self._dn = 1 if c == 0x23 else 0
+                d[0] = c
+                return
+            d[k] = c
+            k += 1
+            if k == frame.HDR:
+                self._dw = frame.unhex(d, 11, 4)
+                if self._dw > _RX_MAX:
+                    self.w.bad_frames += 1
+                    k = 0
+            self._dn = k
+        elif k < frame.HDR + self._dw:
+            if k < len(d):
+                d[k] = c
+            self._dn = k + 1
+        else:
+            self._dn = 0
+            if c == 0x0A:
+                self._answer(k - frame.HDR)
+            else:
+                self.w.bad_frames += 1
+                if c == 0x23:
+                    self._dn = 1
+                    d[0] = c
 
     def _answer(self, n):
         w = self.w

@@ -5,11 +5,15 @@
 # that and let go again. Leaving the phase (maus.unit.core) lets the rest go,
 # so only the game being played is in RAM. The piezo detector is made here for the games that need it
 # (GAMES: mms) and dropped with the game.
+import gc
+
 from maus import call_unloaded, gamelog  # noqa: F401 - the writer of the game's log stays while it plays
 from maus.unit import GAMES
 
 
 def enter(u, arg=None):
+    if arg == "end":  # the end screen, entered again once the game has gone (end_game)
+        return
     start_game(u)
 
 
@@ -19,12 +23,19 @@ def start_game(u):
     # the catalog and the players; the log's opening (before the game's own modules are loaded: with
     # maus.logstart and maus.logstore it is the start's most crowded moment); the game's modules loaded,
     # the detector made, the game made and started.
+    # Each step's garbage is collected before the next step allocates: left to the allocator, what a step keeps
+    # (the catalog, the log, the game) goes above the garbage of the steps before, high in the heap, and cuts up
+    # the free space that a long-lived unit (bench/bench_season.py) has least of.
     host = u.host
     if host is not None:
         host.lull()  # the host service's memory is the game's from here (HostWake's desk answers in a game)
+    collect = getattr(u.hw, "collect", gc.collect)  # (the simulator charges the board's pause for it)
+    collect()
     r = _begin("prepare", u)
     if r is not None:
+        collect()
         call_unloaded("maus.logstart", "unit_log", u, GAMES[u.choice][8], r[1])
+        collect()
         _begin("play", u, TableView, *r)
 
 
@@ -58,11 +69,15 @@ def end_game(u):
     # game's end is a moment of its own in RAM; then its screen (maus.unit.ends).
     s = u.game.summary()
     log = u.log
+    getattr(u.hw, "collect", gc.collect)()  # the game's last garbage, before the log's end loads its code
     if log is not None:
         log.end(s.get("scores", {}), s.get("winners", []), s.get("breakdown", {}), s.get("reason", ""))
         log.close()
         u.log = None
     call_unloaded("maus.unit.ends", "end", u, s)
+    # The game, its modules and the detector go once the running handler returns (the phase entered again for its
+    # end screen): the next game's card, a host's pull and the next start then meet a heap without them.
+    u.switch("play", "end")
 
 
 def gesture(u, p, kind):

@@ -260,9 +260,9 @@ def _module(name):
 import io  # noqa: E402
 
 
-class _BinOut(io.IOBase):
+class FileIO(io.IOBase):
     """sys.stdout.buffer: bytes pass unmodified. The bridge is told first, so that it does not turn
-    their "\\n" into "\\r\\n" as it does for text."""
+    their "\\n" into "\\r\\n" as it does for text. Named as a board's (io.FileIO)."""
 
     def write(self, b, n=None):
         mv = memoryview(b)
@@ -287,11 +287,16 @@ class _BinOut(io.IOBase):
     def flush(self):
         pass
 
+    def __repr__(self):
+        return "<io.FileIO 1>"
 
-class _TextOut(io.IOBase):
-    def __init__(self, f):
+
+class TextIOWrapper(io.IOBase):
+    # sys.stdout and sys.stderr, named and shown as a board's (run-tests.py's basics/sys_stdio.py looks)
+    def __init__(self, f, fd):
         self.f = f
-        self.buffer = _BinOut()
+        self.fd = fd
+        self.buffer = FileIO()
 
     def write(self, s):
         return self.f.write(s)
@@ -301,6 +306,27 @@ class _TextOut(io.IOBase):
 
     def fileno(self):
         return 1
+
+    def __repr__(self):
+        return "<io.TextIOWrapper %d>" % self.fd
+
+
+_set = object.__setattr__
+
+
+class module:  # noqa: N801 - what type(sys) is called on a board
+    # The board's sys is a ROM module: setting an attribute raises AttributeError, but for path, ps1 and ps2
+    # (MICROPY_PY_SYS_ATTR_DELEGATION), and a new sys.path is where imports look. A module object of the unix
+    # port would take any attribute and leave the import's path as it was.
+    def __setattr__(self, k, v):
+        if k not in ("path", "ps1", "ps2"):
+            raise AttributeError("'module' object has no attribute '%s'" % k)
+        if k == "path":
+            _sys.path = v  # the import's own
+        _set(self, k, v)
+
+    def __repr__(self):
+        return "<module '%s'>" % self.__name__
 
 
 def _kbd_intr(c):
@@ -314,33 +340,53 @@ def _stdin_text():
     return sys.stdin
 
 
+_SYS = ("argv", "version", "version_info", "implementation", "platform", "byteorder", "maxsize", "exit", "stdin",
+        "stdout", "stderr", "modules", "print_exception", "path", "ps1", "ps2")  # ESP32_GENERIC's (py/modsys.c)
+
+
 def _make_sys():
-    m = _module("sys")
-    d = m.__dict__
-    for k in dir(_sys):
-        if k[0] != "_":
-            d[k] = getattr(_sys, k)
-    out = _TextOut(_sys.stdout)
-    d["stdout"] = out
-    d["stderr"] = out  # one console: stdout and stderr are the same UART on a board
-    d["platform"] = "esp32"
-    d["argv"] = []
+    m = module()
+    _set(m, "__name__", "sys")
+    out = TextIOWrapper(_sys.stdout, 1)
 
     def print_exception(e, f=out):
         _print_board_exception(e, f)
 
-    d["print_exception"] = print_exception
+    # one console: stdout and stderr are the same UART on a board
+    d = {"stdout": out, "stderr": TextIOWrapper(_sys.stdout, 2), "platform": "esp32", "argv": [], "ps1": ">>> ",
+         "ps2": "... ", "print_exception": print_exception}
+    for k in _SYS:
+        _set(m, k, d[k] if k in d else getattr(_sys, k))
     return m
+
+
+_MICROPYTHON = ("const", "opt_level", "mem_info", "qstr_info", "stack_use", "alloc_emergency_exception_buf",
+                "heap_lock", "heap_unlock", "kbd_intr", "RingIO", "schedule")  # ESP32_GENERIC's, in its order
 
 
 def _make_micropython():
     m = _module("micropython")
-    d = m.__dict__
-    for k in dir(micropython):
-        if k[0] != "_":
-            d[k] = getattr(micropython, k)
-    d["kbd_intr"] = _kbd_intr
+    d = {"kbd_intr": _kbd_intr, "alloc_emergency_exception_buf": lambda n: None}
+    for k in _MICROPYTHON:
+        setattr(m, k, d[k] if k in d else getattr(micropython, k))  # a qstr as key: what dir() finds
     return m
+
+
+_rom_help = help
+
+
+def _help(*a):
+    # help(module) lists a board's ROM module in its table's order (basics/builtin_help.py looks at the first lines);
+    # the unit's are Python modules, whose order is their hash's
+    if a and a[0] is _help:
+        a = (_rom_help,)  # the builtin's own
+    if len(a) == 1 and a[0] is _board.get("micropython"):
+        print("object <module 'micropython'> is of type module")
+        for k in ("__name__",) + _MICROPYTHON:
+            v = getattr(a[0], k)
+            print("  %s -- %s" % (k, "<function>" if type(v) in (type(_help), type(_kbd_intr)) else v))
+        return
+    _rom_help(*a)
 
 
 # -- the board's os, vfs, io and time (issue 28 item 5) --------------------------------------------
@@ -389,7 +435,7 @@ _vunit_getenv, _vunit_die, _vunit_host_ms = _host_links(os.getenv, os.system, ti
 
 
 def _frame_of_bridge(line):
-    return line.startswith('  File "%s/' % _shim)  # replserver.py, vumachine.py, vutime.py
+    return line.startswith('  File "%s/' % _shim) or line.startswith('  File "/.vu/')  # replserver, vumachine, ...
 
 
 def _print_board_exception(exc, f):
@@ -432,17 +478,34 @@ def _board_modules():
         _ESP32_MACHINE + _VIRTUAL)
     d["uname"] = lambda: uname
 
+    def mounts():
+        # the mounts as a board lists them: the flash at "/" (a board's littlefs; the host folder behind it, and the
+        # firmware's at /.simN, are the bridge's: `mpremote df` reads it), then those code on the unit made
+        return [(_FLASH if isinstance(f, posix) else f, p) for f, p in real_mount() if not p.startswith("/.sim")]
+
+    def track():
+        _mnt[:] = [p for f, p in mounts() if f is not _FLASH]
+        _flash[0] = (_FLASH, "/") in mounts()
+        if not _under(_cwd[0], [p for f, p in mounts()]):
+            _cwd[0] = "/"  # vfs.c: a umount of the cwd's filesystem puts it back at the root
+
     def mount(*a, **kw):
-        if not a and not kw:  # the list of mounts: the unit's flash at "/" (as a board's littlefs: the host
-            return [(_FLASH, "/")]  # folder behind it, and the firmware's, are the bridge's; `mpremote df` reads it
+        if not a and not kw:
+            return mounts()
         if isinstance(a[0] if a else kw.get("fsobj"), posix):
             raise OSError(1)  # EPERM: a host folder is never the unit's
-        return real_mount(*a, **kw)
+        try:
+            return real_mount(*a, **kw)
+        finally:
+            track()
 
     def umount(mp):
         if isinstance(mp, str) and mp.startswith("/.sim"):
             raise OSError(22)  # EINVAL, as for a path that is no mount point: the bridge's
-        return real_umount(mp)
+        try:
+            return real_umount("/" if mp is _FLASH else mp)
+        finally:
+            track()
 
     d["mount"], d["umount"] = mount, umount
     m = _module("vfs")
@@ -462,6 +525,7 @@ def _board_modules():
         import vutime
     finally:
         sys.path.pop()
+    vutime.boot(_vunit_getenv("MAUSBOX_BOOT_US"))
     m = _module("time")
     for k in vutime.NAMES:
         m.__dict__[k] = getattr(vutime, k)
@@ -472,13 +536,13 @@ def _board_modules():
     impl = sys.implementation
     s = sys.modules["sys"]
     # _mpy stays the unix port's: deploy compiles .mpy files for this interpreter's arch (x86), not xtensawin
-    s.__dict__["implementation"] = namedtuple("", ("name", "version", "_machine", "_mpy", "_build",
+    _set(s, "implementation", namedtuple("", ("name", "version", "_machine", "_mpy", "_build",
                                                                  "_thread"))(
         impl.name, impl.version, _ESP32_MACHINE, getattr(impl, "_mpy", 0), "ESP32_GENERIC",
-        getattr(impl, "_thread", "GIL"))
+        getattr(impl, "_thread", "GIL")))
     for k in ("os", "sys", "micropython"):
         _board[k] = sys.modules[k]
-    _spare.extend((_module("os"), _module("builtins")))  # for _seal, which runs once the shim is gone
+    _spare.append(_module("os"))  # for _seal, which runs once the shim is gone
     for k in ("vfs", "io", "time", "_vunit"):
         sys.modules[k] = _board[k]
 
@@ -491,7 +555,7 @@ def _top_names(path):
     if isinstance(path, bytes):
         path = str(path, "utf-8")
     if not path.startswith("/"):
-        path = os.getcwd() + "/" + path
+        path = _cwd[0] + "/" + path  # not os.getcwd(): on a filesystem code on the unit mounted, a call of its own
     parts = []
     for c in path.split("/"):
         if c == "..":
@@ -500,6 +564,72 @@ def _top_names(path):
         elif c and c != ".":
             parts.append(c)
     return parts
+
+
+_cwd = ["/"]  # the unit's current directory, normalised: kept by its os.chdir
+_mnt = []  # the mount points of the filesystems code on the unit mounted (vfs.mount), normalised
+_flash = [True]  # the unit's flash is at "/" (code on the unit may umount it, as on a board)
+
+
+def _under(p, tops):
+    for m in tops:
+        if p == m or m == "/" or p.startswith(m + "/"):
+            return True
+    return False
+
+
+def _theirs(path):
+    # The path is on a filesystem code on the unit mounted (or outside any, its flash unmounted): then vfs alone
+    # handles it, with the calls a board makes (no jail, no accounting, no hidden files: mpremote's test_errno.sh,
+    # run-tests.py's extmod/vfs_*.py). Only a plain path, whose every name vfs matches as normalised here: one
+    # with "." or ".." goes to the flash's checks, so that it never reaches the host folder unchecked.
+    if not _mnt and _flash[0] or not isinstance(path, (str, bytes)):
+        return False
+    if isinstance(path, bytes):
+        path = str(path, "utf-8")
+    names = path.split("/")
+    for c in names[1:-1] if path.startswith("/") else names[:-1]:
+        if c in ("", ".", ".."):
+            return False
+    if names[-1] in (".", ".."):
+        return False
+    p = "/" + "/".join(_top_names(path))
+    if p.startswith("/.sim"):
+        return False  # the bridge's own mounts (/.simN): always the folder's checks
+    return _under(p, _mnt) or not _flash[0]
+
+
+def _user_mounts(raw_os, raw_open):
+    # Each of the unit's os functions (and open) on a path on a filesystem the unit mounted: the real one, as vfs.c
+    # gives it; os.chdir keeps _cwd.
+    d = _board["os"].__dict__
+
+    def direct(f, raw):
+        def call(*a, **kw):
+            return (raw if _theirs(a[0] if a else "") else f)(*a, **kw)
+
+        return call
+
+    for k in ("stat", "statvfs", "remove", "unlink", "rmdir", "mkdir", "ilistdir", "listdir"):
+        if k in d:
+            d[k] = direct(d[k], getattr(raw_os, k))
+    ren, rren, cd, rcd = d["rename"], raw_os.rename, d["chdir"], raw_os.chdir
+
+    def rename(a, b):
+        return (rren if _theirs(a) and _theirs(b) else ren)(a, b)
+
+    def chdir(path):
+        (rcd if _theirs(path) else cd)(path)
+        _cwd[0] = "/" + "/".join(_top_names(path))
+
+    op = _board["io"].open  # the unit's (builtins.open read as an attribute is the ROM's)
+
+    def open_(path, *a, **kw):
+        return (raw_open if _theirs(path) else op)(path, *a, **kw)
+
+    d.update({"rename": rename, "chdir": chdir})
+    builtins.open = open_
+    _board["io"].__dict__["open"] = open_
 
 
 def _sim_path(path):
@@ -568,7 +698,7 @@ def _seal():
     # import maps the board's module names; the unix port's machine (mem32) goes.
     g = globals()
     ros = g["os"]
-    inner, b = _spare
+    inner, b = _spare[0], _builtins_of(g["builtins"])
     for k in dir(ros):
         if k[0] != "_" and k not in _OS_GONE + ("mount", "umount"):
             inner.__dict__[k] = _clean_paths(getattr(ros, k)) if callable(getattr(ros, k)) else getattr(ros, k)
@@ -576,9 +706,10 @@ def _seal():
     g["io"] = _board["io"]
     rom = g["builtins"]
     for k in dir(rom):
-        if k not in ("__class__", "__dict__", "__name__"):
-            b.__dict__[k] = getattr(rom, k)
-    b.__dict__.update({"open": open, "input": input, "__import__": __import__})  # the overrides, by name
+        if k not in ("__class__", "__dict__"):
+            _set(b, k, getattr(rom, k))
+    for k, v in (("open", open), ("input", input), ("__import__", __import__), ("help", help)):  # the overrides
+        _set(b, k, v)
     _board["builtins"] = b
     sys.modules["builtins"] = b
     g["builtins"] = b
@@ -589,9 +720,26 @@ def _seal():
         return m if m is not None else ri(name, *args)
 
     g["_real_import"] = real_import
-    for k in ("_real_machine", "_spare", "_board_modules", "_hide_sim_files", "_host_links", "_precount", "_pre",
+    for k in ("_real_machine", "_spare", "_board_modules", "_hide_sim_files", "_user_mounts", "_host_links", "_precount",
+              "_pre", "_make_os", "_make_sys", "_make_micropython", "_mount", "_module", "_SYS", "_VFS_KEEP", "_VIRTUAL",
+              "_builtins_of",
               "_seal"):
         g.pop(k, None)  # setup only: their code is heap the firmware would otherwise not have
+
+
+def _builtins_of(rom):
+    # builtins as code on the unit sees it: reading an attribute gives the unit's own (the ROM module would give
+    # its open, not the confined one); setting one overrides the builtin for every lookup, as on a board
+    # (MICROPY_CAN_OVERRIDE_BUILTINS: basics/builtin_override.py). The ROM module stays in a closure's cell.
+    class module(_module_type):  # noqa: N801
+        def __setattr__(self, k, v):
+            setattr(rom, k, v)
+            _set(self, k, v)
+
+    return module()
+
+
+_module_type = module
 
 
 def _clean_paths(f):
@@ -629,8 +777,17 @@ def _import(name, *args):
     board = _board_import(name)
     if board is not None:
         return board
-    return _real_import(name, *args)
+    m = _real_import(name, *args)
+    c = sys.modules.get("asyncio.core")
+    if c is not None and c.__dict__.get("ticks") is not _host_ticks_ms:
+        # asyncio's C task queue (extmod/modasyncio.c) stamps tasks with the interpreter's own clock, the host's: its
+        # Python half must read the same one, not the unit's ticks from its reset (vutime), or a task would wait
+        # for hours. Only asyncio's own clock: what code on the unit reads is the unit's.
+        c.ticks = _host_ticks_ms
+    return m
 
+
+_host_ticks_ms = time.ticks_ms  # the unix port's time: the host's monotonic clock
 
 _main_mod = _module("__main__")
 _g = _main_mod.__dict__  # the REPL's globals: boot.py, main.py and every command share them
@@ -641,6 +798,7 @@ sys.modules["micropython"] = _make_micropython()
 sys.modules["os"] = _make_os()
 _board_modules()
 _hide_sim_files()
+_user_mounts(os, io.open)  # io.open: the ROM's open
 _real_machine = sys.modules.pop("machine", None) or __import__("machine")
 sys.path.append("/.vu")
 import vumachine  # noqa: E402
@@ -682,6 +840,7 @@ def _input(prompt=""):
 
 
 builtins.input = _input
+builtins.help = _help
 
 
 def _unlock():
@@ -718,7 +877,7 @@ def _run(kind, cid, src, name):
             # From S on a Ctrl-C is for this code: no retry here, which would swallow it.
             _ctl.write(b"S%d\n" % cid)
             _late[0] = False
-            exec(compile(str(src, "utf-8"), name, "single" if kind == "s" else "exec"), _g)
+            exec(compile(src, name, "single" if kind == "s" else "exec"), _g)
         except SystemExit:
             forced = True
         except BaseException as e:  # noqa: B036 - the REPL reports everything, as a board does
@@ -872,4 +1031,5 @@ def _main():
 
 
 _seal()
-_main()
+# _main() is called by replboot.py once this module's import has ended: the module's own code (and with it the
+# setup functions _seal dropped) is then garbage, not heap held for as long as the unit runs

@@ -47,6 +47,36 @@ from mausbox.paths import micropython_binary
 from mausbox.sim.ports import registry_dir
 
 REPLSERVER = Path(__file__).with_name("replserver.py")
+REPLBOOT = REPLSERVER.with_name("replboot.py")  # what the interpreter runs: replserver, imported, then its REPL
+_mpy_dir: list[str] = []  # the folder with replserver.mpy ("" none), made once per process
+
+
+def replserver_mpy() -> str | None:
+    """A folder holding replserver.py compiled by mpy-cross (kept in the cache by source, path and compiler), or
+    None: the interpreter compiles the source itself. Loaded from .mpy the REPL server leaves no parser's temporaries
+    between its objects: its heap at the prompt is one large free block, as a board's (issue 28 item 6)."""
+    if not _mpy_dir:
+        found = ""
+        try:
+            import hashlib
+
+            from mausbox.build import compile_file, mpy_cross_cmd
+            from mausbox.paths import cache_dir
+
+            # its path too: the .mpy names it in tracebacks, whose bridge frames are cut by this checkout's path
+            key = hashlib.sha256(REPLSERVER.read_bytes() + repr((mpy_cross_cmd(), str(REPLSERVER))).encode()).hexdigest()[:16]
+            d = cache_dir() / "sim-mpy" / key
+            if not (d / "replserver.mpy").is_file():
+                d.mkdir(parents=True, exist_ok=True)
+                tmp = d / f"replserver.{os.getpid()}.tmp"
+                if compile_file(REPLSERVER, tmp, march=None, shown=REPLSERVER) is None:
+                    tmp.replace(d / "replserver.mpy")  # whole or not at all: other processes read it meanwhile
+            if (d / "replserver.mpy").is_file():
+                found = str(d)
+        except Exception:  # noqa: BLE001 - no compiler, a read-only cache: the source it is
+            found = ""
+        _mpy_dir.append(found)
+    return _mpy_dir[0] or None
 
 RAW_BANNER = b"raw REPL; CTRL-B to exit\r\n"
 HELP_LINE = b'Type "help()" for more information.\r\n'
@@ -62,6 +92,7 @@ SOFT_RESET_CAUSE, PWRON_RESET_CAUSE = 5, 1  # machine.reset_cause() after machin
 # Bridge states
 BOOT, FRIENDLY, PASTE_F, RAW, PASTE_RAW, EXEC = range(6)
 
+USB_PACKET = 64  # a full-speed bulk packet: the unit's output reaches the host in these (CP2102, CH340, FT232)
 TX_HIGH = 64 * 1024  # stop reading the interpreter's stdout above this much unsent output
 BOOT_BAUD = 115200  # the unit's console rate at power-on (firmware/maus/hostsvc.py BOOT_BAUD)
 TCGETS2 = 0x802C542A  # Linux: struct termios2, whose c_ispeed/c_ospeed hold any rate (pyserial sets odd ones so)
@@ -377,6 +408,7 @@ class SerialUnit:
         self._mode = "f"
         self._pend = bytearray()  # keys for the REPL that came while code ran or the unit booted
         self._reset_cause = PWRON_RESET_CAUSE
+        self._boot_us = time.monotonic_ns() // 1000  # power-on: the unit's ticks count from here
         self._spawn("f")
         if self.link:
             try:
@@ -444,10 +476,14 @@ class SerialUnit:
         ping_r, ping_w = os.pipe()
         pre_r, pre_w = os.pipe()
         env = dict(os.environ, MICROPYPATH=f"{self.root}:.frozen", MAUSBOX_UNIT_ID=self.unique_id,
-                   MAUSBOX_RESET_CAUSE=str(self._reset_cause), **self.unit_env())
+                   MAUSBOX_RESET_CAUSE=str(self._reset_cause), MAUSBOX_BOOT_US=str(self._boot_us),
+                   **self.unit_env())
         env["MAUSBOX_SIM_PRECOUNT"] = str(pre_r)
+        mpy = replserver_mpy()
+        if mpy:
+            env["MAUSBOX_SIM_MPY"] = mpy
         self._proc = subprocess.Popen(
-            [str(self.micropython), "-X", f"heapsize={self.heapsize}", str(REPLSERVER), str(self.root), mode,
+            [str(self.micropython), "-X", f"heapsize={self.heapsize}", str(REPLBOOT), str(self.root), mode,
              str(status_w), str(cmd_r), str(ping_r), str(REPLSERVER.parent), *self.extra_path],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
             pass_fds=(status_w, cmd_r, ping_r, pre_r), cwd=self.root, env=env, start_new_session=True,
@@ -533,6 +569,7 @@ class SerialUnit:
         self.resets += 1
         self._pend.clear()
         self._reset_cause = SOFT_RESET_CAUSE
+        self._boot_us = time.monotonic_ns() // 1000  # the chip restarts: its ticks with it (a soft reset keeps them)
         self._power_on_rate()
         self._emit(ROM_RESET)
         self._spawn("f")
@@ -544,6 +581,7 @@ class SerialUnit:
         self.resets += 1
         now = time.monotonic()
         self._crash_times = [t for t in self._crash_times if now - t < 10] + [now]
+        self._boot_us = time.monotonic_ns() // 1000
         self._power_on_rate()
         self._emit(f"\r\n[virtual unit: the interpreter stopped (exit code {code}); hard reset]\r\n".encode())
         if len(self._crash_times) > 3:
@@ -1002,10 +1040,11 @@ class SerialUnit:
             if self._stdin and self._armed:
                 wl.append(self._in_fd)
             if self._tx:
-                if not self.baud or self._tok_out >= 1:
+                need = self._out_need()
+                if not self.baud or self._tok_out >= need:
                     wl.append(self._master)
                 else:
-                    timeout = min(timeout, (1 - self._tok_out) / (self.baud / 10))
+                    timeout = min(timeout, (need - self._tok_out) / (self.baud / 10))
             if not can_in and self.baud:
                 timeout = min(timeout, (1 - self._tok_in) / (self.baud / 10))
             if self._tx and self._stall_since is not None:
@@ -1029,6 +1068,14 @@ class SerialUnit:
                 self._read_in()
             if self._proc is not None and self._out_fd in r:
                 self._pump_output()
+
+    def _out_need(self) -> int:
+        """Bytes the line must have carried before the host sees more: a USB bridge hands them over in bulk
+        packets (64 bytes at full speed, USB 2.0 section 5.8.3), or what is left (the bytes before a switch)."""
+        n = min(len(self._tx), USB_PACKET)
+        if self._switches:
+            n = min(n, max(1, self._switches[0][0]))
+        return max(1, n)
 
     def _write_out(self) -> None:
         n = len(self._tx)

@@ -14,14 +14,34 @@ _off = [None]  # the RTC's offset from the host clock in s, read once per interp
 _DAYS = (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365)
 _MDAYS = (31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 31, 29)  # from March
 
-ticks_ms = _rt.ticks_ms
-ticks_us = _rt.ticks_us
-ticks_cpu = _rt.ticks_cpu
+_MASK = 0x3FFFFFFF  # MICROPY_PY_TIME_TICKS_PERIOD - 1: ticks wrap at 2**30, as on every port
+_boot = [0, 0]  # the unit's power-on (or last hard reset) on the unix port's ticks: ms, us
+_raw_ms = _rt.ticks_ms
+_raw_us = _rt.ticks_us
 ticks_add = _rt.ticks_add
 ticks_diff = _rt.ticks_diff
 sleep = _rt.sleep
 sleep_ms = _rt.sleep_ms
 sleep_us = _rt.sleep_us
+
+
+def boot(us):
+    """The unit's power-on, in µs of the host's monotonic clock (the bridge's MAUSBOX_BOOT_US): its ticks count
+    from there, as a board's esp_timer does from its reset (ports/esp32/mphalport.c); a soft reset keeps them."""
+    if us:
+        us = int(us)
+        _boot[0], _boot[1] = us // 1000 & _MASK, us & _MASK
+
+
+def ticks_ms():
+    return (_raw_ms() - _boot[0]) & _MASK
+
+
+def ticks_us():
+    return (_raw_us() - _boot[1]) & _MASK
+
+
+ticks_cpu = ticks_us  # the ESP32's cycle counter also starts at the reset
 
 
 def offset():
