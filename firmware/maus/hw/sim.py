@@ -239,20 +239,6 @@ class _Wires(_wiring.Wiring):
         _wiring.Wiring.__init__(self, board, world, out=out, seed=seed, uid=uid)
         self.realtime = realtime
 
-    def sleep_us(self, us):
-        if not self.realtime:
-            _wiring.Wiring.sleep_us(self, us)
-            return
-        # time.sleep_us/sleep_ms in real time: the host's clock passes (the world's IRQs run meanwhile), counted
-        # from the call (`now` moves only as the host clock is read)
-        w = self.world
-        w.ticks_us()
-        w.sleep_until(w.now + us)
-        if self.reader is not None:
-            self.reader.sleep_us(us)
-        if self.wdt.ms:
-            self.wdt_check()
-
     def rtc_get(self):
         try:
             with _open(".rtcmem", "rb") as f:
@@ -267,6 +253,20 @@ class _Wires(_wiring.Wiring):
     def wdt_start(self, ms):
         self.wdt = _wdt  # the process's watchdog (a soft reset in real time carries it on: _Watchdog)
         _wdt.start(ms, self.world, self.realtime)
+
+
+class _RealWires(_Wires):
+    """In real time (the world a RealWorld): time.sleep_us/sleep_ms let the host's clock pass."""
+
+    def sleep_us(self, us):
+        # the world's IRQs run meanwhile; counted from the call (`now` moves only as the host clock is read)
+        w = self.world
+        w.ticks_us()
+        w.sleep_until(w.now + us)
+        if self.reader is not None:
+            self.reader.sleep_us(us)
+        if self.wdt.ms:
+            self.wdt_check()
 
 
 def _unit_id():
@@ -309,7 +309,7 @@ class Hardware(_esp32.Hardware):
         # SSD1306 does not acknowledge on I2C; piezo-high: the piezo's input stuck at 3.3 V.
         faults = list(board.get("sim_faults") or ()) + [f for f in (_env("MAUSBOX_SIM_FAULTS") or "").split(",") if f]
         self.faults = faults
-        wi = self.wiring = _Wires(board, world, self.out, seed, _unit_id(), self.realtime)
+        wi = self.wiring = (_RealWires if self.realtime else _Wires)(board, world, self.out, seed, _unit_id(), self.realtime)
         self._wires = list(range(len(wi.buttons)))  # player k's button drives GPIO of buttons[_wires[k]]
         if "swap-buttons" in faults and len(self._wires) >= 2:
             self._wires[0], self._wires[1] = 1, 0

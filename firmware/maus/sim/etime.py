@@ -12,8 +12,16 @@ ticks_diff = _rt.ticks_diff
 
 
 def attach(wiring):
-    global _w
+    global _w, sleep_us
     _w = wiring
+    sleep_us = wiring.sleep_us  # the wiring's own: nothing in between on the RFID driver's poll waits
+
+
+def _sleep_us(us):
+    if _w is None:
+        _clock.sleep_us(us)
+    elif us > 0:
+        _w.sleep_us(us)
 
 
 def ticks_us():
@@ -28,11 +36,7 @@ def ticks_cpu():
     return ticks_us()
 
 
-def sleep_us(us):
-    if _w is None:
-        _clock.sleep_us(us)
-    elif us > 0:
-        _w.sleep_us(us)
+sleep_us = _sleep_us
 
 
 def sleep_ms(ms):

@@ -15,6 +15,8 @@ import sys
 
 from micropython import const
 
+from maus.sim.world import World
+
 TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if TYPE_CHECKING:
     from typing import Any  # noqa: F401 - for the type comments
@@ -24,10 +26,11 @@ I2C_CALL_US = const(10)  # machine.I2C's own time per transfer on the ESP32 (sta
 SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
 ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
 NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
-COMPARATOR_COUNTS = const(6000)
+COMPARATOR_COUNTS = const(6000)  # the comparator module's trimmer: counts off the bias that switch it
 # A driven input read in the armed loop (the comparator piezo: Pin.value and the Python loop around it, as
 # ADC_READ_US is for the ADC): time moves only when the firmware spends it
-PIN_LOOP_US = const(40)  # the comparator module's trimmer: counts off the bias that switch it
+PIN_LOOP_US = const(40)
+_REBASE_AT = const(0x20000000)  # as maus.sim.world (World.spend, written out in Wiring.block)
 
 
 class Node:
@@ -383,11 +386,26 @@ class Wiring:
         return 1 if abs(self.piezo.sample(t) - self.piezo.bias) > COMPARATOR_COUNTS else 0
 
     # --- time ------------------------------------------------------------------------------------------
+    # block and sleep_us are on every bus transfer and driver wait (the RFID poll's are most of the virtual
+    # unit's time): the watchdog's check is written out, and called only when it would bite.
     def block(self, us):
         """A C call of `us` µs (a bus transfer): no handler runs until it returns."""
-        self.world.spend(us)
-        if self.wdt.ms:
-            self.wdt_check()
+        w = self.world
+        if type(w) is not World:
+            w.spend(us)
+        else:  # World.spend written out (its steps in its order)
+            end = w.now + us
+            if w._actions and w._actions[0][0] <= end:
+                w._apply_until(end)
+            w.now = end
+            w.busy_us += us
+            if w.qlen:
+                w.run_irqs()
+            if w.now >= _REBASE_AT:
+                w._check_rebase()
+        d = self.wdt
+        if d.ms and d.world is w and w.now - d.vfed > d.ms * 1000:
+            d.check()
 
     def sleep_us(self, us):
         # time.sleep_us is mp_hal_delay_us: handlers run, but not in its tail; the reader's chip goes on.
@@ -398,8 +416,9 @@ class Wiring:
             w.spend(us)
         if self.reader is not None:
             self.reader.sleep_us(us)
-        if self.wdt.ms:
-            self.wdt_check()
+        d = self.wdt
+        if d.ms and d.world is w and w.now - d.vfed > d.ms * 1000:
+            d.check()
 
     # --- the watchdog (machine.WDT: self.wdt) and RTC memory (machine.RTC().memory) ----------------------
     def wdt_start(self, ms):
