@@ -33,11 +33,9 @@ def _run(name, logs=0, ballast=0, host=None):
         with open("board.json") as f:
             board = json.load(f)
         gc.collect()
-        from maus.hw import sim
-        from maus.sim.world import qstr_room
+        from maus.hw import open_hardware
 
-        hw = sim.Hardware(board, scenario="scenario.jsonl")
-        qstr_room(sim.FW_QSTRS)  # as the virtual unit does (maus.hw.open_hardware)
+        hw = open_hardware(board, scenario="scenario.jsonl")  # as the virtual unit builds it (the layout too)
         import maus.unit
 
         unit = maus.unit.main(hw=hw)  # a MemoryError anywhere in boot or game fails the test
