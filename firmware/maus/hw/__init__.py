@@ -37,7 +37,10 @@ def open_hardware(board, **kw):
         # lowest free block) then finds room without walking past the simulator's objects (about 100 KB).
         gc.collect()
         n = gc.mem_free() - 131072  # room up there for them, the qstr pool and their garbage while made
-        low = bytearray(n) if n >= 111936 else None  # (a board's GC heap, heapbudget.BOARD_HEAP)
+        try:
+            low = bytearray(n) if n >= 111936 else None  # (a board's GC heap, heapbudget.BOARD_HEAP)
+        except MemoryError:  # the free space is not in one piece: the layout as it comes
+            low = None
         from maus.hw import sim
         from maus.sim.world import qstr_room
 
