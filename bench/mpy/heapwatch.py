@@ -221,9 +221,9 @@ def main():
             _sample()
         orig_wspend(us)
 
-    def idle(ms):
+    def idle(ms, console=None):  # (a host session's console: maus.unit.core passes it since issue 27)
         _sample()
-        orig_idle(ms)
+        orig_idle(ms, console)
 
     def sim_tap(ident):
         # A tag's contents are made with firmware modules (maus.cards, maus.drivers.ndef's writer): on a
