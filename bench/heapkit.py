@@ -175,7 +175,7 @@ def watch(scenario: Path, root: Path, hostsvc: Path | None = None) -> dict:
     fw = firmware_names(root)
     res = {"scenario": scenario.stem, "sim_share": vals["sim"][0]}
     for phase in ("boot", "game"):
-        names = len(board_names(q, phase, fw)) + vals["ssd1306"][1]  # and micropython-lib's ssd1306's
+        names = len(board_names(q, phase, fw))
         res[f"{phase}_qstrs"] = names
         res[f"{phase}_qstr_tables"] = board_qstr_tables(names)
         res[phase] = vals[phase][0] + board_qstr_tables(names)

@@ -68,6 +68,7 @@ def races(mode, n, seed=11):
              "capture": "poll" if mode == "poll" else "irq"}
     hw = Hardware(board, world=w)
     pins = hw.buttons
+    wires = hw.wiring.buttons  # the buttons' wires, which a finger drives (pins are the machine.Pin objects on them)
     got = {}
     arb = Arbiter(tie_us=TIE_US)
     deadline = [None]
@@ -105,14 +106,14 @@ def races(mode, n, seed=11):
             t = first if j == 0 else first + r.randint(0, 5000)
             truth[p] = t
             truth_tk[p] = (w.ticks_us() + (t - w.now)) & MASK
-            w.at(t, pins[p].set_level, 0)
+            w.at(t, wires[p].set_level, 0)
             tt = t
             for _b in range(r.randint(0, 20)):
                 tt += r.randint(20, 400)
-                w.at(tt, pins[p].set_level, 1)
+                w.at(tt, wires[p].set_level, 1)
                 tt += r.randint(20, 400)
-                w.at(tt, pins[p].set_level, 0)
-            w.at(tt + 80000, pins[p].set_level, 1)
+                w.at(tt, wires[p].set_level, 0)
+            w.at(tt + 80000, wires[p].set_level, 1)
         w.sleep_until(reveal)  # (a rebase happens only as a call returns: times computed for it hold)
         arb.reveal(w.ticks_us())
         reveal_tk = w.ticks_us()

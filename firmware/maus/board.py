@@ -7,7 +7,6 @@ from micropython import const
 
 _MIN_PLAYERS = const(2)
 _MAX_PLAYERS = const(6)
-_SIM_PINS = const(64)  # the virtual unit's pins are plain numbers 0-63
 
 # What the firmware does with a pin.
 OUT = const(0)  # drives it: LED data, buzzer, SPI SCK/MOSI/CS, RST, I2C, jumper
@@ -250,12 +249,8 @@ def _esp32s3(board, pin, role, bad):
         bad.append("is not an ADC1 pin (1-10); ADC2 is unusable with WiFi")
 
 
-def _sim(board, pin, role, bad):
-    if not 0 <= pin < _SIM_PINS:
-        bad.append("does not exist on the sim (0-%d)" % (_SIM_PINS - 1))
-
-
-_RULES = {"esp32": _esp32, "esp32s3": _esp32s3, "sim": _sim}
+# The virtual unit runs the ESP32 board code on an emulated ESP32 (maus.sim.machine): the ESP32's pin rules.
+_RULES = {"esp32": _esp32, "esp32s3": _esp32s3, "sim": _esp32}
 
 
 def validate(board):

@@ -36,8 +36,8 @@ if MODE == "plain":  # what tests/fw/unitheap.py's set-up leaves the firmware (a
     gc.collect()
     print("SEASON free", gc.mem_free())
     raise SystemExit(0)
-# What a board holds and the virtual unit does not load (maus.hw.esp32, the SSD1306 driver): held all through,
-# in blocks of 1,000 bytes, as tests/fw/unitheap.py holds it
+# What a board holds and the virtual unit does not load (heapbudget.BOARD_ONLY, nothing since the virtual unit runs
+# maus.hw.esp32 and the SSD1306 driver): held all through, in blocks of 1,000 bytes, as tests/fw/unitheap.py holds it
 held = [bytearray(1000) for _ in range(-(-BALLAST // 1000))]
 
 import time  # noqa: E402
@@ -251,7 +251,7 @@ class SeasonHw(sim.Hardware):
 
     def press(self, p):
         w = self._wires[p - 1]
-        if self.buttons[w].level:  # an edge (a button held down again is none)
+        if self.wiring.buttons[w].level:  # an edge (a button held down again is none): the wire's level
             self._edge[w] = self.world.ticks_us()
         sim.Hardware.press(self, p)
 

@@ -35,20 +35,37 @@ def world():
     return [SimPin(w, i) for i in range(6)]
 
 
+def _board_modules():
+    # The emulated modules in place (the simulator's), then what a board loads too: its hardware layer
+    # (maus.hw.esp32, on the emulated machine) and the SSD1306 driver. -> the heap those two took, which is the
+    # firmware's (the board's) share, not the simulator's.
+    from maus.sim import wiring
+
+    wiring.install_modules()
+    b = live()
+    import maus.drivers.ssd1306  # noqa: F401
+    import maus.hw.esp32  # noqa: F401
+
+    return live() - b
+
+
 def hw():
     # The virtual unit's Hardware beyond the chips above (built with no RFID reader and no piezo, and on a
-    # world measured apart): its module, six button pins, the LED, buzzer and OLED stand-ins and the output
-    # channel. A board holds an LED buffer and the OLED's framebuffer too (the SSD1306 driver's), so those
-    # stay the board's: taken out here.
+    # world measured apart): maus.hw.sim and the world's wiring, the emulated machine, time, esp32 and
+    # neopixel, six button pins, the LEDs, buzzer and the OLED's controller, and the output channel. What a
+    # board holds too is taken out: its hardware layer and display driver, the LED buffer and the OLED's
+    # framebuffer (the driver's).
     from maus.sim.world import World
 
     w = World()
     before = live()
+    board_too = _board_modules()
     from maus.hw import sim as hwsim
 
-    board = {"buttons": [0, 1, 2, 3, 4, 5], "parts": {"leds": {}, "buzzer": {}, "oled": {}}}
+    board = {"buttons": [13, 14, 27, 33, 32, 35], "pull": "external",
+             "parts": {"leds": {"pin": 4}, "buzzer": {"pin": 25}, "oled": {"sda": 21, "scl": 22}}}
     h = hwsim.Hardware(board, world=w)
-    return h, live() - before - len(h.display.buffer) - 3 * len(h.leds)
+    return h, live() - before - board_too - len(h.display.buffer) - 3 * len(h.leds)
 
 
 def flash():
@@ -61,8 +78,8 @@ def unit():
     # The virtual unit's simulated hardware as `mausbox sim` builds it: boards/sim.json through
     # maus.hw.open_hardware (every part, and the qstr pool made for the firmware's names), four tags on the
     # pad (the most the reader tracks at once). The firmware the simulated Hardware imports (the MFRC522
-    # driver, the unit loads it anyway) is loaded before; what a board holds too (the framebuffer, the LED
-    # buffer) is taken out.
+    # driver, the unit loads it anyway) is loaded before; what a board holds too (its hardware layer and
+    # display driver, the framebuffer, the LED buffer) is taken out.
     import json
     import os
 
@@ -72,10 +89,11 @@ def unit():
     with open(os.getenv("MAUSBOX_REPO") + "/boards/sim.json") as f:
         board = json.load(f)
     before = live()
+    board_too = _board_modules()
     h = open_hardware(board)
     for i in range(1, 5):
         h.tap("mg/mouse/%02d" % i)
-    return h, live() - before - len(h.display.buffer) - 3 * len(h.leds)
+    return h, live() - before - board_too - len(h.display.buffer) - 3 * len(h.leds)
 
 
 PARTS = (("rfid", rfid), ("piezo", piezo), ("world", world), ("hw", hw), ("flash", flash), ("unit", unit))

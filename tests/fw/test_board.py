@@ -142,8 +142,9 @@ _BAD = [
     (_S3, _set("buttons.0", 49), ("GPIO 49 ", "does not exist on the ESP32-S3")),
     (_S3, _set("parts.oled.scl", 8), ("GPIO 8 ", "already used")),
     # sim
-    ("sim", _set("buttons.0", 64), ("GPIO 64 ", "does not exist on the sim")),
-    ("sim", _set("parts.buzzer.pin", 0), ("parts.buzzer.pin", "GPIO 0 ", "already used by buttons[0]")),
+    ("sim", _set("buttons.0", 40), ("GPIO 40 ", "does not exist on the ESP32")),  # an emulated ESP32's pins
+    ("sim", _set("parts.piezo.pin", 27), ("parts.piezo.pin", "GPIO 27 ", "not an ADC1 pin")),
+    ("sim", _set("parts.buzzer.pin", 13), ("parts.buzzer.pin", "GPIO 13 ", "already used by buttons[0]")),
     # fields
     (_E, _set("players", 5), ("buttons: 4 listed but players is 5",)),
     (_E, _all(_set("players", 1), _set("buttons", [13])), ("players: must be a whole number 2-6",)),

@@ -1,9 +1,7 @@
-# What a board holds that the virtual unit does not load: its own hardware layer (maus.hw.esp32) and the
-# SSD1306 display driver (maus.drivers.ssd1306). The whole-game heap tests at the board's heap (HEAP_BUDGET = "board") hold this
-# much besides (tests/fw/unitheap.py), so a game runs out of memory there where the board would (issue 27
-# item 1). Measured here against the emulated `machine` (maus.sim.wiring), as host/mausbox/heapbudget.py's
-# BOARD_ONLY says: the modules' code and globals once imported, nothing they make.
-import gc
+# What a board holds that the virtual unit does not load (host/mausbox/heapbudget.py BOARD_ONLY, the ballast the
+# whole-game heap tests hold besides: tests/fw/unitheap.py). The virtual unit runs the board's own hardware layer
+# (maus.hw.esp32, its setup, the SSD1306 driver) on the emulated `machine` (maus.sim.wiring), so every firmware
+# module a board's hardware loads is loaded in the virtual unit too, and the charge is nothing.
 import json
 import os
 import sys
@@ -15,29 +13,44 @@ HEAP_BUDGET = "board"
 _MPY = sys.implementation.name == "micropython"
 
 
-def test_the_board_only_modules_take_what_the_heap_tests_hold_for_them():
+def _load(name):
+    with open(repo_path("boards") + "/%s.json" % name) as f:
+        return json.load(f)
+
+
+def _firmware(mods):
+    # the firmware's own modules (a board's), not the simulator's
+    return {m for m in mods if m.startswith("maus.") and not m.startswith("maus.sim.") and m != "maus.hw.sim"}
+
+
+def test_the_virtual_unit_loads_every_module_a_boards_hardware_loads():
     if not _MPY:
         return
     from maus.sim.wiring import Wiring
 
-    with open(repo_path("boards") + "/esp32-devkitc.json") as f:
-        board = json.load(f)
+    board = _load("esp32-devkitc")
     wiring = Wiring(board, world.World(0, model=world.Esp32Timing(1), rebase=True))
     wiring.install()
     try:
-        for m in ("maus.hw.esp32", "maus.drivers.ssd1306"):
-            sys.modules.pop(m, None)
-        import machine  # noqa: F401 - the emulated one, loaded before the count
+        before = set(sys.modules)
+        from maus.hw import open_hardware
 
-        gc.collect()
-        before = gc.mem_alloc()
-        import maus.drivers.ssd1306  # noqa: F401 - the project's own, as esp32_setup loads it
-        import maus.hw.esp32  # noqa: F401
-
-        gc.collect()
-        took = gc.mem_alloc() - before
+        hw = open_hardware(board)
+        assert type(hw).__module__ == "maus.hw.esp32"
+        on_board = _firmware(set(sys.modules) - before)
     finally:
         wiring.uninstall()
+    assert "maus.hw.esp32" in on_board and "maus.drivers.ssd1306" in on_board, on_board
+    import maus
+
+    for m in on_board:
+        maus.unload(m)
+    hw = None
+    before = set(sys.modules)
+    hw = open_hardware(_load("sim"))
+    in_sim = _firmware(set(sys.modules) - before)
+    assert isinstance(hw, sys.modules["maus.hw.esp32"].Hardware) and hw.display is not None and hw.spi is not None
+    assert on_board <= in_sim, on_board - in_sim
     held = int(os.getenv("MAUSBOX_BOARD_ONLY") or 0)
-    print("board-only modules:", took, "bytes; charged", held)
-    assert took <= held <= took * 1.1 + 512, (took, held)
+    print("board-only modules:", sorted(on_board - in_sim), "charged", held)
+    assert held == 0, held

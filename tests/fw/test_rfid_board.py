@@ -36,7 +36,7 @@ def test_virtual_unit_runs_the_chip_at_the_board_clock():
     b = json.loads(json.dumps(b))
     b["parts"]["rfid"]["baud"] = 1000000
     hw = sim.Hardware(b)
-    assert hw.reader.spi_hz == 1000000 and hw.spi.ns_per_byte == 8000
+    assert hw.reader.spi_hz == 1000000 and hw.spi.baudrate == 1000000  # the bus (machine.SPI) and the chip
     del b["parts"]["rfid"]["baud"]
     hw = sim.Hardware(b)
     assert hw.reader.spi_hz == mfrc522.SPI_HZ

@@ -20,8 +20,8 @@ def _run(name, logs=0, ballast=0, host=None):
     repo = os.getenv("MAUSBOX_REPO")
     here = os.getcwd()
     # Taken first, in blocks of 1,000 bytes, and held through the run (as a firmware's own objects would be);
-    # at the board's heap also what a board holds that the virtual unit does not load (its hardware layer and
-    # display driver: heapbudget.BOARD_ONLY, tests/fw/test_board_only.py)
+    # at the board's heap also what a board holds that the virtual unit does not load (heapbudget.BOARD_ONLY,
+    # tests/fw/test_board_only.py: nothing, since the virtual unit runs the board's maus.hw.esp32)
     ballast += int(os.getenv("MAUSBOX_BOARD_ONLY") or 0)
     held = [bytearray(1000) for _ in range(-(-ballast // 1000))]  # noqa: F841
     work = "/tmp/mausbox-unitheap-" + "".join("%02x" % b for b in os.urandom(4))
@@ -33,11 +33,9 @@ def _run(name, logs=0, ballast=0, host=None):
         with open("board.json") as f:
             board = json.load(f)
         gc.collect()
-        from maus.hw import sim
-        from maus.sim.world import qstr_room
+        from maus.hw import open_hardware
 
-        hw = sim.Hardware(board, scenario="scenario.jsonl")
-        qstr_room(sim.FW_QSTRS)  # as the virtual unit does (maus.hw.open_hardware)
+        hw = open_hardware(board, scenario="scenario.jsonl")  # as the virtual unit builds it (the layout too)
         import maus.unit
 
         unit = maus.unit.main(hw=hw)  # a MemoryError anywhere in boot or game fails the test
@@ -61,6 +59,8 @@ def _run(name, logs=0, ballast=0, host=None):
         for k in list(sys.modules):  # the next run boots a fresh firmware, as after a reset
             if k.startswith("maus."):
                 maus.unload(k)
+            elif getattr(sys.modules[k], "__name__", "").startswith("maus.sim."):
+                del sys.modules[k]  # the emulated machine, time, ... (maus.hw.sim), with the world they held
         gc.collect()
 
 

@@ -61,8 +61,8 @@ def test_a_unit_built_right_passes_every_part(tmp_path):
 
 
 def test_each_fault_is_named_with_its_pins(tmp_path):
-    # boards/sim.json: buttons on GPIO 0..5, the reader on SCK 14, MOSI 15, MISO 16, CS 17, RST 18, the OLED on
-    # SDA 12 / SCL 13, the piezo on 19.
+    # boards/sim.json (the pins of esp32-devkitc-6p): buttons on GPIO 13, 14, 27, 33, 32, 35, the reader on SCK 18,
+    # MOSI 23, MISO 19, CS 17, RST 16, the OLED on SDA 21 / SCL 22, the piezo on 34.
     with PtyUnit(tmp_path / "unit", env={"MAUSBOX_SIM_FAULTS": "no-reader,swap-buttons,no-display,piezo-high"}) as unit:
         rc, out = _doctor_hardware(unit)
         parts = _parts(tmp_path / "unit")
@@ -78,16 +78,16 @@ def test_each_fault_is_named_with_its_pins(tmp_path):
     assert kept.read_bytes() == (tmp_path / "unit" / "bringup.json").read_bytes()
     assert rc == 1, out
     b1, b2 = parts["button1"], parts["button2"]
-    assert b1["result"] == "FAIL" and "GPIO 1" in b1["detail"] and "swapped" in b1["hint"], out
-    assert b2["result"] == "FAIL" and "GPIO 0" in b2["detail"], out
+    assert b1["result"] == "FAIL" and "GPIO 14" in b1["detail"] and "swapped" in b1["hint"], out
+    assert b2["result"] == "FAIL" and "GPIO 13" in b2["detail"], out
     assert parts["button3"]["result"] == "ok", out
     card = parts["card"]
     assert card["result"] == "FAIL" and "RFID reader not found" in card["detail"], out
-    assert "SCK 14, MOSI 15, MISO 16, CS 17, RST 18" in card["hint"], out
+    assert "SCK 18, MOSI 23, MISO 19, CS 17, RST 16" in card["hint"], out
     oled = parts["oled"]
-    assert oled["result"] == "FAIL" and "SDA (GPIO 12)" in oled["hint"] and "SCL (GPIO 13)" in oled["hint"], out
+    assert oled["result"] == "FAIL" and "SDA (GPIO 21)" in oled["hint"] and "SCL (GPIO 22)" in oled["hint"], out
     pz = parts["piezo"]
-    assert pz["result"] == "FAIL" and "stuck high" in pz["detail"] and "GPIO 19" in pz["hint"], out
+    assert pz["result"] == "FAIL" and "stuck high" in pz["detail"] and "GPIO 34" in pz["hint"], out
     assert "!!  card" in out and "4 part(s) failed" not in out  # five: both swapped buttons, reader, display, piezo
     assert "5 part(s) failed" in out, out
 
@@ -100,7 +100,7 @@ def test_no_reader_fails_the_boot_self_test_on_the_display_and_in_doctor(tmp_pat
         screen = (tmp_path / "unit" / "status.json").read_text()
         printed = bytes(unit.out).decode("utf-8", "replace")
     assert proc.returncode == 1, proc.stdout
-    assert "RFID reader not found: check SPI wiring, pins SCK 14, MOSI 15, MISO 16, CS 17, RST 18" in proc.stdout
+    assert "RFID reader not found: check SPI wiring, pins SCK 18, MOSI 23, MISO 19, CS 17, RST 16" in proc.stdout
     assert '"rfid_ok": false' in screen
     assert "SAY RFID reader | not found:" in printed or "RFID reader not" in printed, printed[-2000:]
 

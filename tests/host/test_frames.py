@@ -23,7 +23,8 @@ HOT = {
     "maus/feedback.py": ("update",),
     "maus/buttons.py": ("next_due",),
     "maus/sim/mfrc522_emu.py": ("write", "write_readinto", "_read", "_write", "_tick", "sleep_us"),
-    "maus/hw/sim.py": ("_charge", "write_readinto"),
+    "maus/sim/machine.py": ("value", "write", "write_readinto", "readinto", "read_u16"),
+    "maus/sim/wiring.py": ("block", "sleep_us", "update", "read", "levels"),
     "maus/sim/mfrc522_rf.py": ("_update",),
     "maus/sim/world.py": ("spend", "sleep_until", "value"),
 }

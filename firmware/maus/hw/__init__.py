@@ -29,11 +29,25 @@ def load_board(path="board.json"):
 def open_hardware(board, **kw):
     fam = board.get("family")
     if fam == "sim":
+        import gc
+
+        # With a board's heap to spare (a scenario's 512 KB, not a heap capped at a budget, whose layout the
+        # budgets are measured in), the simulator's modules and parts go to the heap's top and the firmware's
+        # objects below them: a call whose frame is on the heap (gc_alloc's first fit, searched from the
+        # lowest free block) then finds room without walking past the simulator's objects (about 100 KB).
+        gc.collect()
+        n = gc.mem_free() - 131072  # room up there for them, the qstr pool and their garbage while made
+        try:
+            low = bytearray(n) if n >= 111936 else None  # (a board's GC heap, heapbudget.BOARD_HEAP)
+        except MemoryError:  # the free space is not in one piece: the layout as it comes
+            low = None
         from maus.hw import sim
         from maus.sim.world import qstr_room
 
         hw = sim.Hardware(board, **kw)
         qstr_room(sim.FW_QSTRS)  # the virtual unit: the firmware's names get a pool made now
+        low = None  # noqa: F841 - the room below goes to the firmware
+        gc.collect()
         return hw
     from maus.hw import esp32
 

@@ -1,29 +1,77 @@
-# The virtual unit's hardware: simulated at the hardware boundary.
+# The virtual unit's hardware: the board's own layer (maus.hw.esp32 and esp32_setup, as deployed to a board)
+# on the emulated `machine`, `esp32`, `neopixel` and `time` (maus.sim.machine, ...), which act on the simulated
+# world wired to the board file's pins (maus.sim.wiring): buttons are pins whose IRQs go through the ESP32-like
+# soft-IRQ queue of maus.sim.world, the RFID reader is the register-level MFRC522 emulator on the SPI bus, the
+# OLED an SSD1306 controller on the I2C bus, the piezo an ADC fed with generated waveforms. Only the register
+# loops (viper code reading ESP32 addresses: hw.levels, hw.scan) get the world's stand-in.
 #
-# Buttons are pins whose IRQs go through the ESP32-like soft-IRQ queue of maus.sim.world; the RFID
-# reader is the register-level MFRC522 emulator behind a fake SPI bus; the OLED is a framebuffer pushed
-# over a simulated I2C bus; the piezo is an ADC fed with generated waveforms. Bus transfers, display
-# refreshes and ADC reads cost virtual time, so IRQs are delayed the way a busy ESP32 delays them.
-#
-# Inputs come from a scenario file (virtual time; MAUSBOX_SIM_SCENARIO) or a control FIFO (real time;
-# MAUSBOX_SIM_CTL). Peripheral state (LEDs, display, sounds) goes as JSON lines to MAUSBOX_SIM_OUT.
+# This module is the world's side: the clock (virtual, or real time for interactive play), inputs from a
+# scenario file (virtual time; MAUSBOX_SIM_SCENARIO) or a control FIFO (real time; MAUSBOX_SIM_CTL), peripheral
+# state (LEDs, display, sounds) as JSON lines to MAUSBOX_SIM_OUT, the watchdog's model, and the sim-only hooks
+# the firmware calls where a board has nothing to do (spend, collect, window, flash_file, finished_and_idle).
 import binascii
 import gc
 import json
 import os
+import sys
 import time
 
 from micropython import const
 
-from maus.sim.world import Esp32Timing, FlashFile, SimPin, World
+from maus.sim import wiring as _wiring
+from maus.sim.world import Esp32Timing, FlashFile, World
 
-_I2C_BYTE_US2 = const(45)  # two bytes over 400 kHz I2C (9 bits each): a 128x64 frame's 1 KB is ~23 ms
-_I2C_CMD_US = const(60)  # one command: address and two bytes at 400 kHz, plus the call
-_NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
-_ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
-_SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
-_REBASE_AT = const(0x20000000)  # as maus.sim.world (World.spend, written out in SimSPI)
+try:
+    import _vunit  # type: ignore[import-not-found]  # the virtual unit's link to its host (replserver.py)
+except ImportError:
+    _vunit = None
 
+# machine's names the emulated module brings to the virtual unit's own (host/mausbox/sim/vumachine.py keeps its
+# RTC, UART, unique_id and resets), and time's that run on the world's clock
+_MACHINE = ("Pin", "Signal", "SPI", "SoftSPI", "I2C", "SoftI2C", "ADC", "PWM", "WDT", "Timer", "mem8", "mem16",
+            "mem32", "freq", "idle", "lightsleep", "disable_irq", "enable_irq", "time_pulse_us", "bitstream")
+_TIME = ("ticks_us", "ticks_ms", "ticks_cpu", "sleep", "sleep_ms", "sleep_us")
+
+
+def _install():
+    if _vunit is None:  # a process of its own (scenario, terminal sim, tests): the emulated modules take the names
+        _wiring.install_modules()
+        return
+    # The virtual unit on its pty (replserver.py): `machine`, `time` and `micropython` are the board's modules
+    # it made; the emulated parts go into them.
+    from maus.sim import emicropython, esp32, etime, machine
+
+    bm = sys.modules["machine"].__dict__
+    for k in _MACHINE:
+        bm[k] = getattr(machine, k)
+    bt = sys.modules["time"].__dict__
+    if getattr(_vunit, "hostclock", None) is None:  # the host's clock, before the world's takes time's names
+
+        class HostClock:
+            ticks_ms = bt["ticks_ms"]
+            ticks_us = bt["ticks_us"]
+            ticks_diff = bt["ticks_diff"]
+            ticks_add = bt["ticks_add"]
+            sleep_ms = bt["sleep_ms"]
+            sleep_us = bt["sleep_us"]
+
+        _vunit.hostclock = HostClock  # type: ignore[attr-defined]
+    etime._clock = _vunit.hostclock  # type: ignore[attr-defined]
+    for k in _TIME:
+        bt[k] = getattr(etime, k)
+    mp = sys.modules["micropython"].__dict__
+    if "alloc_emergency_exception_buf" not in mp:
+        mp["alloc_emergency_exception_buf"] = emicropython.alloc_emergency_exception_buf
+    sys.modules["esp32"] = esp32
+    from maus.sim import neopixel  # its `from machine import bitstream`: the board's machine, filled in above
+
+    sys.modules["neopixel"] = neopixel
+
+
+_install()
+# the host's clock for real time and the watchdog's thread (time's names are the world's clock from here on)
+time = _vunit.hostclock if _vunit else getattr(sys.modules["time"], "_rt", time)  # noqa: F811
+from maus.hw import esp32 as _esp32  # noqa: E402 - the board's own layer, on the modules just installed
 
 # Interned names (qstrs) live in pools that double as they fill, the same on the unix port as on an ESP32
 # image (20, 40, ... 640, 1280 entries). The firmware's own names (about 1,000 in a game) stay below 1,260,
@@ -33,12 +81,7 @@ _REBASE_AT = const(0x20000000)  # as maus.sim.world (World.spend, written out in
 # use until the next one is made with room for the firmware's names (FW_QSTRS). Its cost is part of the
 # simulator's share (host/mausbox/heapbudget.py, "unit"). (maus.sim.world.qstr_room makes it.)
 FW_QSTRS = const(1200)
-
-
-try:
-    import _vunit  # type: ignore[import-not-found]  # the virtual unit's link to its host (replserver.py)
-except ImportError:
-    _vunit = None
+_EPOCH_2000 = const(946684800)  # 2000-01-01 in the host's epoch (1970): the ESP32's clock counts from 2000
 
 
 def _open(path, mode="r"):
@@ -149,133 +192,32 @@ class Out:
             except OSError:
                 self.f = None  # the UI went away: keep refereeing
 
-    # A frame as {"oled": "<hex>"}, written as its transfers come, 64 bytes of it at a time: a board sends its
-    # frame over I2C without copying it, so the sim must not need one 2 KB block for the text (in a fragmented heap
-    # the firmware would get the MemoryError the board never has). The UI reads whole lines.
-    def send_frame(self, buf, part=3):
+    def send_frame(self, buf):
         # {"oled": "<hex>"} written 64 bytes of frame at a time: a board sends its frame over I2C without
         # copying it, so the sim must not need one 2 KB block for the text (in a fragmented heap the
-        # firmware would get the MemoryError the board never has). The UI reads whole lines. part: 1 the
-        # frame's first transfer, 2 its last, 3 the whole frame.
+        # firmware would get the MemoryError the board never has). The UI reads whole lines. (The SSD1306
+        # model hands over its RAM once the window is full, however many transfers filled it.)
         if self.f is None:
             return
         mv = memoryview(buf)
         try:
-            if part & 1:
-                self.f.write('{"oled": "')
+            self.f.write('{"oled": "')
             for i in range(0, len(mv), 64):
                 self.f.write(_hex(mv[i:i + 64]))
-            if part & 2:
-                self.f.write('"}\n')
+            self.f.write('"}\n')
         except OSError:
             self.f = None
-
-
-class SimNeoPixel:
-    def __init__(self, hw, n):
-        self.hw = hw
-        self.n = n
-        self.buf = [(0, 0, 0)] * n
-        self.shown = list(self.buf)
-
-    def __setitem__(self, i, rgb):
-        self.buf[i] = rgb
-
-    def __getitem__(self, i):
-        return self.buf[i]
-
-    def __len__(self):
-        return self.n
-
-    def fill(self, rgb):
-        for i in range(self.n):
-            self.buf[i] = rgb
-
-    def write(self):
-        self.hw.block(_NEOPIXEL_US_PER_LED * self.n)
-        self.shown = list(self.buf)
-        self.hw.out.send({"leds": ["%02x%02x%02x" % c for c in self.shown]})
-
-
-class SimPWM:
-    def __init__(self, hw):
-        self.hw = hw
-        self._freq = 1000
-        self._duty = 0
-
-    def freq(self, f=None):
-        if f is None:
-            return self._freq
-        self._freq = f
-        self._publish()
-
-    def duty_u16(self, d=None):
-        if d is None:
-            return self._duty
-        self._duty = d
-        self._publish()
-
-    def _publish(self):
-        self.hw.out.send({"tone": self._freq if self._duty else 0, "t": self.hw.world.ticks_ms()})
-
-
-class SimI2C:
-    """The OLED's I2C bus with an SSD1306 on it (or none: the no-display fault): the firmware's own driver
-    (maus.drivers.ssd1306, as deployed to a board) talks to it. A frame of display RAM goes to the UI."""
-
-    def __init__(self, hw, addr, present=True, size=1024):
-        self.hw = hw
-        self.addr = addr
-        self.present = present
-        self.frames = 0
-        self.size = size  # the display RAM's bytes: what the driver's show() writes, in one or more transfers
-        self._pos = 0  # bytes of the frame written so far
-
-    def _ack(self, addr):
-        if not self.present or addr != self.addr:
-            raise OSError(19)  # ENODEV: no device acknowledged the address (machine.I2C says so too)
-
-    def writeto(self, addr, buf):
-        self._ack(addr)
-        self.hw.block(_I2C_CMD_US)
-
-    def writevto(self, addr, bufs):
-        self._ack(addr)
-        data = bufs[-1]
-        n = len(data)
-        self.hw.block(_I2C_CMD_US + n * _I2C_BYTE_US2 // 2)  # a transfer's time: its bytes on the bus
-        if n > 1:
-            p = self._pos
-            self._pos = p + n
-            end = self._pos >= self.size  # a frame
-            if end:
-                self._pos = 0
-                self.frames += 1
-            self.hw.out.send_frame(data, (p == 0) | end << 1)
 
 
 def _hex(b):
     return binascii.hexlify(b).decode()
 
 
-class SimADC:
-    def __init__(self, hw, piezo):
-        self.hw = hw
-        self.piezo = piezo
-        self.reads = 0
-
-    stuck = -1  # a level the input is stuck at (a fault), else -1
-
-    def read_u16(self):
-        self.hw.world.spend(_ADC_READ_US)
-        self.reads += 1
-        if self.stuck >= 0:
-            return self.stuck
-        return self.piezo.sample(self.hw.world.ticks_us())
-
-
 class _NoChip:
-    """An SPI bus with nothing on it: writes go nowhere, MISO floats (reads 0x00)."""
+    """The no-reader fault: nothing answers on the SPI bus, MISO floats (reads 0x00)."""
+
+    def set_spi_hz(self, hz):
+        pass
 
     def write(self, buf):
         pass
@@ -289,58 +231,62 @@ class _NoChip:
             buf[i] = 0
 
 
-class SimSPI:
-    """Counts bytes and charges bus time; the MFRC522 emulator answers behind it."""
+class _Wires(_wiring.Wiring):
+    """The world wired to the board's pins, with the virtual unit's RTC memory (ROOT/.rtcmem, kept across the
+    interpreter's restarts) and its watchdog model (_wdt: real time too)."""
 
-    def __init__(self, hw, dev, hz):
-        self.hw = hw
-        self.world = hw.world
-        self.dev = dev
-        self._write = dev.write  # bound once: found in this small table, not looked up in the emulator's
-        self._write_readinto = dev.write_readinto
-        self.bytes = 0
-        self.ns_per_byte = 8000000 // (hz // 1000)
+    def __init__(self, board, world, out, seed, uid, realtime):
+        _wiring.Wiring.__init__(self, board, world, out=out, seed=seed, uid=uid)
+        self.realtime = realtime
 
-    # Each transfer is hw.block (a C call: no handler runs in it) written out, and on the virtual clock (World
-    # itself) World.spend too, the same steps in the same order, in one call: the RFID poll's ~50 transfers
-    # are most of the virtual unit's time, and a Python call costs as much as the rest. Frames within 11 words.
-    def _charge(self, n):
+    def rtc_get(self):
+        try:
+            with _open(".rtcmem", "rb") as f:
+                return f.read()
+        except OSError:
+            return b""
+
+    def rtc_set(self, data):
+        with _open(".rtcmem", "wb") as f:
+            f.write(data)
+
+    def wdt_start(self, ms):
+        self.wdt = _wdt  # the process's watchdog (a soft reset in real time carries it on: _Watchdog)
+        _wdt.start(ms, self.world, self.realtime)
+
+
+class _RealWires(_Wires):
+    """In real time (the world a RealWorld): time.sleep_us/sleep_ms let the host's clock pass."""
+
+    def sleep_us(self, us):
+        # the world's IRQs run meanwhile; counted from the call (`now` moves only as the host clock is read)
         w = self.world
-        self.bytes += n
-        n = _SPI_CALL_US + n * self.ns_per_byte // 1000
-        if type(w) is not World:
-            w.spend(n)
-        else:
-            end = w.now + n
-            if w._actions and w._actions[0][0] <= end:
-                w._apply_until(end)
-            w.now = end
-            if w.qlen:
-                w.run_irqs()
-            if w.now >= _REBASE_AT:
-                w._check_rebase()
-        if _wdt.world is w and w.now - _wdt.vfed > _wdt.ms * 1000:  # else check() has nothing to do
-            _wdt.check()
-
-    def write(self, buf):
-        self._charge(len(buf))
-        self._write(buf)
-
-    def write_readinto(self, out, into):
-        self._charge(len(out))
-        self._write_readinto(out, into)
-
-    def readinto(self, buf, write=0):
-        self.bytes += len(buf)
-        self.hw.block(_SPI_CALL_US + len(buf) * self.ns_per_byte // 1000)
-        self.dev.readinto(buf, write)
+        w.ticks_us()
+        w.sleep_until(w.now + us)
+        if self.reader is not None:
+            self.reader.sleep_us(us)
+        if self.wdt.ms:
+            self.wdt_check()
 
 
+def _unit_id():
+    # Each virtual unit has its own (MAUSBOX_UNIT_ID, hex, set by the host; machine.unique_id() reads it).
+    try:
+        return binascii.unhexlify(_env("MAUSBOX_UNIT_ID") or "5e1d00000001")
+    except ValueError:
+        return b"\x5e\x1d\x00\x00\x00\x01"
 
-class Hardware:
+
+def _stuck_high(t):
+    return 65535
+
+
+class Hardware(_esp32.Hardware):
     def __init__(self, board, world=None, scenario=None, seed=0, out=None, **kw):
-        self.board = board
-        self.problems = []
+        # Collections while the parts are made: the garbage of each step goes before the next one allocates, so
+        # the simulator's objects lie packed and leave fewer holes among the firmware's (the heap is the board's
+        # plus the simulator's share: heapbudget.SIM_SHARE "unit")
+        gc.collect()
         ctl_path = _env("MAUSBOX_SIM_CTL")
         self._ctl_f = None
         if world is None:
@@ -356,10 +302,6 @@ class Hardware:
         self._win_a0 = 0  # heap in use as the race window opened
         self.window_alloc = 0  # the most a window allocated (bytes)
         self.out = Out(out if out is not None else _env("MAUSBOX_SIM_OUT"))
-        self.ticks_us = world.ticks_us
-        self.ticks_ms = world.ticks_ms
-        self.buttons = [SimPin(world, n) for n in board["buttons"]]
-        self.levels = self._levels
         parts = board.get("parts", {})
         # A unit built wrong (the bring-up check's test): faults at the pin and bus level, from the board
         # file's "sim_faults" or MAUSBOX_SIM_FAULTS (comma separated). no-reader: nothing on the SPI bus
@@ -367,60 +309,38 @@ class Hardware:
         # SSD1306 does not acknowledge on I2C; piezo-high: the piezo's input stuck at 3.3 V.
         faults = list(board.get("sim_faults") or ()) + [f for f in (_env("MAUSBOX_SIM_FAULTS") or "").split(",") if f]
         self.faults = faults
-        self._wires = list(range(len(self.buttons)))  # player k's button drives GPIO of buttons[_wires[k]]
+        wi = self.wiring = (_RealWires if self.realtime else _Wires)(board, world, self.out, seed, _unit_id(), self.realtime)
+        self._wires = list(range(len(wi.buttons)))  # player k's button drives GPIO of buttons[_wires[k]]
         if "swap-buttons" in faults and len(self._wires) >= 2:
             self._wires[0], self._wires[1] = 1, 0
-        self.leds = SimNeoPixel(self, len(self.buttons)) if "leds" in parts else None
-        self.buzzer = SimPWM(self) if "buzzer" in parts else None
-        self.display = None
-        if "oled" in parts:
-            from maus.drivers import ssd1306
-
-            o = parts["oled"]
-            try:
-                w, h = o.get("width", 128), o.get("height", 64)
-                self.display = ssd1306.SSD1306_I2C(w, h, SimI2C(self, o.get("addr", 60), "no-display" not in faults,
-                                                               w * h // 8), o.get("addr", 60))
-            except OSError:  # as maus.hw.esp32_setup says it
-                self.problems.append("display: no answer on I2C (check SDA/SCL wiring, pins SDA %s, SCL %s)"
-                                     % (o.get("sda"), o.get("scl")))
-        self.spi = self.rfid_cs = self.rfid_rst = None
-        self.reader = None  # the emulated MFRC522 (the tags are put on its field)
         if "rfid" in parts and "no-reader" in faults:
-            from maus.drivers.mfrc522 import SPI_HZ
-
-            self.spi = SimSPI(self, _NoChip(), parts["rfid"].get("baud", SPI_HZ))
-            from maus.sim import mfrc522_emu
-
-            self.rfid_cs = SimPin(world, parts["rfid"]["cs"])
-            self.rfid_rst = mfrc522_emu.Pin(1)  # wired to nothing
-        elif "rfid" in parts:
-            from maus.drivers.mfrc522 import SPI_HZ
-            from maus.sim import mfrc522_emu
-
-            hz = parts["rfid"].get("baud", SPI_HZ)
-            self.reader = mfrc522_emu.MFRC522Emu(spi_hz=hz)
-            # MicroPython on an ESP32 spends ~50 us per register access (method call, CS toggles,
-            # write_readinto); modelling it keeps the busy-wait reads as few as on the board.
-            self.reader.ns_per_call = 50000
-            self.spi = SimSPI(self, self.reader, hz)
-            self.rfid_cs = SimPin(world, parts["rfid"]["cs"])
-            self.rfid_rst = mfrc522_emu.Pin(1, emu=self.reader)  # wired to the chip's NRSTPD
-        self.adc = self.piezo_pin = self.piezo = None
-        if "piezo" in parts:
-            from maus.sim import piezo
-
-            self.piezo = piezo.Piezo(seed)
-            self.adc = SimADC(self, self.piezo)
-            self.adc.stuck = 65535 if "piezo-high" in faults else -1
-        self.jumper = None
-        if "jumper" in parts:
-            # The latency jumper: an output wired to player N's button (the same node).
-            self.jumper = self.buttons[parts["jumper"].get("player", 1) - 1]
+            r = parts["rfid"]
+            wi.spi_devs[r["sck"]] = (_NoChip(), r["cs"])
+            wi.node(r["rst"]).listeners = []  # wired to nothing
+            wi.reader = None
+        if "oled" in parts and "no-display" in faults:
+            wi.i2c_devs[parts["oled"]["sda"]] = {}
+        if "piezo" in parts and "piezo-high" in faults and parts["piezo"].get("mode") != "digital":
+            wi.adc_src[parts["piezo"]["pin"]] = _stuck_high
+        wi.attach()
+        gc.collect()
+        # The board's own layer makes the parts (maus.hw.esp32_setup: Pin, I2C and the SSD1306 driver, SPI,
+        # ADC, PWM, NeoPixel) on the emulated modules, as for an ESP32 board (the register loops too, as a board
+        # makes them), and the register loops get the world's stand-in.
+        b = dict(board)
+        b["family"] = "esp32"
+        _esp32.Hardware.__init__(self, b)
+        self.board = board
+        wi.standin(self)
+        self.ticks_us = world.ticks_us  # what time.ticks_us reads (maus.sim.etime), without the call through it
+        self.ticks_ms = world.ticks_ms
+        if not _vunit:
+            self._load_clock()
+        self.reader = wi.reader  # the emulated MFRC522 (the tags are put on its field)
+        self.piezo = wi.piezo
         self._tags = {}  # identity -> tag model on the pad
         self._free = {}  # player -> when the last timed gesture's release is over (a finger lifts first)
         self._scen = None
-        self._rtc = b""
         self.scenario_end_us = -1
         self.uart = None  # maus.sim.uart's line, once a scenario's host sends (console())
         if scenario:
@@ -429,6 +349,7 @@ class Hardware:
             path = _env("MAUSBOX_SIM_SCENARIO")
             if path:
                 self.load_scenario(path)
+        gc.collect()
 
     # --- time --------------------------------------------------------------------------------------
     def spend(self, us):
@@ -437,41 +358,6 @@ class Hardware:
             self._gc_check()
         self.world.run(us)
         if _wdt.world is self.world:
-            _wdt.check()
-
-    def block(self, us):
-        """A C call of `us` µs (a bus transfer): no handler runs until it returns."""
-        self.world.spend(us)
-        if _wdt.world is self.world:
-            _wdt.check()
-
-    def sleep_us(self, us):
-        # A driver's short wait (the MFRC522 waiting for its oscillator): the world and the chip go on.
-        w = self.world
-        if w.model is not None:
-            w.sleep_until(w.now + us)  # time.sleep_us is mp_hal_delay_us: handlers run, but its tail
-        else:
-            w.spend(us)
-        if self.reader is not None:
-            self.reader.sleep_us(us)
-
-    def idle(self, ms, console=None):
-        w = self.world
-        if w.model is not None and ms > 10:
-            ms = 10  # as maus.hw.esp32.idle: sleep_ms(10) at most, the board's loop wakes no earlier
-        if self.realtime:
-            w.ticks_us()  # the host clock read: `now` moves only then, and sleep_ms(ms) counts from the call
-        if console is not None:  # a host session's console, looked at each ms (maus.hw.esp32.idle)
-            for _ in range(min(ms, 10)):
-                for _ in console.ipoll(0):
-                    break
-                else:
-                    w.sleep_until(w.now + 1000)
-                    continue
-                break
-        else:
-            w.sleep_until(w.now + ms * 1000)
-        if _wdt.world is w:
             _wdt.check()
 
     def collect(self):
@@ -528,19 +414,6 @@ class Hardware:
             except AttributeError:
                 pass
 
-    # --- registers (the poll capture reads them as maus.hw.esp32 reads the chip's) ----------------
-    def _levels(self):
-        return self.world.levels(self.buttons)
-
-    def scan(self, armed, max_us, out):
-        return self.world.scan(self.buttons, armed, max_us, out)
-
-    def pulse(self, delay_us, low_us):
-        """The latency jumper driven by a peripheral: low delay_us from now, for low_us (as esp32.pulse)."""
-        w = self.world
-        w.at(w.now + delay_us, self.jumper.set_level, 0)
-        w.at(w.now + delay_us + low_us, self.jumper.set_level, 1)
-
     # --- the flash -------------------------------------------------------------------------------------
     def flash_file(self, f):
         """A log file on the simulated flash: each flush is a littlefs sync the world times and counts."""
@@ -548,7 +421,8 @@ class Hardware:
 
     def finished(self):
         """Scenario mode: every action applied."""
-        return self.scenario_end_us >= 0 and self._scen is None and self.world.pending_actions() == 0
+        w = self.world
+        return self.scenario_end_us >= 0 and self._scen is None and w.pending_actions() == w.timer_events
 
     def finished_and_idle(self, unit):
         """Scenario mode: stop once every action is applied and the unit has nothing left to time
@@ -567,11 +441,11 @@ class Hardware:
 
     def press(self, p):
         self._player_pin(p)
-        self.buttons[self._wires[p - 1]].set_level(0)  # the wire from player p's button
+        self.wiring.buttons[self._wires[p - 1]].set_level(0)  # the wire from player p's button to its GPIO
 
     def release(self, p):
         self._player_pin(p)
-        self.buttons[self._wires[p - 1]].set_level(1)
+        self.wiring.buttons[self._wires[p - 1]].set_level(1)
 
     def tap(self, ident):
         if ident in self._tags or self.reader is None:
@@ -727,65 +601,38 @@ class Hardware:
             except (ValueError, KeyError, TypeError, IndexError, AttributeError):
                 print("SIM ignored a bad control line:", line.strip()[:80])
 
-    # --- unit services ----------------------------------------------------------------------------------
-    def unique_id(self):
-        # Each virtual unit has its own (MAUSBOX_UNIT_ID, hex, set by the host; as machine.unique_id()).
-        try:
-            return binascii.unhexlify(_env("MAUSBOX_UNIT_ID") or "5e1d00000001")
-        except ValueError:
-            return b"\x5e\x1d\x00\x00\x00\x01"
-
-    def rtc_load(self):
-        try:
-            with _open(".rtcmem", "rb") as f:
-                return f.read()
-        except OSError:
-            return b""
-
-    def rtc_save(self, data):
-        with _open(".rtcmem", "wb") as f:
-            f.write(data)
-
-    def wdt_start(self, ms):
-        _wdt.start(ms, self.world, self.realtime)
-
-    def wdt_feed(self):
-        _wdt.feed()
-
+    # --- unit services (the board's, maus.hw.esp32, on the emulated machine) ---------------------------------
     def wdt_release(self):
-        _wdt.keep = True
+        _esp32.Hardware.wdt_release(self)
+        _wdt.keep = True  # the model's keeper (the thread in real time) feeds it from now on
 
     def set_clock(self, rtc):
-        # The host's `clock set` (machine.RTC().datetime order): kept as an offset from this computer's
-        # clock in clock.json, as a board's RTC keeps counting from the time it was set.
-        if _vunit:  # the virtual unit's RTC keeps that file and is the clock of its `time`, as on a board
-            import machine
+        _esp32.Hardware.set_clock(self, rtc)
+        if not _vunit:
+            # kept in clock.json as an offset from this computer's clock, so a restart keeps the time as a board's
+            # RTC does (the served unit's RTC keeps the same file: host/mausbox/sim/vumachine.py)
+            y, mo, d, _, h, mi, s, _ = rtc
+            off = time.mktime((y, mo, d, h, mi, s, 0, 0)) - time.time()
+            with open("clock.json.tmp", "w") as f:
+                f.write(json.dumps({"offset_s": off}))
+            os.rename("clock.json.tmp", "clock.json")
 
-            machine.RTC().datetime(rtc)
+    def _load_clock(self):
+        try:
+            with open("clock.json") as f:
+                off = int(json.load(f)["offset_s"])
+        except (OSError, ValueError, KeyError, TypeError):
             return
-        y, mo, d, _, h, mi, s, _ = rtc
-        off = time.mktime((y, mo, d, h, mi, s, 0, 0)) - time.time()
-        with open("clock.json.tmp", "w") as f:
-            f.write(json.dumps({"offset_s": off}))
-        os.rename("clock.json.tmp", "clock.json")
+        w = self.world
+        self.wiring.clock_offset = int(time.time()) + off - _EPOCH_2000 - (w.now + w.shifted) // 1000000
 
     def wall_clock(self):
-        # `mausbox clock set` writes clock.json: the host's time as an offset from this clock.
-        if _vunit:
+        if _vunit:  # the virtual unit's RTC runs on the host's clock (vutime.py): set only once clock.json is there
             try:
                 _vunit.stat("/clock.json")
             except OSError:
-                return None  # never set
-            return time.localtime()  # the RTC's time
-        try:
-            with open("clock.json") as f:
-                off = json.load(f)["offset_s"]
-            return time.localtime(time.time() + int(off))  # ints: a single float holds 2**31 s to 128 s
-        except (OSError, ValueError, KeyError, TypeError):
-            return None
-
-    def reset(self):
-        raise SystemExit(0)
+                return None
+        return _esp32.Hardware.wall_clock(self)
 
 
 # --- the watchdog --------------------------------------------------------------------------------------
@@ -817,32 +664,23 @@ _WDT_TICK_MS = const(100)  # the thread's check interval: a bite comes at most t
 _WDT_SAVE_MS = const(1000)  # how often the last feed is written to .wdt (a soft reset may lose up to this)
 
 
-class WatchdogReset(SystemExit):
-    """Virtual time: the watchdog bit (the unit resets; a SystemExit, as the sim's machine.reset)."""
+WatchdogReset = _wiring.WatchdogReset
 
 
-class _Watchdog:
+class _Watchdog(_wiring.Watchdog):
+    """The emulated machine.WDT's model (maus.sim.wiring.Watchdog, checked in virtual time) with real time: a thread
+    plays the chip's timer, and its state lives in .wdt through soft resets."""
+
     def __init__(self):
-        self.ms = 0  # 0: never started
-        self.world = None  # virtual time it is checked in, or None
-        self.fed = time.ticks_ms()  # of the last feed
-        self.vfed = 0  # world.now of the last feed
-        self.keep = False  # no app runs: the keeper feeds
+        _wiring.Watchdog.__init__(self)
+        self.fed = time.ticks_ms()  # of the last feed, real time
         self.thread = False
-        self.bites = 0
         self.max_gap = 0  # real time: the longest the watchdog went unfed (ms), carried through soft resets in .wdt
 
     def start(self, ms, world=None, realtime=True):
         if not self.ms:
             self.fed = time.ticks_ms()  # not running until now: no gap before this
-        if self.ms:
-            ms = min(ms, self.ms)
-        self.ms = ms
-        self.keep = False
-        if world is not None and world is not self.world:
-            self.world = world
-            if hasattr(world, "on_rebase"):
-                world.on_rebase.append(self._rebased)  # the world's clock moved back: so does the last feed
+        _wiring.Watchdog.start(self, ms, world)
         self.feed()
         if realtime:
             self._save()
@@ -854,19 +692,7 @@ class _Watchdog:
         if gap > self.max_gap and self.ms:
             self.max_gap = gap
         self.fed = now
-        w = self.world
-        if w is not None:
-            self.vfed = w.now
-
-    def _rebased(self, shift):
-        self.vfed -= shift
-
-    def check(self):
-        # virtual time
-        late = self.world.now - self.vfed
-        if self.ms and not self.keep and late > self.ms * 1000:
-            self._bite(late // 1000)
-            raise WatchdogReset(3)
+        _wiring.Watchdog.feed(self)
 
     def _run_thread(self):
         if not self.thread:
@@ -897,15 +723,11 @@ class _Watchdog:
                 self._save()
 
     def _bite(self, late_ms):
-        self.bites += 1
-        ms = self.ms
-        self.ms = 0  # a hard reset stops the watchdog
+        _wiring.Watchdog._bite(self, late_ms)
         try:
             _remove(_wdt_file())
         except OSError:
             pass
-        print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
-              % (ms, late_ms))
 
     def _save(self):
         # The wall time of the last feed: the next interpreter (after a soft reset) goes on from there.

@@ -33,11 +33,12 @@ class RMT:
         w = _w.world
         t = w.now
         level = 1 if data else 0
+        drive = self._pin.value
         for d in duration:
-            w.at(t, self._pin.value, level)
+            w.at(t, drive, level)
             t += d * self._ns // 1000
             level ^= 1
-        w.at(t, self._pin.value, self._idle)
+        w.at(t, drive, self._idle)
         self._busy_until = t
 
     def wait_done(self, *, timeout=0):

@@ -5,35 +5,44 @@
 import time as _rt
 
 _w = None
+_clock = _rt  # the host's clock, while no wiring is attached (the virtual unit before its hardware is made)
 _EPOCH_2000 = 946684800  # 2000-01-01 in the unix port's epoch (1970)
 ticks_add = _rt.ticks_add
 ticks_diff = _rt.ticks_diff
 
 
 def attach(wiring):
-    global _w
+    global _w, sleep_us
     _w = wiring
+    sleep_us = wiring.sleep_us  # the wiring's own: nothing in between on the RFID driver's poll waits
 
 
-def ticks_us():
-    return _w.world.ticks_us()
-
-
-def ticks_ms():
-    return _w.world.ticks_ms()
-
-
-def ticks_cpu():
-    return _w.world.ticks_us()
-
-
-def sleep_us(us):
-    if us > 0:
+def _sleep_us(us):
+    if _w is None:
+        _clock.sleep_us(us)
+    elif us > 0:
         _w.sleep_us(us)
 
 
+def ticks_us():
+    return _w.world.ticks_us() if _w is not None else _clock.ticks_us()
+
+
+def ticks_ms():
+    return _w.world.ticks_ms() if _w is not None else _clock.ticks_ms()
+
+
+def ticks_cpu():
+    return ticks_us()
+
+
+sleep_us = _sleep_us
+
+
 def sleep_ms(ms):
-    if ms > 0:
+    if _w is None:
+        _clock.sleep_ms(ms)
+    elif ms > 0:
         _w.sleep_us(ms * 1000)
 
 

@@ -16,6 +16,7 @@ SOFT_RESET = const(5)
 _INPUT_ONLY = (34, 35, 36, 37, 38, 39)  # ESP32: no output driver and no pulls on GPIO 34-39
 _MAX_GPIO = const(39)
 _reset_cause = PWRON_RESET
+_OUT = const(3)  # Pin.OUT, folded where it is tested at each transfer
 
 
 def attach(wiring, cause=PWRON_RESET):
@@ -71,10 +72,16 @@ class Pin:
         n = self._n
         if v is None:
             return n.read()
-        self._set = 1 if v else 0
+        v = self._set = 1 if v else 0
+        if self._mode == _OUT and n.handler is None and not n.listeners:
+            # Driven, and nothing to tell (the RFID chip select, twice a bus transfer): the level without update()
+            n.out = v
+            if n.forced < 0:
+                n.level = v
+            return None
         if self._mode == Pin.IN:
             return None  # kept in the output register (the port's gpio_set_level)
-        n.out = -1 if self._mode == Pin.OPEN_DRAIN and self._set else self._set  # open drain: released
+        n.out = -1 if self._mode == Pin.OPEN_DRAIN and v else v  # open drain: released
         n.update()
         return None
 
@@ -134,6 +141,9 @@ class SPI:
         d = SPI._DEFAULT.get(id, (-1, -1, -1))
         self._sck = _pin_num(sck) if sck is not None else d[0]
         self._dev, cs = _w.spi_devs.get(self._sck, (None, -1))
+        if self._dev is not None:  # bound once: found here, not looked up in the device's class at each transfer
+            self._dw = self._dev.write
+            self._dwr = self._dev.write_readinto
         self._cs = _w.node(cs) if cs >= 0 else None
         self.init(baudrate)
 
@@ -146,28 +156,27 @@ class SPI:
     def deinit(self):
         pass
 
-    def _charge(self, n):
-        _w.block(SPI_CALL_US + n * self._ns_per_byte // 1000)  # a C call: no handler runs in it
-
-    def _selected(self):
-        return self._dev is not None and (self._cs is None or self._cs.level == 0)
-
+    # The RFID poll's ~50 transfers a pass are most of the virtual unit's time: each is one call here and one
+    # to the wiring's block (a C call: no handler runs in it), the device's when its CS is low.
     def write(self, buf):
-        self._charge(len(buf))
-        if self._selected():
-            self._dev.write(buf)
+        _w.block(SPI_CALL_US + len(buf) * self._ns_per_byte // 1000)
+        cs = self._cs
+        if self._dev is not None and (cs is None or cs.level == 0):
+            self._dw(buf)
 
     def write_readinto(self, out, into):
-        self._charge(len(out))
-        if self._selected():
-            self._dev.write_readinto(out, into)
+        _w.block(SPI_CALL_US + len(out) * self._ns_per_byte // 1000)
+        cs = self._cs
+        if self._dev is not None and (cs is None or cs.level == 0):
+            self._dwr(out, into)
         else:
             for i in range(len(out)):
                 into[i] = 0xFF  # MISO pulled up, nobody drives it
 
     def readinto(self, buf, write=0):
-        self._charge(len(buf))
-        if self._selected():
+        _w.block(SPI_CALL_US + len(buf) * self._ns_per_byte // 1000)
+        cs = self._cs
+        if self._dev is not None and (cs is None or cs.level == 0):
             self._dev.readinto(buf, write)
         else:
             for i in range(len(buf)):
@@ -203,10 +212,11 @@ class I2C:
         self.freq = freq
 
     def _devs(self):
-        return _w.i2c_devs.get(self._sda, {})
+        return _w.i2c_devs.get(self._sda) or {}
 
     def _dev(self, addr):
-        d = self._devs().get(addr)
+        devs = _w.i2c_devs.get(self._sda)
+        d = devs.get(addr) if devs is not None else None
         if d is None:
             raise OSError(19)  # MP_ENODEV: no ACK of the address
         return d
@@ -339,7 +349,8 @@ class PWM:
 
     def _publish(self):
         _w.pwm[self._pin] = (self._freq, self._duty)
-        _w.send({"tone": self._freq if self._duty else 0})
+        if _w.listening():
+            _w.send({"tone": self._freq if self._duty else 0})
 
 
 class WDT:
@@ -389,6 +400,8 @@ class Timer:
         self._id = id
         self._cb = None
         self._gen = 0
+        self._fire_m = self._fire  # bound once: a tick allocates nothing of the firmware's heap but its entry
+        self._run_m = self._run
         if kw:
             self.init(**kw)
 
@@ -402,15 +415,18 @@ class Timer:
         self._gen += 1
         _w.timers.append(self)
         w = _w.world
-        w.at(w.now + self._period_us, self._fire, self._gen)
+        w.timer_events += 1
+        w.at(w.now + self._period_us, self._fire_m, self._gen)
 
     def _fire(self, gen):
+        w = _w.world
+        w.timer_events -= 1
         if gen != self._gen or self._cb is None:
             return  # re-initialised or stopped since
-        w = _w.world
-        w.irq(self._run, self)
+        w.irq(self._run_m, self)
         if self._mode == Timer.PERIODIC:
-            w.at(w.now + self._period_us, self._fire, gen)
+            w.timer_events += 1
+            w.at(w.now + self._period_us, self._fire_m, gen)
         else:
             self.deinit()
 
@@ -476,6 +492,11 @@ def unique_id():
 
 
 def idle():
+    if _w is None:
+        import time
+
+        time.sleep_ms(1)
+        return
     _w.world.sleep_until(_w.world.now + 1)
 
 

@@ -7,7 +7,7 @@
 # its output to player N's button, WS2812 LEDs on the LED pin, the buzzer's PWM on its pin.
 #
 #   w = Wiring(board, world, out=None, seed=0)
-#   w.install()        sys.modules: machine, esp32, neopixel, time (and ssd1306 when none is installed)
+#   w.install()        sys.modules: machine, esp32, neopixel, time (and ssd1306 when none is installed), acting on w
 #   hw = maus.hw.esp32.Hardware(board); w.standin(hw)   the register loops' stand-in (hw.levels, hw.scan)
 #   w.press(p) / w.release(p) / w.tap(ident) / w.knock(amp, ms)   the outside world
 # Not deployed to real units (firmware/manifest.py): the virtual unit and the tests import it.
@@ -15,15 +15,22 @@ import sys
 
 from micropython import const
 
+from maus.sim.world import World
+
+TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if TYPE_CHECKING:
+    from typing import Any  # noqa: F401 - for the type comments
+
 I2C_BITS = const(9)  # an I2C byte on the wire: 8 bits and the ACK
 I2C_CALL_US = const(10)  # machine.I2C's own time per transfer on the ESP32 (start, address, stop)
 SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
 ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
 NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
-COMPARATOR_COUNTS = const(6000)
+COMPARATOR_COUNTS = const(6000)  # the comparator module's trimmer: counts off the bias that switch it
 # A driven input read in the armed loop (the comparator piezo: Pin.value and the Python loop around it, as
 # ADC_READ_US is for the ADC): time moves only when the firmware spends it
-PIN_LOOP_US = const(40)  # the comparator module's trimmer: counts off the bias that switch it
+PIN_LOOP_US = const(40)
+_REBASE_AT = const(0x20000000)  # as maus.sim.world (World.spend, written out in Wiring.block)
 
 
 class Node:
@@ -109,7 +116,8 @@ class SSD1306(I2CDevice):
         self.c0, self.c1, self.p0, self.p1 = 0, 127, 0, self.pages - 1
         self.col = self.page = 0
         self.frames = 0
-        self._cmd = []  # a command waiting for its arguments
+        self._cmd = bytearray(8)  # a command waiting for its arguments (no allocation per command: the heap is the
+        self._ncmd = 0  # firmware's too)
         self._data = False  # the stream is data (control byte 0x40)
         self._dirty = False
 
@@ -144,16 +152,20 @@ class SSD1306(I2CDevice):
             self._write_ram(bytes((b,)), 0)
             return
         c = self._cmd
-        if c:
-            c.append(b)
-            if len(c) > self._ARGS[c[0]]:
+        n = self._ncmd
+        if n:
+            c[n] = b
+            n += 1
+            if n > self._ARGS[c[0]]:
                 self._command(c)
-                self._cmd = []
+                n = 0
+            self._ncmd = n
             return
+        c[0] = b
         if b in self._ARGS:
-            self._cmd = [b]
+            self._ncmd = 1
         else:
-            self._command((b,))
+            self._command(c)
 
     def _command(self, c):
         op = c[0]
@@ -179,7 +191,31 @@ class SSD1306(I2CDevice):
     def _write_ram(self, buf, i):
         off = (128 - self.width) // 2
         ram = self.ram
-        for k in range(i, len(buf)):
+        n = len(buf)
+        if self.mode != 2 and self.c0 <= self.col <= self.c1:
+            # horizontal addressing: a run to the window's right edge at a time (a frame is 8 copies, not 1,024 steps)
+            mv = memoryview(buf)
+            while i < n:
+                k = self.c1 - self.col + 1
+                if k > n - i:
+                    k = n - i
+                a = self.page * 128 + self.col
+                ram[a:a + k] = mv[i:i + k]
+                i += k
+                self._dirty = True
+                self.col += k
+                if self.col <= self.c1:
+                    continue
+                self.col = self.c0
+                if self.page < self.p1:
+                    self.page += 1
+                    continue
+                self.page = self.p0
+                self.frames += 1  # the window is full: a frame
+                self._dirty = False
+                self.wiring.frame(self, off)
+            return
+        for k in range(i, n):
             ram[self.page * 128 + self.col] = buf[k]
             self._dirty = True
             if self.col < self.c1 or self.mode == 2 and self.col < 127:
@@ -212,15 +248,72 @@ class Strip:
 
     def __init__(self, wiring, n):
         self.wiring = wiring
-        self.shown = [(0, 0, 0)] * n
+        self.grb = bytearray(3 * n)  # what the LEDs show, as sent (no allocation per write: the heap is the firmware's too)
         self.writes = 0
+
+    @property
+    def shown(self):
+        b = self.grb
+        return [(b[3 * i + 1], b[3 * i], b[3 * i + 2]) for i in range(len(b) // 3)]
 
     def bits(self, buf):
         n = len(buf) // 3
         self.wiring.block(NEOPIXEL_US_PER_LED * n)
-        self.shown = [(buf[3 * i + 1], buf[3 * i], buf[3 * i + 2]) for i in range(n)]
+        if len(self.grb) == len(buf):
+            self.grb[:] = buf
+        else:
+            self.grb = bytearray(buf)
         self.writes += 1
-        self.wiring.send({"leds": ["%02x%02x%02x" % c for c in self.shown]})
+        if self.wiring.listening():
+            self.wiring.send({"leds": ["%02x%02x%02x" % c for c in self.shown]})
+
+
+class WatchdogReset(SystemExit):
+    """The watchdog bit: the unit resets (a SystemExit with machine.WDT_RESET, as the emulated machine.reset)."""
+
+
+class Watchdog:
+    """machine.WDT as the ESP32 port has it, in the world's time: once started it runs until a hard reset, a
+    second start never makes it slower (machine_wdt.c), and not fed within its timeout it resets the unit
+    whatever the firmware does. (maus.hw.sim's model adds real time and soft resets.)"""
+
+    def __init__(self):
+        self.ms = 0  # 0: never started
+        self.world = None  # the world it is checked in
+        self.vfed = 0  # world.now of the last feed
+        self.keep = False  # no app runs: a keeper feeds it
+        self.bites = 0
+
+    def start(self, ms, world=None):
+        if self.ms:
+            ms = min(ms, self.ms)
+        self.ms = ms
+        self.keep = False
+        if world is not None and world is not self.world:
+            self.world = world
+            if hasattr(world, "on_rebase"):
+                world.on_rebase.append(self._rebased)  # the world's clock moved back: so does the last feed
+
+    def feed(self):
+        w = self.world
+        if w is not None:
+            self.vfed = w.now
+
+    def _rebased(self, shift):
+        self.vfed -= shift
+
+    def check(self):
+        late = self.world.now - self.vfed
+        if self.ms and not self.keep and late > self.ms * 1000:
+            self._bite(late // 1000)
+            raise WatchdogReset(3)  # machine.WDT_RESET
+
+    def _bite(self, late_ms):
+        self.bites += 1
+        ms = self.ms
+        self.ms = 0  # a hard reset stops it
+        print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
+              % (ms, late_ms))
 
 
 class Wiring:
@@ -230,7 +323,7 @@ class Wiring:
         self.out = out  # maus.hw.sim.Out-like: send(obj), send_frame(buf); None = nowhere
         self.uid = uid
         self.nodes = {}
-        self.spi_devs = {}  # SCK pin -> (device, CS pin)
+        self.spi_devs = {}  # type: dict[int, tuple[Any, int]]  # SCK pin -> (device, CS pin)
         self.i2c_devs = {}  # SDA pin -> {addr: device}
         self.adc_src = {}  # pin -> callable(t_us) -> 0..65535
         self.strips = {}  # pin -> Strip
@@ -240,8 +333,7 @@ class Wiring:
         self.rtc_path = None  # a file keeps RTC memory across the interpreter's restarts (the virtual unit)
         self.clock_offset = None  # the wall clock: seconds from the world's boot to 2000-01-01, None: not set
         self.freq = 160000000  # ESP32_GENERIC boots at 160 MHz (CONFIG_ESP_DEFAULT_CPU_FREQ_MHZ_160)
-        self.wdt_ms = 0
-        self.wdt_fed = 0
+        self.wdt = Watchdog()  # machine.WDT's
         self.reader = self.display = self.piezo = None
         self.buttons = [self.node(n) for n in board["buttons"]]
         ext = board.get("pull", "internal") != "internal"
@@ -294,11 +386,25 @@ class Wiring:
         return 1 if abs(self.piezo.sample(t) - self.piezo.bias) > COMPARATOR_COUNTS else 0
 
     # --- time ------------------------------------------------------------------------------------------
+    # block and sleep_us are on every bus transfer and driver wait (the RFID poll's are most of the virtual
+    # unit's time): the watchdog's check is written out, and called only when it would bite.
     def block(self, us):
         """A C call of `us` µs (a bus transfer): no handler runs until it returns."""
-        self.world.spend(us)
-        if self.wdt_ms:
-            self.wdt_check()
+        w = self.world
+        if type(w) is not World:
+            w.spend(us)
+        else:  # World.spend written out (its steps in its order)
+            end = w.now + us
+            if w._actions and w._actions[0][0] <= end:
+                w._apply_until(end)
+            w.now = end
+            if w.qlen:
+                w.run_irqs()
+            if w.now >= _REBASE_AT:
+                w._check_rebase()
+        d = self.wdt
+        if d.ms and d.world is w and w.now - d.vfed > d.ms * 1000:
+            d.check()
 
     def sleep_us(self, us):
         # time.sleep_us is mp_hal_delay_us: handlers run, but not in its tail; the reader's chip goes on.
@@ -309,30 +415,21 @@ class Wiring:
             w.spend(us)
         if self.reader is not None:
             self.reader.sleep_us(us)
-        if self.wdt_ms:
-            self.wdt_check()
+        d = self.wdt
+        if d.ms and d.world is w and w.now - d.vfed > d.ms * 1000:
+            d.check()
 
-    # --- the watchdog (machine.WDT) and RTC memory (machine.RTC().memory) -------------------------------
+    # --- the watchdog (machine.WDT: self.wdt) and RTC memory (machine.RTC().memory) ----------------------
     def wdt_start(self, ms):
-        if not self.wdt_ms and hasattr(self.world, "on_rebase"):
-            self.world.on_rebase.append(self._wdt_rebased)
-        self.wdt_ms = min(ms, self.wdt_ms) if self.wdt_ms else ms  # never slower (machine_wdt.c)
-        self.wdt_feed()
+        self.wdt.start(ms, self.world)
+        self.wdt.feed()
 
     def wdt_feed(self):
-        self.wdt_fed = self.world.now
-
-    def _wdt_rebased(self, shift):
-        self.wdt_fed -= shift
+        self.wdt.feed()
 
     def wdt_check(self):
-        late = self.world.now - self.wdt_fed
-        if late > self.wdt_ms * 1000:
-            ms = self.wdt_ms
-            self.wdt_ms = 0  # a hard reset stops it
-            print("E task_wdt: Task watchdog got triggered (timeout %d ms, not fed for %d ms): the unit resets"
-                  % (ms, late // 1000))
-            raise SystemExit(3)  # machine.WDT_RESET
+        if self.wdt.world is self.world:
+            self.wdt.check()
 
     def rtc_get(self):
         if self.rtc_path is not None:
@@ -348,6 +445,10 @@ class Wiring:
         if self.rtc_path is not None:
             with open(self.rtc_path, "wb") as f:
                 f.write(data)
+
+    def listening(self):
+        """Something takes the peripherals' state (a UI): else it is not made (the heap is the firmware's too)."""
+        return self.out is not None and getattr(self.out, "f", 1) is not None
 
     def send(self, obj):
         if self.out is not None:
@@ -369,10 +470,11 @@ class Wiring:
                 v |= 1 << nd.num
         return v
 
-    def standin(self, hw):
-        """hw.levels and hw.scan for a board family with the register loops: the world's, one pass per
-        poll_pass_us of the timing model (the viper loop's pass on the board)."""
-        if getattr(hw, "scan", None) is None:
+    def standin(self, hw, always=False):
+        """hw.levels and hw.scan for a board family with the register loops (always: whatever the family,
+        the virtual unit's): the world's, one pass per poll_pass_us of the timing model (the viper loop's
+        pass on the board)."""
+        if getattr(hw, "scan", None) is None and not always:
             return
         world = self.world
         buttons = self.buttons
@@ -405,27 +507,40 @@ class Wiring:
     # --- sys.modules ---------------------------------------------------------------------------------------
     def install(self):
         """The emulated modules take the built-ins' names, for every import from now on."""
-        from maus.sim import emicropython, esp32, etime, machine
+        install_modules(True)
+        self.attach()
 
-        sys.modules["micropython"] = emicropython
+    def attach(self):
+        """The emulated modules act on this wiring from now on (install_modules put them in place)."""
+        from maus.sim import esp32, etime, machine
+
         machine.attach(self)
         etime.attach(self)
         esp32.attach(self)
-        sys.modules["machine"] = machine
-        sys.modules["time"] = etime
-        sys.modules["esp32"] = esp32
-        from maus.sim import neopixel  # its `from machine import bitstream` is the emulated one
-
-        sys.modules["neopixel"] = neopixel
-        try:
-            import ssd1306  # noqa: F401 - micropython-lib's driver, as `mausbox deploy` installs it
-        except ImportError:
-            from maus.sim import ssd1306
-
-            sys.modules["ssd1306"] = ssd1306
 
     def uninstall(self):
         for name in ("machine", "time", "esp32", "neopixel", "ssd1306", "micropython"):
             m = sys.modules.get(name)
             if m is not None and getattr(m, "__name__", "").startswith("maus.sim."):
                 del sys.modules[name]
+
+
+def install_modules(display_driver=False):
+    """sys.modules: the emulated micropython, machine, time, esp32 and neopixel (and with display_driver an
+    SSD1306 driver where micropython-lib's is not installed); they act once a Wiring is attached."""
+    from maus.sim import emicropython, esp32, etime, machine
+
+    sys.modules["micropython"] = emicropython
+    sys.modules["machine"] = machine
+    sys.modules["time"] = etime
+    sys.modules["esp32"] = esp32
+    from maus.sim import neopixel  # its `from machine import bitstream` is the emulated one
+
+    sys.modules["neopixel"] = neopixel
+    if display_driver:
+        try:
+            import ssd1306  # noqa: F401 - micropython-lib's driver, as `mausbox deploy` installs it
+        except ImportError:
+            from maus.sim import ssd1306 as drv
+
+            sys.modules["ssd1306"] = drv

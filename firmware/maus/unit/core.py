@@ -324,8 +324,9 @@ class Unit:
         wait = self._wait_ms(now)
         if 0 <= soon < wait:
             wait = soon  # the host link has more to do (streaming a log)
-        if wait > 0 and ticks_diff(now, self._gc_at) > 500:
-            getattr(hw, "collect", gc.collect)()  # idle time: collect now, not during a race (sim: timed)
+        # idle time: collect now, not during a race (a tap in this pass may have opened one; sim: timed)
+        if wait > 0 and not self.race and ticks_diff(now, self._gc_at) > 500:
+            getattr(hw, "collect", gc.collect)()
             self._gc_at = now
         hw.idle(wait, self.host.waker() if self.host is not None else None)
 
