@@ -8,10 +8,16 @@ from maus import board
 _AT = 0x20000000  # maus.sim.world _REBASE_AT
 
 
-def _hw():
+def _line():
+    """The virtual unit's world and its console line; None under CPython (the display needs framebuf)."""
+    try:
+        import framebuf  # noqa: F401 - the virtual unit's display: MicroPython only (this runs there)
+    except ImportError:
+        return None
     from maus.hw import sim
 
-    return sim.Hardware(board.load(repo_path("boards") + "/sim.json"))
+    hw = sim.Hardware(board.load(repo_path("boards") + "/sim.json"))
+    return hw.world, hw._uart()
 
 
 def _read(u):
@@ -24,13 +30,10 @@ def _read(u):
 
 
 def test_a_request_on_the_wire_as_the_clock_is_rebased_arrives_in_its_time():
-    try:
-        import framebuf  # noqa: F401 - the virtual unit's display: MicroPython only (this runs there)
-    except ImportError:
+    line = _line()
+    if line is None:
         return
-    hw = _hw()
-    w = hw.world
-    u = hw._uart()
+    w, u = line
     w.sleep_until(_AT - 1000)
     u.request({"op": "status"})
     assert u.ready()  # on the wire: its first byte is in
@@ -44,13 +47,10 @@ def test_a_request_on_the_wire_as_the_clock_is_rebased_arrives_in_its_time():
 
 
 def test_an_unanswered_request_is_given_up_in_its_time_across_a_rebase():
-    try:
-        import framebuf  # noqa: F401
-    except ImportError:
+    line = _line()
+    if line is None:
         return
-    hw = _hw()
-    w = hw.world
-    u = hw._uart()
+    w, u = line
     w.sleep_until(_AT - 1000000)
     u.request({"op": "status"})
     u.request({"op": "hello"})  # waits for the first's answer (or its timeout, 3 s)
