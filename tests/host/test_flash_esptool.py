@@ -50,16 +50,20 @@ def bootloader(request):
         proc.wait(timeout=30)
 
 
-def read_flash(port: str, offset: int, n: int, tmp: Path) -> bytes:
-    out = tmp / "read.bin"
-    # The test's own look at the emulated flash, after `mausbox flash` is done: the emulated bootloader's pty now
-    # and then stops mid-answer at the end of a read ("Serial data stream stopped", CI run 59 on an idle machine,
-    # more often under load), so a failed read is asked again, up to three times.
+def flash_holds(port: str, offset: int, data: bytes, tmp: Path) -> bool:
+    """The test's own look at the emulated flash, after `mausbox flash` is done: esptool's verify-flash asks the stub
+    for the region's MD5 (one command and its answer). Reading it back (read-flash streams it) failed now and then
+    at the stream's end ("Serial data stream stopped", three reads in a row in CI run 62 under a load of 14); a
+    command that fails all the same is asked again, up to three times."""
+    f = tmp / "expect.bin"
+    f.write_bytes(data)
     for _ in range(3):
-        proc = subprocess.run([sys.executable, "-m", "esptool", "--port", port, "read-flash", hex(offset), str(n),
-                               str(out)], capture_output=True, text=True, timeout=120)
-        if proc.returncode == 0:
-            return out.read_bytes()
+        proc = subprocess.run([sys.executable, "-m", "esptool", "--port", port, "verify-flash", hex(offset), str(f)],
+                              capture_output=True, text=True, timeout=120)
+        if proc.returncode == 0 and "digest matched" in proc.stdout:
+            return True
+        if "Verification failed" in proc.stdout + proc.stderr:
+            return False
     raise AssertionError(proc.stdout + proc.stderr)
 
 
@@ -73,7 +77,7 @@ def test_the_board_files_image_is_written_at_the_chips_offset_and_verified(bootl
     assert "image ESP32_GENERIC" in out and "the board is an ESP32" in out
     assert "Writing at 0x" in out and "100.0%" in out  # esptool's progress, passed through
     assert "Hash of data verified" in out
-    assert read_flash(port, 0x1000, 8192, tmp_path) == fw.read_bytes()  # what landed where
+    assert flash_holds(port, 0x1000, fw.read_bytes(), tmp_path)  # what landed where
 
 
 def test_a_board_file_for_another_chip_is_refused_before_any_write(bootloader, tmp_path, capfd):
@@ -85,7 +89,7 @@ def test_a_board_file_for_another_chip_is_refused_before_any_write(bootloader, t
     cap = capfd.readouterr()
     assert "is an ESP32-S3, but esp32-devkitc is an ESP32 board: refusing" in cap.err
     assert "Erasing" not in cap.out and "Writing at" not in cap.out
-    assert read_flash(port, 0x0, 4096, tmp_path) == b"\xff" * 4096  # nothing erased or written
+    assert flash_holds(port, 0x0, b"\xff" * 4096, tmp_path)  # nothing erased or written
 
 
 def test_an_image_for_another_chip_or_variant_is_refused_without_a_port(tmp_path, capsys):
@@ -134,4 +138,4 @@ def test_flash_with_no_image_named_writes_the_tested_micropython_fetched_before(
     assert main(["flash", "--port", port, "--yes", "--no-deploy"]) == 0
     out = capfd.readouterr().out
     assert "the board is an ESP32" in out and "(fetched before)" in out and "Hash of data verified" in out
-    assert read_flash(port, 0x1000, 8192, tmp_path) == fw.read_bytes()
+    assert flash_holds(port, 0x1000, fw.read_bytes(), tmp_path)
