@@ -95,6 +95,26 @@ def test_friendly_repl_bytes(unit):
         assert read_until(port, b">>> ") == b"f()\r\n7\r\n>>> "
 
 
+def test_sys_ps1_ps2_and_help_are_the_boards(unit):
+    with serial.Serial(unit.pty_path, timeout=0.2) as port:
+        sync(port)
+        port.write(b"import sys; sys.ps1 = 'mau' + 's> '; sys.ps2 = '..' + ' '\r")  # its echo holds neither
+        assert read_until(port, b"maus> ").endswith(b"' '\r\nmaus> ")  # pyexec.c reads sys.ps1 at each prompt
+        port.write(b"if 1:\r")
+        assert read_until(port, b".. ").endswith(b"if 1:\r\n.. ")
+        port.write(b"\x03")
+        read_until(port, b"maus> ")
+        port.write(b"help()\r")
+        out = read_until(port, b"maus> ")  # ports/esp32/help.c's text
+        assert b"Welcome to MicroPython on the ESP32!\r\n" in out and b"pin12 = machine.Pin(12, machine.Pin.OUT)" in out
+        assert b"unix" not in out.lower()
+        port.write(b"\x04")  # a soft reset: mp_init sets the prompts back
+        read_until(port, b"soft reboot\r\n")
+        sync(port)
+        port.write(b"1\r")
+        assert read_until(port, b">>> ") == b"1\r\n1\r\n>>> "
+
+
 def test_raw_repl_and_raw_paste_bytes(unit):
     with serial.Serial(unit.pty_path, timeout=0.2) as port:
         sync(port)

@@ -323,6 +323,10 @@ class module:  # noqa: N801 - what type(sys) is called on a board
             raise AttributeError("'module' object has no attribute '%s'" % k)
         if k == "path":
             _sys.path = v  # the import's own
+        else:  # the friendly REPL's prompt is the bridge's (serial.py): it prints the new one from the next line
+            import binascii
+
+            _status(b"Q%s %s\n" % (k[2:].encode(), binascii.hexlify(str(v).encode())))
         _set(self, k, v)
 
     def __repr__(self):
@@ -373,6 +377,40 @@ def _make_micropython():
 
 
 _rom_help = help
+# help() with no argument: ports/esp32/help.c (v1.28.0, MIT licence), esp32_help_text
+_ESP32_HELP = """Welcome to MicroPython on the ESP32!
+
+For online docs please visit http://docs.micropython.org/
+
+For access to the hardware use the 'machine' module:
+
+import machine
+pin12 = machine.Pin(12, machine.Pin.OUT)
+pin12.value(1)
+pin13 = machine.Pin(13, machine.Pin.IN, machine.Pin.PULL_UP)
+print(pin13.value())
+i2c = machine.I2C(scl=machine.Pin(21), sda=machine.Pin(22))
+i2c.scan()
+i2c.writeto(addr, b'1234')
+i2c.readfrom(addr, 4)
+
+Basic WiFi configuration:
+
+import network
+sta_if = network.WLAN(network.WLAN.IF_STA); sta_if.active(True)
+sta_if.scan()                             # Scan for available access points
+sta_if.connect("<AP_name>", "<password>") # Connect to an AP
+sta_if.isconnected()                      # Check for successful connection
+
+Control commands:
+  CTRL-A        -- on a blank line, enter raw REPL mode
+  CTRL-B        -- on a blank line, enter normal REPL mode
+  CTRL-C        -- interrupt a running program
+  CTRL-D        -- on a blank line, do a soft reset of the board
+  CTRL-E        -- on a blank line, enter paste mode
+
+For further help on a specific object, type help(obj)
+For a list of available modules, type help('modules')"""
 
 
 def _help(*a):
@@ -385,6 +423,9 @@ def _help(*a):
         for k in ("__name__",) + _MICROPYTHON:
             v = getattr(a[0], k)
             print("  %s -- %s" % (k, "<function>" if type(v) in (type(_help), type(_kbd_intr)) else v))
+        return
+    if not a:
+        print(_ESP32_HELP)  # the C text ends with a newline: print gives it
         return
     _rom_help(*a)
 

@@ -28,6 +28,7 @@ unit as its own paths.
 
 from __future__ import annotations
 
+import binascii
 import fcntl
 import json
 import os
@@ -506,6 +507,7 @@ class SerialUnit:
         self._armed = False  # code runs (between S and E): keys go to its stdin, the interrupt char interrupts
         self._fenced = False  # the code has ended (E seen): keys wait for the REPL
         self._kbd = 3  # the interrupt char (micropython.kbd_intr)
+        self._ps = {b"1": PS1, b"2": PS2}  # sys.ps1 and sys.ps2 as the interpreter has them (status Q)
         self._queued = bytearray()  # keys that came after the command was sent, before it started
         self._stdin = bytearray()  # keys on their way to the code's stdin
         self._sig_out = False  # a SIGINT is in flight: no other until the pong (a new process has none)
@@ -657,7 +659,7 @@ class SerialUnit:
     def _prompt(self) -> None:
         self._line = bytearray()
         self._cont = False
-        self._rl.init(self._line, PS1)
+        self._rl.init(self._line, self._ps[b"1"])
 
     def _raw_banner(self) -> None:
         self._state = RAW
@@ -760,7 +762,7 @@ class SerialUnit:
         """Continue a compound statement: `... ` and readline's auto-indent."""
         self._line += b"\n"
         self._cont = True
-        self._rl.note_newline(PS2)
+        self._rl.note_newline(self._ps[b"2"])
 
     def _friendly_paste(self, c: int) -> None:
         if c == 3:
@@ -871,12 +873,21 @@ class SerialUnit:
         if tag == b"K":
             self._kbd = int(rest)
             return
+        if tag == b"Q":  # sys.ps1 = ... or sys.ps2 = ...: pyexec.c prints it at the next prompt
+            k, _, v = rest.partition(b" ")
+            if k in self._ps:
+                try:
+                    self._ps[k] = binascii.unhexlify(v)
+                except (ValueError, binascii.Error):
+                    pass
+            return
         if tag == b"C":
             self._completion = body
             return
         if tag == b"B":
             self._drain()
             self._banner = rest
+            self._ps = {b"1": PS1, b"2": PS2}  # a new interpreter: sys.ps1 and ps2 as mp_init sets them
             if self._mode == "f":
                 self._friendly_banner()
             else:
