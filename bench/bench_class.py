@@ -42,7 +42,8 @@ import mausbox  # noqa: E402,F401  (installs the micropython shim)
 from mausbox.cmd_sim import wait_ready  # noqa: E402
 from mausbox.sim import run as simrun  # noqa: E402
 from mausbox.sim import tui as simtui  # noqa: E402
-from mausbox.sim.serial import BOOT_BAUD, SerialUnit  # noqa: E402
+from mausbox.sim.line import BOOT_BAUD  # noqa: E402
+from mausbox.sim.serial import SerialUnit  # noqa: E402
 
 UNITS = 10
 GAMES = 10

@@ -113,7 +113,7 @@ def make_logs(root: Path, n: int, records: int, seed: int) -> None:
     import random
 
     from maus import gamelog
-    from mausbox.sim.serial import unit_id
+    from mausbox.sim.unitproc import unit_id
 
     rng = random.Random(seed)
     from mausbox.sim.run import prepare_root

@@ -78,7 +78,7 @@ def parse(data):
 def garble(data, tx, rx):
     """Bytes sent back to back at `tx` baud (8N1) as a UART at `rx` baud reads them: a start bit is the line low,
     each bit is sampled in the middle of the receiver's own bit time, the 8 data bits are taken as sampled. The
-    line idles high after the last stop bit. (host/mausbox/sim/serial.py has the virtual unit's own.)"""
+    line idles high after the last stop bit. (host/mausbox/sim/line.py has the virtual unit's own.)"""
     if tx == rx:
         return bytes(data)
     bits = bytearray()

@@ -12,7 +12,8 @@ import pytest
 import serial
 from mausbox.paths import micropython_binary
 from mausbox.sim.ports import running_units
-from mausbox.sim.serial import SerialUnit, continue_with_input
+from mausbox.sim.readline import continue_with_input
+from mausbox.sim.serial import SerialUnit
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 

@@ -316,41 +316,121 @@ def test_a_late_ctrl_c_does_not_interrupt_the_next_command(vunit, console):
     assert "hard reset" not in console.text()
 
 
-def test_the_bridge_turns_a_ctrl_c_after_the_code_into_a_keystroke(tmp_path):
-    """The rule itself, on the bridge's state machine (no interpreter needed): between the code's end
-    (`E`) and the prompt a Ctrl-C waits as input; before the code starts it is held for it."""
-    from mausbox.sim import serial as bridge
+class Port:
+    """The rest of the board, as the REPL's state machine sees it (pyexec.Pyexec's port): what it emits and asks."""
 
-    u = bridge.SerialUnit(tmp_path)
-    u._state, u._fenced, u._armed, u._pend, u._queued = bridge.EXEC, True, False, bytearray(), bytearray()
-    u._feed(b"\x03x")
-    assert bytes(u._pend) == b"\x03x" and not u._queued
-    u._fenced, u._pend = False, bytearray()  # sent, not started yet: the code gets it when it starts
-    u._feed(b"\x03")
-    assert bytes(u._queued) == b"\x03" and not u._pend
+    exec_delay_ms = 0
+
+    def __init__(self):
+        self.out = bytearray()
+        self.interrupts = 0
+        self.commands = []
+        self.reboots = 0
+
+    def emit(self, data):
+        self.out += data
+
+    def drain(self):
+        pass
+
+    def soft_reboot(self):
+        self.reboots += 1
+
+    def complete(self, text):
+        return b""
+
+    def interrupt(self):
+        self.interrupts += 1  # the SIGINT the bridge would send
+
+    def command(self, data):
+        self.commands.append(data)
 
 
+def test_the_bridge_turns_a_ctrl_c_after_the_code_into_a_keystroke():
+    """The rule itself, on the REPL's state machine (no interpreter needed): between the code's end (`E`) and the
+    prompt a Ctrl-C waits as input; before the code starts it is held for it."""
+    from mausbox.sim import pyexec
 
-def test_a_ctrl_c_that_lands_after_boot_py_ended_interrupts_main_py(tmp_path):
+    r = pyexec.Pyexec(Port())
+    r.state, r.fenced, r.armed = pyexec.EXEC, True, False
+    r.feed(b"\x03x")
+    assert bytes(r.pend) == b"\x03x" and not r.queued
+    r.fenced, r.pend = False, bytearray()  # sent, not started yet: the code gets it when it starts
+    r.feed(b"\x03")
+    assert bytes(r.queued) == b"\x03" and not r.pend
+
+
+def test_a_ctrl_c_that_lands_after_boot_py_ended_interrupts_main_py():
     """A Ctrl-C sent while boot.py ran but raised only after it ended (`D0 L 0`: a busy machine delays
     the signal) stays pending, as on a board, and interrupts main.py when it starts: it is never dropped."""
-    from mausbox.sim import serial as bridge
+    from mausbox.sim import pyexec
 
-    u = bridge.SerialUnit(tmp_path)
-    hits = []
-    u._interrupt = lambda: hits.append(1)  # the SIGINT the bridge would send
-    u._command = lambda data: None  # the interpreter's command pipe
-    u._state, u._pend, u._queued, u._stdin = bridge.BOOT, bytearray(), bytearray(), bytearray()
-    u._exec_raw, u._sig_out, u._fence_due, u._kbd, u._proc = False, False, False, 3, None
-    u._on_status(b"S", b"0", b"")  # boot.py starts
-    u._on_status(b"E", b"0", b"")  # it ended; the Ctrl-C sent meanwhile landed after its end (L)
-    u._on_status(b"D", b"0 L 0", b"")
-    assert not hits
-    u._on_status(b"S", b"0", b"")  # main.py starts: the pending Ctrl-C is raised in it
-    assert hits == [1]
-    u._on_status(b"E", b"0 K", b"")  # an ordinary interrupted end leaves nothing pending
-    u._on_status(b"D", b"0 0", b"")
-    assert not u._pend
+    port = Port()
+    r = pyexec.Pyexec(port)  # booting
+    r.on_status(b"S", b"0", b"", False)  # boot.py starts
+    r.on_status(b"E", b"0", b"", False)  # it ended; the Ctrl-C sent meanwhile landed after its end (L)
+    r.on_status(b"D", b"0 L 0", b"", False)
+    assert not port.interrupts
+    r.on_status(b"S", b"0", b"", False)  # main.py starts: the pending Ctrl-C is raised in it
+    assert port.interrupts == 1
+    r.on_status(b"E", b"0 K", b"", False)  # an ordinary interrupted end leaves nothing pending
+    r.on_status(b"D", b"0 0", b"", False)
+    assert not r.pend
+
+
+def test_the_repl_state_machine_speaks_pyexec_c_bytes():
+    """pyexec.c's bytes for the friendly REPL, paste mode, the raw REPL and raw-paste flow control, driven key by key
+    (the interpreter's words given as its status lines)."""
+    from mausbox.sim import pyexec
+
+    port = Port()
+    r = pyexec.Pyexec(port)
+    r.on_status(b"B", b"MicroPython v1.28.0 on 2026-01-01; Generic ESP32 module with ESP32", b"", False)
+    assert bytes(port.out) == (b"MicroPython v1.28.0 on 2026-01-01; Generic ESP32 module with ESP32\r\n"
+                               b'Type "help()" for more information.\r\n>>> ')
+    del port.out[:]
+    r.feed(b"for i in (1, 2):\r")  # a compound statement: `... ` and auto-indent
+    assert bytes(port.out) == b"for i in (1, 2):\r\n...     "
+    del port.out[:]
+    r.feed(b"print(i)\r\r\r")  # two lines of auto-indent only: the third has none
+    assert bytes(port.out) == b"print(i)\r\n...     \r\n...     \r\n... " and r.state == pyexec.FRIENDLY
+    r.feed(b"\r")  # an empty line ends the statement: it runs
+    assert r.state == pyexec.EXEC and r.send is not None and r.send.startswith(b"s1 ")
+    assert r.send.split(b"\n", 1)[1].startswith(b"for i in (1, 2):\n    print(i)\n")
+    r.send = None
+    r.on_status(b"S", b"1", b"", False)
+    r.on_status(b"E", b"1", b"", False)
+    assert port.commands == [b"e\n"]  # the code ended, no interrupt in flight: the error may be printed
+    del port.out[:]
+    r.on_status(b"D", b"1 0", b"", False)
+    assert bytes(port.out) == b">>> " and r.state == pyexec.FRIENDLY
+    del port.out[:]
+    r.feed(b"\x05")  # paste mode: every key echoed, a line's end as `=== `
+    assert bytes(port.out) == b"\r\npaste mode; Ctrl-C to cancel, Ctrl-D to finish\r\n=== "
+    del port.out[:]
+    r.feed(b"x = 1\r\x03")  # Ctrl-C leaves it
+    assert bytes(port.out) == b"x = 1\r\n=== \r\n>>> " and r.state == pyexec.FRIENDLY
+    del port.out[:]
+    r.feed(b"\x01")  # the raw REPL
+    assert bytes(port.out) == b"\r\nraw REPL; CTRL-B to exit\r\n>" and r.mode == "r"
+    del port.out[:]
+    r.feed(b"\x05A\x01")  # raw-paste: R, 1, the window (128, little-endian), then a window's go-ahead
+    assert bytes(port.out) == b"R\x01\x80\x00\x01" and r.state == pyexec.PASTE_RAW
+    del port.out[:]
+    r.feed(b"#" * 300)
+    assert bytes(port.out) == b"\x01\x01"  # one go-ahead each 128 bytes taken
+    del port.out[:]
+    r.feed(b"\x04")
+    assert bytes(port.out) == b"\x04" and r.state == pyexec.EXEC and r.exec_raw
+    r.send = None
+    r.on_status(b"S", b"2", b"", False)
+    r.on_status(b"E", b"2", b"", False)
+    r.on_status(b"D", b"2 0", b"", False)
+    assert bytes(port.out) == b"\x04\x04\x04>"  # the paste's end, the output's end, the error's end, the prompt
+    del port.out[:]
+    r.feed(b"\x04")  # Ctrl-D on an empty raw line: a soft reboot
+    assert bytes(port.out) == b"OK\r\n" and port.reboots == 1
+
 
 # -- 3. safe mode after three crashes in a row -----------------------------------------------------------
 

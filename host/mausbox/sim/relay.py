@@ -103,7 +103,7 @@ class FaultyRelay:
     def _run(self) -> None:
         # Each direction on its own: a side that does not read holds back only what goes to it (up to HOLD
         # bytes, then the relay stops reading what would go there), never the other way, as on a cable.
-        from mausbox.sim.serial import set_tty_speed, tty_speed
+        from mausbox.sim.line import set_tty_speed, tty_speed
 
         for fd in (self._m, self._u):
             os.set_blocking(fd, False)

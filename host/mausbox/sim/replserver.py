@@ -1,5 +1,5 @@
 # mypy: ignore-errors
-# The virtual unit's interpreter: run UNDER the MicroPython unix port by mausbox.sim.serial.
+# The virtual unit's interpreter: run UNDER the MicroPython unix port by mausbox.sim.unitproc (for serial.SerialUnit).
 # The CPython bridge speaks the REPL protocol on the pty; this process boots like a board
 # (boot.py, then main.py in friendly mode) and runs the code blocks the bridge sends, as
 # shared/runtime/pyexec.c's parse_compile_execute does on an ESP32.

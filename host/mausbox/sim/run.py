@@ -184,7 +184,7 @@ def parse_scenario(text: str, name: str = "scenario") -> list[dict]:
 
 
 def firmware_env(root: Path, **extra: str) -> dict:
-    from mausbox.sim.serial import unit_id
+    from mausbox.sim.unitproc import unit_id
 
     env = dict(os.environ)
     env["MICROPYPATH"] = f"{root}:.frozen"
