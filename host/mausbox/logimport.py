@@ -1,7 +1,7 @@
 """`mausbox logs import FILE...`: logs that came by another way than a pull (the web page's download, a tar of
 a unit's logs/ folder, single .jsonl files) taken into the store, checked as a pull checks them.
 
-Each log is named as on a unit (logpull.check_name), read by the firmware's own reader (logpull.verify_log:
+Each log is named as on a unit (pulldest.check_name), read by the firmware's own reader (pulldest.verify_log:
 damage is reported, the copy kept), filed under its unit (the id in its game_start record) in the store's
 raw/ folder exactly as a pull files it (Puller._place: never over another game of the same name), and
 indexed (Store.ingest)."""
@@ -14,7 +14,8 @@ import tarfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mausbox.logpull import Entry, Outcome, Puller, check_name, check_unit_id, verify_log
+from mausbox.logpull import Puller
+from mausbox.pulldest import Entry, Outcome, check_name, check_unit_id, verify_log
 
 MAX_LOG = 16 * 1024 * 1024  # no unit writes a log this big: a larger member is not a log
 

@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import queue
-import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -27,21 +26,28 @@ from mausbox.link.bounds import (
     LIST_TRIES,
     LIST_TRIES_ALIVE,
     MAX_FAILED_RUN,
-    MAX_LOG_BYTES,
     MAX_SILENT,
     MAX_STALLS,
     backoff,
 )
 from mausbox.link.unit import FrameGap, LinkError, LinkLost, NoService, UnitError
+from mausbox.pulldest import (
+    NOFOLLOW,
+    Entry,
+    Listing,
+    Outcome,
+    PlantedLink,
+    kind_at,
+    name_folder,
+    open_folder,
+    parse_listing,
+    read_at,
+    unlink_at,
+    verify_log,
+)
 
-MAX_NAME = 64
-PULLED = ".pulled"
 BRINGUP = "bringup.json"  # the bring-up check's summary on the unit (firmware/maus/bringup.py FILE)
 MAX_BRINGUP = 64 * 1024  # bytes: a summary of a dozen parts is ~2 KB
-
-_NAME_RE = re.compile(r"[0-9]{1,10}-[a-z0-9_][a-z0-9_-]{0,31}\.jsonl")
-_UNIT_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
-
 
 class PullError(Exception):
     """A log could not be pulled (after retries); the message says why."""
@@ -49,165 +55,6 @@ class PullError(Exception):
 
 class LinePullError(PullError):
     """A log not fetched because the line kept failing (worth another pass while the unit answers)."""
-
-
-class PlantedLink(OSError):
-    """A symbolic link (or something not a folder) where the pull writes: refused, nothing written there."""
-
-
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-_DIRECTORY = getattr(os, "O_DIRECTORY", 0)
-
-
-def open_folder(base: Path, target: Path) -> int:
-    """`target` open as a descriptor (its folders made as needed): `base` is the user's choice and followed as
-    given; every component of `target` below it is made or opened without following a link, so nothing planted
-    in the tree (a link at DEST/<unit>, at partial/) takes the pull elsewhere. PlantedLink if one is there."""
-    base, target = Path(base), Path(target)
-    try:
-        rel = target.relative_to(base).parts
-    except ValueError:
-        base, rel = target, ()
-    base.mkdir(parents=True, exist_ok=True)
-    fd = os.open(base, os.O_RDONLY | _DIRECTORY)
-    here = base
-    for name in rel:
-        here = here / name
-        try:
-            try:
-                os.mkdir(name, 0o755, dir_fd=fd)
-            except FileExistsError:
-                pass
-            nfd = os.open(name, os.O_RDONLY | _DIRECTORY | _NOFOLLOW, dir_fd=fd)
-        except OSError as err:
-            kind = _kind_at(fd, name)
-            os.close(fd)
-            if kind == "link":
-                raise PlantedLink("%s is a symbolic link: refused (nothing is written through a link)" % here) from None
-            if kind is not None and kind != "dir":
-                raise PlantedLink("%s is not a folder: refused" % here) from None
-            raise err
-        os.close(fd)
-        fd = nfd
-    return fd
-
-
-def _kind_at(dfd: int, name: str) -> str | None:
-    import stat
-
-    try:
-        st = os.lstat(name, dir_fd=dfd)
-    except FileNotFoundError:
-        return None
-    if stat.S_ISLNK(st.st_mode):
-        return "link"
-    return "dir" if stat.S_ISDIR(st.st_mode) else "file" if stat.S_ISREG(st.st_mode) else "other"
-
-
-def _read_at(dfd: int, name: str) -> bytes | None:
-    """A plain file's bytes in the folder `dfd`, never through a link; None if there is none."""
-    try:
-        fd = os.open(name, os.O_RDONLY | _NOFOLLOW, dir_fd=dfd)
-    except OSError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        import stat
-
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return None
-        return f.read()
-
-
-def _unlink_at(dfd: int, name: str) -> None:
-    try:
-        os.unlink(name, dir_fd=dfd)
-    except FileNotFoundError:
-        pass
-
-
-def check_name(name: object) -> str:
-    """A device-supplied log name, returned if it is a plain `NNNNN-game.jsonl`; else ValueError saying why."""
-    if not isinstance(name, str):
-        raise ValueError("not a string: %r" % (name,))
-    if len(name) > MAX_NAME:
-        raise ValueError("name too long (%d characters): %r..." % (len(name), name[:MAX_NAME]))
-    if not name:
-        raise ValueError("empty name")
-    if "/" in name or "\\" in name or ".." in name or name.startswith("."):
-        raise ValueError("path escape in name: %r" % name)
-    if not _NAME_RE.fullmatch(name):
-        raise ValueError("odd characters or not a log name: %r" % name)
-    return name
-
-
-def check_unit_id(uid: object) -> str | None:
-    if isinstance(uid, str) and _UNIT_RE.fullmatch(uid):
-        return uid
-    return None
-
-
-@dataclass
-class Entry:
-    """One log of the unit's listing, after checking."""
-
-    name: str
-    size: int
-    pulled: bool  # the unit holds a pulled marker for it (removed by any change to the log)
-
-
-@dataclass
-class Listing:
-    unit: str | None
-    entries: list[Entry] = field(default_factory=list)
-    refused: list[str] = field(default_factory=list)  # why each refused line was refused
-    strays: list[str] = field(default_factory=list)  # files in the unit's logs/ that are none of its logs
-    stray_count: int = 0
-
-
-def parse_listing(unit: object, rows: list[tuple[str, int]]) -> Listing:
-    """The unit's (name, size) rows: logs paired with their markers; a bad row is refused, never trusted."""
-    out = Listing(check_unit_id(unit))
-    marked = {n[:-len(PULLED)] for n, _ in rows if isinstance(n, str) and n.endswith(PULLED)}
-    seen = set()
-    for name, size in rows:
-        if isinstance(name, str) and name.endswith(PULLED):
-            continue
-        try:
-            check_name(name)
-        except ValueError as e:
-            out.refused.append(str(e))
-            continue
-        if not isinstance(size, int) or isinstance(size, bool) or not 0 <= size <= MAX_LOG_BYTES:
-            out.refused.append("%s: absurd size %r" % (name, size))
-            continue
-        if name in seen:
-            continue  # a directory listed while a log was being created may repeat an entry
-        seen.add(name)
-        out.entries.append(Entry(name, size, name in marked))
-    out.entries.sort(key=lambda e: e.name)
-    return out
-
-
-@dataclass
-class Outcome:
-    name: str
-    status: str  # pulled | skipped | refused | failed
-    path: Path | None = None
-    detail: str = ""
-    retries: int = 0
-    nbytes: int = 0
-    damage: list[str] = field(default_factory=list)
-    finished: bool = True
-    marked: bool = True  # False: copied, but the unit refused (or never answered) the pulled mark
-    line: bool = False  # failed because the line kept failing (not refused, not a problem of the log)
-
-
-def verify_log(data: bytes) -> tuple[list[str], bool]:
-    """Check a log with the firmware's pure reader: (damage reports, finished?)."""
-    from maus import logread  # the one reader shared with the firmware and its tests
-
-    res = logread.read(data, keep=False)
-    return [repr(p) for p in res.damaged()], res.end is not None
 
 
 class Puller:
@@ -448,7 +295,7 @@ class Puller:
             return Outcome(e.name, "failed", detail="not tried: %s" % self.gone)
         refetch = False
         if only_new and e.pulled:
-            old = _read_at(self._dfd, e.name)
+            old = read_at(self._dfd, e.name)
             if old is not None and len(old) == e.size:
                 if not self._damaged(old):
                     return Outcome(e.name, "skipped", self.dest / e.name, "already pulled")
@@ -487,11 +334,11 @@ class Puller:
         except Exception as err:  # a reader bug must not lose the copy: report it
             oc.damage, oc.finished = ["log reader failed: %r" % err], False
         if refetch:
-            old = _read_at(self._dfd, e.name)
+            old = read_at(self._dfd, e.name)
             if old == data:  # the unit's copy is the same: damaged there, nothing better to be had
                 oc.status, oc.path = "pulled", final
                 oc.detail = "the copy here fails its check, and so does the unit's"
-                _unlink_at(self._sfd, part.name)
+                unlink_at(self._sfd, part.name)
                 return oc
         try:
             final = self._place(e, final, data, sha, oc, replace=refetch)
@@ -502,7 +349,7 @@ class Puller:
             oc.detail = "verified, but cannot write %s: %s (the copy stays in %s)" % (
                 final, err.strerror or err, part.parent)
             return oc
-        _unlink_at(self._sfd, part.name)
+        unlink_at(self._sfd, part.name)
         oc.path, oc.status = final, "pulled"
         if refetch:
             oc.detail = "the copy here failed its check: fetched again from the unit"
@@ -525,42 +372,42 @@ class Puller:
         file or symlink followed), then renamed over the name (atomic). Returns the name used."""
         dfd = self._dfd
         name = final.name
-        kind = _kind_at(dfd, name)
+        kind = kind_at(dfd, name)
         if kind == "link":
             raise PlantedLink("%s is a symbolic link: refused (nothing is written through a link)" % final)
         if kind not in (None, "file"):
             raise IsADirectoryError(21, "something other than a file is in the way", str(final))
         if kind == "file" and not replace:
-            old = _read_at(dfd, name) or b""
+            old = read_at(dfd, name) or b""
             if old != data and not data.startswith(old):
                 # Another game under the same name (the unit's flash was wiped and numbering restarted):
                 # never overwrite it; the new one gets a host-made name.
                 name = "%s~%s.jsonl" % (e.name[:-6], sha[:12])
                 final = self.dest / name
                 oc.detail = "another log already has this name here: kept as %s" % name
-                kind = _kind_at(dfd, name)
+                kind = kind_at(dfd, name)
                 if kind == "link":
                     raise PlantedLink("%s is a symbolic link: refused (nothing is written through a link)" % final)
-        if kind is None or _read_at(dfd, name) != data:
+        if kind is None or read_at(dfd, name) != data:
             tmp = ".%s.%s.tmp" % (name, os.urandom(6).hex())
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o644, dir_fd=dfd)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW, 0o644, dir_fd=dfd)
             try:
                 with os.fdopen(fd, "wb") as f:
                     f.write(data)
                     f.flush()
                     os.fsync(f.fileno())
-                if _kind_at(dfd, name) == "link":  # planted meanwhile
+                if kind_at(dfd, name) == "link":  # planted meanwhile
                     raise PlantedLink("%s is a symbolic link: refused (nothing is written through a link)" % final)
                 os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
             except BaseException:
-                _unlink_at(dfd, tmp)
+                unlink_at(dfd, tmp)
                 raise
         return final
 
     def _fetch(self, e: Entry, part: Path, oc: Outcome) -> tuple[bytes, str]:
         """The log's bytes and their sha256, checked against the unit's; resumes from what `part` holds."""
         sfd = self._sfd
-        kind = _kind_at(sfd, part.name)
+        kind = kind_at(sfd, part.name)
         if kind == "link":
             raise PullError("%s is a symbolic link: refused (nothing is written through a link)" % part)
         if kind not in (None, "file"):
@@ -572,7 +419,7 @@ class Puller:
         prog = self.progress
         moved = (lambda n: prog(e.name, n, max(e.size, n))) if prog else None
         try:  # never through a symlink planted at the name meanwhile
-            fd = os.open(part.name, os.O_RDWR | os.O_CREAT | os.O_APPEND | _NOFOLLOW, 0o600, dir_fd=sfd)
+            fd = os.open(part.name, os.O_RDWR | os.O_CREAT | os.O_APPEND | NOFOLLOW, 0o600, dir_fd=sfd)
         except OSError as err:
             raise PullError("cannot write the partial copy %s: %s" % (part, err.strerror or err)) from None
         with os.fdopen(fd, "a+b") as fh:
@@ -699,32 +546,6 @@ def pull_unit(link, store, dest_root: Path | None = None, *, mark: bool = True,
     if res.name:
         name_folder(p.dest, res.name, log)
     return res
-
-
-def name_folder(dest: Path, name: str, log: Callable[[str], None] = lambda s: None) -> Path | None:
-    """Beside the unit's folder (<folder>/<unit>), a link to it named for the unit: `Tisch 3 (5e1db134)`, so a
-    teacher finds a unit's logs by its name. The store reads only the id's folder (it skips links), so the
-    name changes nothing it holds; a unit renamed gets its new link and loses the old one."""
-
-    unit = dest.name
-    safe = re.sub(r"[\x00-\x1f\x7f/\\:*?\"<>|]", "-", name).strip(" .") or "-"
-    want = "%s (%s)" % (safe, unit)
-    base = dest.parent
-    try:
-        for e in os.scandir(base):
-            if e.is_symlink() and e.name != want and e.name.endswith(" (%s)" % unit) and os.readlink(e.path) == unit:
-                os.unlink(e.path)  # this unit's link under an old name
-        link = base / want
-        if link.is_symlink() and os.readlink(link) == unit:
-            return link
-        if os.path.lexists(link):
-            log("not linking %s: something else has that name" % link)
-            return None
-        os.symlink(unit, link, target_is_directory=True)
-        return link
-    except OSError as e:  # a filesystem without links (FAT, some Windows setups): the id's folder still holds all
-        log("no name link for %s: %s" % (dest, e.strerror or e))
-        return None
 
 
 def _resending(link) -> None:

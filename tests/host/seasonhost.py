@@ -138,7 +138,7 @@ class Host:
             if len(data) != doc.get("size") or sha != doc.get("sha256"):
                 self.bad.append("%s: %d bytes, sha256 %s; the unit: %s" % (name, len(data), sha, doc))
                 return self._next()
-            from mausbox.logpull import verify_log
+            from mausbox.pulldest import verify_log
 
             damage, finished = verify_log(data)
             if damage or not finished:

@@ -12,7 +12,7 @@ from pathlib import Path
 import loopback
 import pytest
 from maus import gamelog
-from mausbox import logpull
+from mausbox import logpull, pulldest
 from mausbox.link import LinkLost
 from mausbox.logpull import Puller
 
@@ -50,25 +50,25 @@ def pull_once(tmp_path, logs, seed=0, **faults):
 def test_names_are_checked():
     ok = ["00001-mg.jsonl", "12345-mim.jsonl", "00007-_x.jsonl"]
     for n in ok:
-        assert logpull.check_name(n) == n
+        assert pulldest.check_name(n) == n
     bad = ["../../etc/passwd", "/etc/passwd", "..jsonl", ".hidden.jsonl", "00001-mg.jsonl/../x.jsonl",
            "00001-m\x00g.jsonl", "00001-mg.json", "", "0" * 60 + "-a.jsonl", "00001-MG.jsonl", "00001-m g.jsonl",
            "00001-mg\\..\\x.jsonl", "00001-mé.jsonl", "C:x.jsonl", "00001-mg.jsonl\n", 17, None]
     for n in bad:
         with pytest.raises(ValueError):
-            logpull.check_name(n)
+            pulldest.check_name(n)
 
 
 def test_listing_pairs_markers_and_refuses_hostile_rows():
     rows = [("00001-mg.jsonl", 10), ("00001-mg.jsonl.pulled", 64), ("../../../home/evil.jsonl", 10),
             ("00002-mg.jsonl", -1), ("00004-mg.jsonl", 10 ** 12), ("x" * 5000, 1), ("00005-mms.jsonl", 3),
             ("00005-mms.jsonl", 3), ("00009-mg.jsonl.pulled", 64)]
-    lst = logpull.parse_listing("../x", rows)
+    lst = pulldest.parse_listing("../x", rows)
     assert [(e.name, e.pulled) for e in lst.entries] == [("00001-mg.jsonl", True), ("00005-mms.jsonl", False)]
     assert lst.unit is None  # a unit id that is not a plain token is not used as a folder name
     assert len(lst.refused) == 4
     assert any("path escape" in r for r in lst.refused) and any("too long" in r for r in lst.refused)
-    assert logpull.parse_listing("5e1d0a0b0c0d", []).unit == "5e1d0a0b0c0d"
+    assert pulldest.parse_listing("5e1d0a0b0c0d", []).unit == "5e1d0a0b0c0d"
 
 
 def test_clean_pull_marks_and_second_pull_skips(tmp_path):
