@@ -13,6 +13,7 @@ from maus import board as boardmod
 from mausbox import schematic
 from mausbox.cli import main
 from mausbox.paths import BOARDS_DIR, REPO_ROOT
+from mausbox.schematic import tables
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 SCHEMATICS = REPO_ROOT / "schematics"
@@ -150,7 +151,7 @@ def test_text_is_escaped():
 def test_bom_quantities_follow_the_board():
     for name in NAMES:
         b = load(name)
-        rows = schematic.bom(b)
+        rows = tables.bom(b)
         if b["family"] == "sim":
             assert rows[0]["qty"] == 0
             continue
@@ -164,12 +165,12 @@ def test_bom_quantities_follow_the_board():
 
 
 def test_power_budget():
-    p = schematic.power(load("esp32-devkitc"))
+    p = tables.power(load("esp32-devkitc"))
     assert p["total_wifi_off_ma"] == 80 + 4 * 60 + 26 + 20 + 30
     assert p["total_wifi_on_ma"] == 240 + 4 * 60 + 26 + 20 + 30 == 556
     assert p["led_max_brightness_wifi_off_pct"] == 100
     assert p["led_max_brightness_wifi_on_pct"] == (500 - 240 - 76) * 100 // 240
-    six = schematic.power(load("esp32-devkitc-6p"))
+    six = tables.power(load("esp32-devkitc-6p"))
     assert six["total_wifi_on_ma"] == 240 + 6 * 60 + 76
     md = (SCHEMATICS / "esp32-devkitc-6p" / "power.md").read_text(encoding="utf-8")
     assert "WS2812 × 6 at full white" in md and "over by 176 mA" in md
