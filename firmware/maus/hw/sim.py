@@ -112,6 +112,8 @@ def _host_ms():
 class RealWorld(World):
     """Real time for interactive play: now follows the host clock; inputs arrive from a FIFO."""
 
+    _held = False  # catching up: the clock stands at each past edge's time (one world a process: no slot)
+
     def __init__(self, ctl):
         super().__init__(0, rebase=True)
         self._last = time.ticks_us()
@@ -120,9 +122,38 @@ class RealWorld(World):
     def _sync(self):
         # Accumulate the host clock's steps: a 32-bit port's ticks wrap every 2**30 us (18 min) and
         # ticks_diff only spans half of that, so a difference from the start would go wrong after 9 min.
+        if RealWorld._held:
+            return
         t = time.ticks_us()
         self.now += time.ticks_diff(t, self._last)
         self._last = t
+
+    def _catch_up(self):
+        # A gesture's timed edges (a control line's "hold"/"double": press, release 80 ms later, ...) due by the
+        # host's clock now. After a stall of the host process longer than their gaps, each still happens at its
+        # own time, its IRQ handler run then, as the board's soft IRQs would have run it: taken together at the
+        # host's time, a click's press and release got one timestamp and the debounce dropped the click.
+        base = self.now  # the clock at the last sync (self._last)
+        host = base + time.ticks_diff(time.ticks_us(), self._last)
+        a = self._actions
+        ran = self.irqs_run
+        RealWorld._held = True
+        try:
+            while a and a[0][0] <= host:
+                at, _, fn, arg = a.pop(0)
+                if at > self.now:
+                    self.now = at
+                fn(arg)
+                if self.qlen:
+                    self.run_irqs()
+        finally:
+            RealWorld._held = False
+        t = time.ticks_us()
+        host = base + time.ticks_diff(t, self._last)
+        if host > self.now:
+            self.now = host
+        self._last = t
+        return self.irqs_run != ran  # a handler ran: it would wake the loop
 
     def ticks_us(self):
         self._sync()
@@ -134,9 +165,8 @@ class RealWorld(World):
 
     def spend(self, us):
         self.ctl(0)
-        if self._actions:  # a gesture's timed release (a control line's "hold"/"double")
-            self._sync()
-            self._apply_until(self.now)
+        if self._actions:
+            self._catch_up()
         self.run_irqs()
         self._check_rebase()  # as a call returns, never inside one (its caller's times stay right)
 
@@ -156,11 +186,11 @@ class RealWorld(World):
                 self.ctl(0)
                 if rem > 0:
                     time.sleep_us(rem)
-            self._sync()
-            if self._actions:
-                self._apply_until(self.now)
+            woke = self._catch_up() if self._actions else self._sync()
             if self.qlen:
                 self.run_irqs()
+                woke = True
+            if woke:
                 self._check_rebase()
                 return True
         self._check_rebase()

@@ -1,0 +1,51 @@
+# The interactive virtual unit's real-time world (maus.hw.sim RealWorld: `make sim`, `mausbox sim --serial`). A
+# gesture's timed edges (a control line's "double": press, release 80 ms later, press again ...) that fall due
+# while the host process does not run (a busy machine stalls it) still happen at their own times, each IRQ
+# handler run then: taken together at the host's time, a click's press and release got one timestamp and the
+# debounce dropped the click (a typed key lost in the terminal game at a load of 8-10).
+from maus.ticks import ticks_diff
+
+
+def test_edges_due_during_a_stall_keep_their_own_times():
+    try:
+        import framebuf  # noqa: F401 - the virtual unit's hardware layer: MicroPython only (this runs there)
+    except ImportError:
+        return
+    from maus.hw import sim
+
+    host = sim.time  # the host's own clock (time's names are the world's once maus.hw.sim is loaded)
+    w = sim.RealWorld(lambda ms: host.sleep_ms(ms))  # a control channel with nothing on it
+    got = []
+
+    def handler(pin):  # a pin's IRQ handler: it reads the clock, as the capture's does
+        got.append((pin, w.ticks_us()))
+
+    def edge(pin):
+        w.irq(handler, pin)
+
+    base = w.now
+    w.at(base + 20000, edge, "press")
+    w.at(base + 100000, edge, "release")
+    w.at(base + 300000, edge, "press again")
+    host.sleep_ms(500)  # the host process stalls past all three
+    w.spend(0)
+    assert [p for p, _ in got] == ["press", "release", "press again"], got
+    assert ticks_diff(got[1][1], got[0][1]) == 80000 and ticks_diff(got[2][1], got[1][1]) == 200000, got
+    assert w.now - base > 400000  # the clock is the host's again (sleep_ms may wake a little early)
+
+
+def test_an_edge_due_now_is_handled_at_once_with_the_clock_running():
+    try:
+        import framebuf  # noqa: F401
+    except ImportError:
+        return
+    from maus.hw import sim
+
+    host = sim.time
+    w = sim.RealWorld(lambda ms: host.sleep_ms(ms))
+    got = []
+    t0 = w.ticks_us()
+    base = w.now
+    w.at(base + 5000, lambda pin: w.irq(lambda p: got.append(w.ticks_us()), pin), "press")
+    assert w.sleep_until(base + 2000000)  # woken by the handler, long before the end
+    assert len(got) == 1 and 5000 <= ticks_diff(got[0], t0) < 2000000
