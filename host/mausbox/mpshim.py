@@ -20,13 +20,16 @@ import types
 
 
 class _Loader(importlib.machinery.SourceFileLoader):
-    def __init__(self, fullname: str, path: str, codes: dict):
+    def __init__(self, fullname: str, path: str, codes: dict, stamp: tuple | None = None):
         super().__init__(fullname, path)
         self._codes = codes
+        self._stamp = stamp  # (mtime_ns, size) as the finder found the file just now, or None
 
     def get_code(self, fullname):  # type: ignore[override]
-        st = os.stat(self.path)
-        stamp = (st.st_mtime_ns, st.st_size)
+        stamp = self._stamp
+        if stamp is None:
+            st = os.stat(self.path)
+            stamp = (st.st_mtime_ns, st.st_size)
         hit = self._codes.get(self.path)
         if hit is None or hit[0] != stamp:
             hit = self._codes[self.path] = (stamp, super().get_code(fullname))
@@ -45,14 +48,19 @@ class FirmwareFinder:
             return None
         key = (name, tuple(sys.path if path is None else path))
         hit = self._where.get(key)
-        if hit is not None and not os.path.isfile(hit[0]):
-            hit = None
+        stamp = None
+        if hit is not None:
+            try:  # one stat: the file is still there, and the loader's check of its code
+                st = os.stat(hit[0])
+                stamp = (st.st_mtime_ns, st.st_size)
+            except OSError:
+                hit = None
         if hit is None:
             spec = importlib.machinery.PathFinder.find_spec(name, path)
             if spec is None or spec.origin is None or type(spec.loader) is not importlib.machinery.SourceFileLoader:
                 return None  # not found, or not a plain source file: the usual finders decide
             hit = self._where[key] = (spec.origin, spec.submodule_search_locations)
-        return importlib.util.spec_from_file_location(name, hit[0], loader=_Loader(name, hit[0], self._codes),
+        return importlib.util.spec_from_file_location(name, hit[0], loader=_Loader(name, hit[0], self._codes, stamp),
                                                       submodule_search_locations=hit[1])
 
 
