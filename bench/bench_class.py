@@ -29,7 +29,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from contextlib import ExitStack
 from pathlib import Path
@@ -39,11 +38,10 @@ ROOT = HERE.parent
 sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
 
 import mausbox  # noqa: E402,F401  (installs the micropython shim)
-from mausbox.cmd_sim import wait_ready  # noqa: E402
+from mausbox.cmd_sim import served_unit  # noqa: E402
 from mausbox.sim import run as simrun  # noqa: E402
-from mausbox.sim import tui as simtui  # noqa: E402
 from mausbox.sim.line import BOOT_BAUD  # noqa: E402
-from mausbox.sim.serial import SerialUnit  # noqa: E402
+from mausbox.sim.serial import SerialUnit, SerialUnitError  # noqa: E402
 
 UNITS = 10
 GAMES = 10
@@ -86,25 +84,12 @@ def unit_roots(tmp: Path, n: int, log: bytes) -> list[Path]:
 
 
 def start_units(stack: ExitStack, roots: list[Path]) -> list[SerialUnit]:
-    stop = threading.Event()
-    fifos = [simtui.Link(r) for r in roots]
-
-    def pump():
-        while not stop.is_set():
-            for f in fifos:
-                f.pump()
-            time.sleep(0.02)
-
-    threading.Thread(target=pump, daemon=True).start()
-    stack.callback(stop.set)
     units = []
-    for root, fifo in zip(roots, fifos):
-        since = time.time() - 1
-        # paced at the boot rate: the unit's switch moves the pacing to the agreed rate
-        unit = stack.enter_context(SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=fifo.env(), baud=BOOT_BAUD))
-        if not wait_ready(root, since):
-            raise SystemExit("class.failed: 1 flag (a virtual unit did not start)")
-        units.append(unit)
+    for root in roots:
+        try:  # paced at the boot rate: the unit's switch moves the pacing to the agreed rate
+            units.append(stack.enter_context(served_unit(root, simrun.DEFAULT_HEAP, baud=BOOT_BAUD)))
+        except SerialUnitError:
+            raise SystemExit("class.failed: 1 flag (a virtual unit did not start)") from None
     time.sleep(1.0)  # the boots' console output has gone out
     return units
 

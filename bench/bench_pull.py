@@ -15,7 +15,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -25,13 +24,12 @@ sys.path[:0] = [str(HERE.parent / "host"), str(HERE.parent / "firmware")]
 
 import mausbox  # noqa: E402,F401  (installs the micropython shim)
 from maus import gamelog  # noqa: E402
-from mausbox.cmd_sim import wait_ready  # noqa: E402
+from mausbox.cmd_sim import served_unit  # noqa: E402
 from mausbox.link import LinkError, UnitLink  # noqa: E402
 from mausbox.logpull import pull_unit  # noqa: E402
 from mausbox.sim import run as simrun  # noqa: E402
-from mausbox.sim import tui as simtui  # noqa: E402
 from mausbox.sim.relay import FaultyRelay  # noqa: E402
-from mausbox.sim.serial import SerialUnit  # noqa: E402
+from mausbox.sim.serial import SerialUnitError  # noqa: E402
 from mausbox.store import Store  # noqa: E402
 
 BAUD = 115200
@@ -65,24 +63,12 @@ def virtual_unit(tmp: Path, logs: dict[str, bytes], **kw):
     for name, data in logs.items():
         (root / "logs" / name).write_bytes(data)
     (root / "logs" / "counter").write_text(str(len(logs) + 1))
-    fifo = simtui.Link(root)
-    stop = threading.Event()
-
-    def pump():
-        while not stop.is_set():
-            fifo.pump()
-            time.sleep(0.02)
-
-    threading.Thread(target=pump, daemon=True).start()
-    since = time.time() - 1
     try:
-        with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=fifo.env(), **kw) as unit:
-            if not wait_ready(root, since):
-                raise SystemExit("pull.failed: 1 flag (the app did not start)")
+        with served_unit(root, simrun.DEFAULT_HEAP, **kw) as unit:
             time.sleep(0.5)  # the boot's console output has gone out
             yield unit
-    finally:
-        stop.set()
+    except SerialUnitError:
+        raise SystemExit("pull.failed: 1 flag (the app did not start)") from None
 
 
 def main() -> int:

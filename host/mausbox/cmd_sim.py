@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from mausbox.shown import plural
@@ -180,6 +181,36 @@ def wait_ready(root: Path, since: float, timeout: float = 120.0, poll: float = 0
             pass
         time.sleep(poll)
     return False
+
+
+@contextmanager
+def served_unit(root: Path, heapsize: str, **kw):
+    """A virtual unit on its pty with its app running, as `mausbox sim --serial` serves one: its control FIFO
+    pumped in a thread (the firmware's peripheral output drained: a full pipe would stall it). Yields the
+    SerialUnit (`kw` goes to it) once the firmware reports ready; SerialUnitError if it does not in 120 s."""
+    import threading
+    import time
+
+    from mausbox.sim import tui as simtui
+    from mausbox.sim.serial import SerialUnit, SerialUnitError
+
+    fifo = simtui.Link(root)
+    stop = threading.Event()
+
+    def pump() -> None:
+        while not stop.is_set():
+            fifo.pump()
+            time.sleep(0.02)
+
+    threading.Thread(target=pump, name="mausbox-served-fifo", daemon=True).start()
+    since = time.time() - 1
+    try:
+        with SerialUnit(root, heapsize=heapsize, env=fifo.env(), **kw) as unit:
+            if not wait_ready(root, since):
+                raise SerialUnitError(f"the virtual unit in {root} did not report ready within 120 s")
+            yield unit
+    finally:
+        stop.set()
 
 
 def play(fifo, events: list[tuple[float, dict]], t0: float, stopped=lambda: False, forever: bool = False) -> int:

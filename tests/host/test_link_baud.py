@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 import time
-from contextlib import contextmanager
 from pathlib import Path
 
 import loopback
@@ -19,39 +17,21 @@ import pytest
 import serial
 from maus import hostsvc
 from mausbox.cli import main
-from mausbox.cmd_sim import wait_ready
+from mausbox.cmd_sim import served_unit
 from mausbox.link import UnitLink
 from mausbox.link.frame import REQUEST, RESPONSE, Parser, encode
 from mausbox.paths import micropython_binary
 from mausbox.sim import run as simrun
-from mausbox.sim import tui as simtui
-from mausbox.sim.serial import SerialUnit
 from test_logs_pull import make_log, write_unit
 
 virtual = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
 
 
-@contextmanager
 def unit_with(root: Path, logs: dict[str, bytes], **kw):
-    """A virtual unit holding `logs`, its app running (the control FIFO pumped, as `mausbox sim --serial` does)."""
+    """A virtual unit holding `logs`, its app running (as `mausbox sim --serial` serves it)."""
     simrun.prepare_root(root)
     write_unit(root, logs)
-    fifo = simtui.Link(root)
-    stop = threading.Event()
-
-    def pump():
-        while not stop.is_set():
-            fifo.pump()
-            time.sleep(0.02)
-
-    threading.Thread(target=pump, daemon=True).start()
-    since = time.time() - 1
-    try:
-        with SerialUnit(root, heapsize=simrun.DEFAULT_HEAP, env=fifo.env(), **kw) as unit:
-            assert wait_ready(root, since), "the app did not start"
-            yield unit
-    finally:
-        stop.set()
+    return served_unit(root, simrun.DEFAULT_HEAP, **kw)
 
 
 def until(cond, what, ceiling=60.0):
