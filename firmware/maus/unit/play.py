@@ -32,27 +32,22 @@ def start_game(u):
     collect = getattr(u.hw, "collect", gc.collect)  # (the simulator charges the board's pause for it)
     collect()
     seed = u.seed
-    r = None
-    for again in (False, True):
+    try:
         try:
             r = _begin("prepare", u)
-            break
-        except MemoryError as e:
+        except MemoryError:
             # Nothing is written yet (a long-lived unit's fragmented heap: bench/bench_season.py lost a start to it
             # once in 300 games): what the step made is garbage now, so once more after a collect.
-            if again:
-                call_unloaded("maus.unit.noroom", "no_room", u, e)
-                return
             u.seed = seed
             collect()
-    if r is not None:
-        collect()
-        try:
+            r = _begin("prepare", u)
+        if r is not None:
+            collect()
             call_unloaded("maus.logstart", "unit_log", u, GAMES[u.choice][8], r[1])
             collect()
             _begin("play", u, TableView, *r)
-        except MemoryError as e:
-            call_unloaded("maus.unit.noroom", "no_room", u, e)
+    except MemoryError as e:
+        call_unloaded("maus.unit.noroom", "no_room", u, e)
 
 
 def _begin(fn, *args):
