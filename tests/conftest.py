@@ -79,6 +79,7 @@ LONG_FILES = (
     "tests/host/test_link_bounds.py",
     "tests/fw/test_rfid.py",
     "tests/web/test_web_page.py",
+    "tests/host/test_pull_peak.py",
     "tests/fw/test_unit_heap_polled.py",
 )
 

@@ -1,8 +1,16 @@
 # One game with a host pulling all through it, at the board's heap with the board-only modules held
-# (tests/fw/unitheap.py pull_run): `micropython -m pullpeak SCENARIO GAME OFFSET_MS` prints `PULLPEAK <result>`.
-# bench/bench_pull_peak.py runs it at 20 offsets for each game's largest scenario.
+# (tests/fw/unitheap.py pull_run), printing `PULLPEAK <result> ...`:
+#   micropython -m pullpeak SCENARIO GAME OFFSET_MS      a pull every 500 ms from 500 + OFFSET_MS (unitheap.pulling):
+#                                                        bench/bench_pull_peak.py runs it at 20 offsets, 25 ms apart
+#   micropython -m pullpeak SCENARIO GAME sweep PHASE_MS  a pull whenever the line is free, looked at every 25 ms from
+#                                                        500 + PHASE_MS (unitheap.sweeping): tests/host/test_pull_peak.py
 import sys
 
 import unitheap
 
-print("PULLPEAK", unitheap.pull_run(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+if sys.argv[3] == "sweep":
+    host = unitheap.sweeping(sys.argv[2], int(sys.argv[4]))
+    res = unitheap.pull_run(sys.argv[1], sys.argv[2], 0, host=host)
+    print("PULLPEAK", res, "pulls", host.asked, "busy_ticks", host.skipped)
+else:
+    print("PULLPEAK", unitheap.pull_run(sys.argv[1], sys.argv[2], int(sys.argv[3])))

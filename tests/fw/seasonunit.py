@@ -339,6 +339,16 @@ try:
                       "mods", len(h._mods), "timers", len(self.timers))
 
         Unit._switch = _switch
+
+        def call_unloaded(modname, fn, *args, orig=maus.call_unloaded):
+            if fn == "game_catalog":  # the start's catalog, after its collect and the game module's import
+                import micropython
+
+                print("SEASON start free", gc.mem_free())
+                micropython.mem_info()  # (prints, allocates nothing: the largest free block)
+            return orig(modname, fn, *args)
+
+        maus.call_unloaded = call_unloaded  # (the modules that import it later take this one)
     maus.unit.main(hw=hw)
 except KeyboardInterrupt:
     raise

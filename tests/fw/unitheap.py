@@ -36,6 +36,8 @@ def _run(name, logs=0, ballast=0, host=None):
         from maus.hw import open_hardware
 
         hw = open_hardware(board, scenario="scenario.jsonl")  # as the virtual unit builds it (the layout too)
+        if host is not None and hasattr(host, "arm"):
+            host.arm(hw)  # a host that asks as the line allows (sweeping)
         import maus.unit
 
         unit = maus.unit.main(hw=hw)  # a MemoryError anywhere in boot or game fails the test
@@ -173,14 +175,54 @@ def pulling(game, offset_ms):
     return host
 
 
-def pull_run(name, game, offset_ms):
-    """One game of scenario `name` with pulling(game, offset_ms) on the line; -> "ok", "busy" (a request was
+class sweeping:
+    """A host pulling as fast as the line lets it, all through a game: from 500 + phase_ms ms to 1 s before the
+    scenario's last action (as pulling()), every every_ms whenever the line is free (the last pull answered or given
+    up, as a poller asks), the listing and a read of the log being written (pulling()'s two requests; the read goes
+    once the listing is answered). So the line is never quiet for more than every_ms: a pull is on the wire, waits
+    to be read or is being answered at every moment of the game, the moments pulling() puts one at over 20 runs,
+    25 ms apart, in one run (bench/bench_pull_peak.py runs those 20). The ticks go on the world one at a time (not
+    a scenario line each). A class: a MicroPython function takes no attributes."""
+
+    def __init__(self, game, phase_ms=0, every_ms=25):
+        self.first = (500 + phase_ms) * 1000
+        self.logs = {"op": "logs"}
+        self.read = {"op": "read", "name": "00001-%s.jsonl" % game}
+        self.step = every_ms * 1000
+        self.until = 0
+        self.asked = 0  # pulls asked
+        self.skipped = 0  # ticks the line was still busy at
+        self.hw = None
+
+    def __call__(self, end_ms):
+        self.until = (end_ms - 1000) * 1000
+        return [{"at_ms": 200, "host": {"op": "hello", "host": "test", "proto": 1}}]
+
+    def arm(self, hw):
+        self.hw = hw
+        hw.world.at(self.first, self._tick, self.first)
+
+    def _tick(self, t):
+        u = self.hw.uart
+        if u._queue or u._wire or u._asked >= 0:
+            self.skipped += 1
+        else:
+            u.request(self.logs)
+            u.request(self.read)
+            self.asked += 1
+        t += self.step
+        if t < self.until:
+            self.hw.world.at(t, self._tick, t)
+
+
+def pull_run(name, game, offset_ms, host=None):
+    """One game of scenario `name` with pulling(game, offset_ms) (or `host`) on the line; -> "ok", "busy" (a request was
     answered "nomem": no room for its answer just then; the host asks again), "slow" (every request
     answered, one or more after the line's quick wait of 3 s: a race window holds the host's requests until it
     closes, and the host waits up to 10 s: mausbox.link.bounds.IDLE), or what went wrong ("memory": a
     MemoryError out of the firmware, "unanswered", "scores", "end")."""
     try:
-        unit, ends = _run(name, logs=1, host=pulling(game, offset_ms))
+        unit, ends = _run(name, logs=1, host=host or pulling(game, offset_ms))
     except MemoryError:
         return "memory"
     if unit is None or unit.mode != "end" or len(ends) != 1:

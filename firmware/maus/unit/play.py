@@ -31,12 +31,23 @@ def start_game(u):
         host.lull()  # the host service's memory is the game's from here (HostWake's desk answers in a game)
     collect = getattr(u.hw, "collect", gc.collect)  # (the simulator charges the board's pause for it)
     collect()
-    r = _begin("prepare", u)
-    if r is not None:
-        collect()
-        call_unloaded("maus.logstart", "unit_log", u, GAMES[u.choice][8], r[1])
-        collect()
-        _begin("play", u, TableView, *r)
+    seed = u.seed
+    try:
+        try:
+            r = _begin("prepare", u)
+        except MemoryError:
+            # Nothing is written yet (a long-lived unit's fragmented heap: bench/bench_season.py lost a start to it
+            # once in 300 games): what the step made is garbage now, so once more after a collect.
+            u.seed = seed
+            collect()
+            r = _begin("prepare", u)
+        if r is not None:
+            collect()
+            call_unloaded("maus.logstart", "unit_log", u, GAMES[u.choice][8], r[1])
+            collect()
+            _begin("play", u, TableView, *r)
+    except MemoryError as e:
+        call_unloaded("maus.unit.noroom", "no_room", u, e)
 
 
 def _begin(fn, *args):
