@@ -11,6 +11,11 @@ from micropython import const
 from maus import frame, gamelog
 from maus.ticks import ticks_diff
 
+try:
+    from time import sleep_us as _sleep_us  # type: ignore[attr-defined]
+except ImportError:  # CPython (tests of the desk's frames): no pacing
+    _sleep_us = None
+
 _KEEP = const(80)  # payload bytes kept: every request the desk answers is shorter
 _RX_MAX = const(480)  # as maus.hostsvc: the largest request payload
 _STALL_MS = const(500)  # as maus.hostsvc: a header whose payload stops coming was a stray
@@ -18,6 +23,14 @@ _IN_PER_POLL = const(160)  # as maus.unit.core
 _DEAD_MS = const(1000)
 _BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'  # maus.hostsvc's
 _IN_GAME = b'{"ok": false, "error": "game", "msg": "a game is in progress: ask again when it has ended"}'
+# The ESP32 port's console write (ports/esp32/uart.c uart_stdout_tx_strn) stays in C until all it was given is in the
+# UART's 128-byte transmit FIFO: a ~500-byte status answer written at once held the buttons' soft IRQs off for ~35 ms
+# (a press then got its first edge that late). The desk writes a frame in slices that fit and sleeps (time.sleep_us:
+# handlers run) while the FIFO drains, so no write waits. In a game the console runs at the boot rate, 115,200 baud.
+_CHAR_US = const(87)  # a byte at 115,200 baud (10 bits), rounded up
+_FIFO = const(96)  # of the FIFO's 128 bytes: the rest is room for what else the unit printed (EV and SAY lines)
+_SLICE = const(32)  # bytes per write
+_TX_MAX_US = const(11136)  # a full FIFO's time: 128 bytes
 
 
 class Desk:
@@ -28,6 +41,8 @@ class Desk:
         self._dw = 0  # its payload length
         self._dat = 0  # ticks_ms of its first byte
         self._oh = bytearray(b"#MB1R 0000 0000 00000000 ")  # the answer's header
+        self._us = getattr(w.ctx.hw, "ticks_us", None)  # (None: a test's console, no FIFO to pace)
+        self._txe = self._us() if self._us is not None else 0  # by when the FIFO has sent what the desk wrote (_put)
 
     def event(self, parts):
         """A log record for a subscribed monitor (HostWake.event), as an E frame; False if none is subscribed."""
@@ -180,10 +195,34 @@ class Desk:
         frame.puthex(h, 16, crc >> 16, 4)
         frame.puthex(h, 20, crc & 0xFFFF, 4)
         out = self.w.out if self.w.out is not None else sys.stdout.buffer
-        out.write(h)
+        self._put(out, h)
         for p in parts:
-            out.write(p)
-        out.write(b"\n")
+            self._put(out, p)
+        self._put(out, b"\n")
+
+    def _put(self, out, b):
+        # b written in slices that fit in the transmit FIFO now (the module's note): the frame still goes out whole
+        # in this pass (nothing else the unit prints can come between its bytes), and the pin IRQs' handlers run in
+        # the sleeps between slices.
+        us = self._us
+        if us is None or _sleep_us is None:
+            out.write(b)
+            return
+        n = len(b)
+        i = 0
+        while i < n:
+            k = n - i if n - i < _SLICE else _SLICE
+            wait = self._held(us) - (_FIFO - k) * _CHAR_US
+            if wait > 0:
+                _sleep_us(wait)
+            out.write(b[i:i + k] if i or k < n else b)
+            self._txe = (us() + self._held(us) + k * _CHAR_US) & 0x3FFFFFFF
+            i += k
+
+    def _held(self, us):
+        # µs the bytes the desk wrote stay in the FIFO (0 once sent; an old mark, past ticks_diff's range, too)
+        d = ticks_diff(self._txe, us())
+        return d if 0 < d <= _TX_MAX_US else 0
 
 
 def _op(d, i, end):
