@@ -173,6 +173,7 @@ class SeasonUart(Uart):
     polls = 0  # `status` polls not asked: the poller was still waiting for its last one's answer
     _poll = False  # a `status` poll is queued or waits for its answer
     _line_status = False  # the request on the wire (or waiting for its answer) is a poll
+    _echo = None  # requests asked while the unit was writing a frame: to the host once that frame has ended
 
     def request(self, req):
         if req.get("op") == "status":
@@ -183,7 +184,12 @@ class SeasonUart(Uart):
                 return
             self._poll = True
         Uart.request(self, req)
-        _to.write(self._queue[-1])
+        if self._hn:  # the unit is in the middle of a frame (its write sleeps while the FIFO drains): the host's
+            if self._echo is None:  # copy of the request must not land inside that frame's bytes
+                self._echo = []
+            self._echo.append(self._queue[-1])
+        else:
+            _to.write(self._queue[-1])
 
     def _arrive(self):
         n = self.timeouts
@@ -204,6 +210,10 @@ class SeasonUart(Uart):
         n0 = self.answers
         for c in b:
             self._byte(c)
+            if self._echo and not self._hn:
+                for q in self._echo:
+                    _to.write(q)
+                self._echo = None
             if self.answers != n0:
                 n0 = self.answers
                 if self._line_status:

@@ -181,3 +181,5 @@ class Uart:
                 self.unread += 1
         elif self._kind in (0x50, 0x44):  # "P", "D"
             self.parts += 1
+            if self._asked >= 0:  # the host's wait counts from the last part of its answer (docs/protocol.md)
+                self._asked = self.world.now

@@ -24,13 +24,13 @@ _DEAD_MS = const(1000)
 _BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'  # maus.hostsvc's
 _IN_GAME = b'{"ok": false, "error": "game", "msg": "a game is in progress: ask again when it has ended"}'
 # The ESP32 port's console write (ports/esp32/uart.c uart_stdout_tx_strn) stays in C until all it was given is in the
-# UART's 128-byte transmit FIFO: a ~500-byte status answer written at once held the buttons' soft IRQs off for ~35 ms
-# (a press then got its first edge that late). The desk writes a frame in slices that fit and sleeps (time.sleep_us:
-# handlers run) while the FIFO drains, so no write waits. In a game the console runs at the boot rate, 115,200 baud.
+# UART's 128-byte transmit FIFO (hw.tx_fifo): a ~500-byte status answer written at once held the buttons' soft IRQs
+# off for ~35 ms (a press then got its first edge that late). The desk writes a frame in slices that fit and sleeps
+# (time.sleep_us: handlers run) while the FIFO drains, so no write waits. In a game the console runs at the boot
+# rate, 115,200 baud. maus.hostsvc paces its frames the same way.
 _CHAR_US = const(87)  # a byte at 115,200 baud (10 bits), rounded up
-_FIFO = const(96)  # of the FIFO's 128 bytes: the rest is room for what else the unit printed (EV and SAY lines)
-_SLICE = const(32)  # bytes per write
-_TX_MAX_US = const(11136)  # a full FIFO's time: 128 bytes
+_SPARE = const(32)  # of the FIFO: room for what else the unit printed (EV and SAY lines)
+_SLICE = const(32)  # bytes per write, once the FIFO is full
 
 
 class Desk:
@@ -41,7 +41,9 @@ class Desk:
         self._dw = 0  # its payload length
         self._dat = 0  # ticks_ms of its first byte
         self._oh = bytearray(b"#MB1R 0000 0000 00000000 ")  # the answer's header
-        self._us = getattr(w.ctx.hw, "ticks_us", None)  # (None: a test's console, no FIFO to pace)
+        hw = w.ctx.hw
+        self._fifo = getattr(hw, "tx_fifo", 0) if hw is not None and frame.console(hw) == "uart" else 0
+        self._us = hw.ticks_us if self._fifo and _sleep_us is not None else None  # None: no FIFO to pace
         self._txe = self._us() if self._us is not None else 0  # by when the FIFO has sent what the desk wrote (_put)
 
     def event(self, parts):
@@ -205,16 +207,21 @@ class Desk:
         # in this pass (nothing else the unit prints can come between its bytes), and the pin IRQs' handlers run in
         # the sleeps between slices.
         us = self._us
-        if us is None or _sleep_us is None:
+        if us is None:
             out.write(b)
             return
+        cap = self._fifo - _SPARE
         n = len(b)
         i = 0
         while i < n:
-            k = n - i if n - i < _SLICE else _SLICE
-            wait = self._held(us) - (_FIFO - k) * _CHAR_US
-            if wait > 0:
-                _sleep_us(wait)
+            room = cap - (self._held(us) + _CHAR_US - 1) // _CHAR_US
+            want = n - i if n - i < _SLICE else _SLICE
+            if room < want:
+                _sleep_us((want - room) * _CHAR_US)
+                room = cap - (self._held(us) + _CHAR_US - 1) // _CHAR_US
+            k = n - i if n - i < room else room
+            if k <= 0:
+                continue
             out.write(b[i:i + k] if i or k < n else b)
             self._txe = (us() + self._held(us) + k * _CHAR_US) & 0x3FFFFFFF
             i += k
@@ -222,7 +229,7 @@ class Desk:
     def _held(self, us):
         # µs the bytes the desk wrote stay in the FIFO (0 once sent; an old mark, past ticks_diff's range, too)
         d = ticks_diff(self._txe, us())
-        return d if 0 < d <= _TX_MAX_US else 0
+        return d if 0 < d <= self._fifo * _CHAR_US else 0
 
 
 def _op(d, i, end):
