@@ -129,6 +129,8 @@ class HostService:
         if self.baud != BOOT_BAUD:
             self._baud_check()
         if self.job is not None:
+            if self._fifo and self._players():
+                return 1  # a player's input is being taken: the stream waits (a frame holds the loop ~90 ms)
             try:
                 if next(self.job, None) is None:
                     self.job = None
@@ -146,6 +148,18 @@ class HostService:
                 return wait_ms if self.poller is not None else min(wait_ms, 1)
             self.awake_until = -1
         return wait_ms
+
+    def _players(self):
+        # A button down, a press to confirm or a click that may become a double: the loop must pass every few ms
+        # (a join's double press was lost behind a log's frames), so no frame goes out now.
+        c = self.ctx
+        cap = getattr(c, "capture", None)
+        if cap is None:
+            return False  # the REPL's service: no game's buttons
+        if cap.pending or cap.busy():
+            return True
+        g = getattr(c, "gest", None)
+        return g is not None and g.next_due(c.hw.ticks_ms()) >= 0
 
     # --- the console's rate (docs/protocol.md, `baud`) ----------------------------------------------------------
     def console(self, rate):
