@@ -51,10 +51,6 @@ _BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: 
 _SPARE = const(32)  # as maus.unit.desk: of the transmit FIFO, room for what else the unit prints
 _SLICE = const(32)  # bytes per write, once the FIFO is full
 
-try:
-    from time import sleep_us as _sleep_us  # type: ignore[attr-defined]
-except ImportError:  # CPython (tests of the frames): no pacing
-    _sleep_us = None
 
 # Requests served by maus.hostops (settings, the clock, the card writer's steps, enrolment): they come
 # seldom, so their code is in RAM only while one is served.
@@ -111,7 +107,9 @@ class HostService:
         # up to ~90 ms, an 8 KB one ~0.7 s. Frames go out in slices that fit, with sleeps (handlers run) while it drains (_put, as the desk's).
         hw = ctx.hw
         self._fifo = getattr(hw, "tx_fifo", 0) if hw is not None and frame.console(hw) == "uart" else 0
-        self._us = hw.ticks_us if self._fifo and _sleep_us is not None else None  # None: no FIFO to pace
+        # time.sleep_us looked up now, not at import: the virtual unit's `time` is the world's once its hardware is made
+        self._sleep = getattr(__import__("time"), "sleep_us", None) if self._fifo else None  # (CPython: none)
+        self._us = hw.ticks_us if self._sleep is not None else None  # None: no FIFO to pace
         self._txe = self._us() if self._us is not None else 0  # ticks_us by which the FIFO has sent what was written
 
     # --- the main loop's hook -----------------------------------------------------------------------
@@ -412,7 +410,7 @@ class HostService:
             room = cap - (self._held(us) + ch - 1) // ch
             want = n - i if n - i < _SLICE else _SLICE
             if room < want:
-                _sleep_us((want - room) * ch)
+                self._sleep((want - room) * ch)
                 room = cap - (self._held(us) + ch - 1) // ch
             k = n - i if n - i < room else room
             if k <= 0:

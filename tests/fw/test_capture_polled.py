@@ -97,7 +97,70 @@ def test_a_press_while_a_log_streams_is_timed_at_its_edge():
         ctx = Ctx(fs.root)
         ctx.hw = hw
         with open(ctx.store.dir + "/00001-mg.jsonl", "wb") as f:
-            f.write(b"x" * 9000)  # an 8 KB data frame (no game: the service's big chunk), then the rest
+            for _ in range(9):
+                f.write(b"x" * 1000)  # 9 KB: data frames of 1 KB (a UART console), a pass each
         req = {"op": "read", "name": "00001-mg.jsonl"}
         for d in _press_while_answering(ctx, req, (5000, 150000, 600000), 9000):
             assert 0 <= d <= 300, d
+
+
+def test_a_double_press_while_a_log_streams_is_a_double():
+    # A log's 1 KB data frame holds the loop ~90 ms at 115,200 baud: a join's double press (two 80 ms clicks 200 ms
+    # apart) behind a pull was taken for clicks, and a season's game never started. The stream waits while a
+    # player's input is being taken (maus.hostsvc _players).
+    hw = _hw()
+    if hw is None:
+        return
+    from maus.buttons import Gestures
+    from maus.capture import EV_PRESS, EV_RELEASE, Capture
+    from maus.unit.core import HostWake
+
+    w = hw.world
+    u = hw._uart()
+    seen = []
+    gest = Gestures(len(hw.buttons), lambda i, kind: seen.append((i + 1, kind)))
+
+    def event(kind, i, t):  # as maus.unit.core's _cap_event
+        if kind == EV_PRESS:
+            gest.press(i, hw.ticks_ms())
+        elif kind == EV_RELEASE:
+            gest.release(i, hw.ticks_ms())
+
+    cap = Capture(hw.buttons, hw.ticks_us, hw.levels, emit=event)
+    cap.start()
+    with logfs.Fs(blocks=64) as fs:
+        ctx = Ctx(fs.root)
+        ctx.hw = hw
+        ctx.mode = "join"  # the next game's players join while the last pull goes on
+        ctx.capture = cap
+        ctx.gest = gest
+        with open(ctx.store.dir + "/00001-mg.jsonl", "wb") as f:
+            for _ in range(12):
+                f.write(b"x" * 1000)  # ~1 s on the line
+        wake = HostWake(ctx, inp=hw, out=hw, ready=hw.console_ready)
+        write = u.write
+        started = [False]
+
+        def writing(b):
+            if not started[0]:  # the stream's first bytes: a double press 0.3 s into it
+                started[0] = True
+                t = w.now + 300000
+                for dt, act in ((0, hw.press), (80000, hw.release), (200000, hw.press), (280000, hw.release)):
+                    w.at(t + dt, act, 1)
+            return write(b)
+
+        u.write = writing
+        u.request({"op": "read", "name": "00001-mg.jsonl"})
+        for _ in range(20000):  # main-loop passes, as maus.unit.core's step runs them
+            cap.service()
+            gest.poll(hw.ticks_ms())
+            wake.serve()
+            if u.answers:
+                break
+            w.sleep_until(w.now + 1000)
+        for _ in range(100):
+            cap.service()
+            gest.poll(hw.ticks_ms())
+            w.sleep_until(w.now + 10000)
+    assert u.results.get("ok") == 1, u.results  # the log went out whole
+    assert started[0] and seen == [(1, "double")], seen

@@ -11,11 +11,6 @@ from micropython import const
 from maus import frame, gamelog
 from maus.ticks import ticks_diff
 
-try:
-    from time import sleep_us as _sleep_us  # type: ignore[attr-defined]
-except ImportError:  # CPython (tests of the desk's frames): no pacing
-    _sleep_us = None
-
 _KEEP = const(80)  # payload bytes kept: every request the desk answers is shorter
 _RX_MAX = const(480)  # as maus.hostsvc: the largest request payload
 _STALL_MS = const(500)  # as maus.hostsvc: a header whose payload stops coming was a stray
@@ -43,7 +38,9 @@ class Desk:
         self._oh = bytearray(b"#MB1R 0000 0000 00000000 ")  # the answer's header
         hw = w.ctx.hw
         self._fifo = getattr(hw, "tx_fifo", 0) if hw is not None and frame.console(hw) == "uart" else 0
-        self._us = hw.ticks_us if self._fifo and _sleep_us is not None else None  # None: no FIFO to pace
+        # time.sleep_us looked up now, not at import: the virtual unit's `time` is the world's once its hardware is made
+        self._sleep = getattr(__import__("time"), "sleep_us", None) if self._fifo else None  # (CPython: none)
+        self._us = hw.ticks_us if self._sleep is not None else None  # None: no FIFO to pace
         self._txe = self._us() if self._us is not None else 0  # by when the FIFO has sent what the desk wrote (_put)
 
     def event(self, parts):
@@ -217,7 +214,7 @@ class Desk:
             room = cap - (self._held(us) + _CHAR_US - 1) // _CHAR_US
             want = n - i if n - i < _SLICE else _SLICE
             if room < want:
-                _sleep_us((want - room) * _CHAR_US)
+                self._sleep((want - room) * _CHAR_US)
                 room = cap - (self._held(us) + _CHAR_US - 1) // _CHAR_US
             k = n - i if n - i < room else room
             if k <= 0:
