@@ -104,12 +104,11 @@ class HostService:
         self._noise_at = -1  # ticks_ms of the first byte since the last valid frame, at a switched rate
         # A console write waits in C, soft IRQs held off, until what it was given fits in the UART's transmit FIFO
         # (hw.tx_fifo; ports/esp32/uart.c uart_stdout_tx_strn): a 1 KB data frame held a press's first edge off for
-        # up to ~90 ms, an 8 KB one ~0.7 s. Frames go out in slices that fit, with sleeps (handlers run) while it drains (_put, as the desk's).
+        # up to ~90 ms, an 8 KB one ~0.7 s. Frames go out in slices that fit, with waits (handlers run) while it
+        # drains (_put, as the desk's).
         hw = ctx.hw
         self._fifo = getattr(hw, "tx_fifo", 0) if hw is not None and frame.console(hw) == "uart" else 0
-        # time.sleep_us looked up now, not at import: the virtual unit's `time` is the world's once its hardware is made
-        self._sleep = getattr(__import__("time"), "sleep_us", None) if self._fifo else None  # (CPython: none)
-        self._us = hw.ticks_us if self._sleep is not None else None  # None: no FIFO to pace
+        self._us = getattr(hw, "ticks_us", None) if self._fifo else None  # None: no FIFO to pace
         self._txe = self._us() if self._us is not None else 0  # ticks_us by which the FIFO has sent what was written
 
     # --- the main loop's hook -----------------------------------------------------------------------
@@ -400,7 +399,7 @@ class HostService:
 
     def _put(self, b):
         # b written in slices that fit in the transmit FIFO now (the note in __init__); the frame still goes out
-        # whole in this call, and the pin IRQs' handlers run in the sleeps between slices.
+        # whole in this call, and the pin IRQs' handlers run in the waits between slices.
         us = self._us
         ch = (10000000 + self.baud - 1) // self.baud  # µs a byte at the console's rate (10 bits)
         cap = self._fifo - _SPARE
@@ -410,7 +409,7 @@ class HostService:
             room = cap - (self._held(us) + ch - 1) // ch
             want = n - i if n - i < _SLICE else _SLICE
             if room < want:
-                self._sleep((want - room) * ch)
+                self._wait((want - room) * ch)
                 room = cap - (self._held(us) + ch - 1) // ch
             k = n - i if n - i < room else room
             if k <= 0:
@@ -418,6 +417,14 @@ class HostService:
             self.out.write(b[i:i + k] if i or k < n else b)
             self._txe = (us() + self._held(us) + k * ch) & 0x3FFFFFFF
             i += k
+
+    def _wait(self, t):
+        # as maus.unit.desk's: t µs spinning in bytecode (pin handlers run at its branches), not a sleep
+        us = self._us
+        spend = self.ctx.hw.spend
+        t0 = us()
+        while _diff(us(), t0) < t:
+            spend(t)
 
     def _held(self, us):
         # µs the bytes written stay in the FIFO (0 once sent; an old mark, past ticks_diff's range, too)
