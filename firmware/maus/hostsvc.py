@@ -33,7 +33,8 @@ from maus.logstore import log_number, valid_name
 _V = const(0x31)  # "1"
 _RX_MAX = const(480)  # largest request payload
 _CHUNK = const(1024)  # file bytes per data frame during a game (a frame blocks the loop ~90 ms at 115200 baud)
-_BIG_CHUNK = const(8192)  # and when no game runs, one a pass: 0.4 % framing instead of 3 %, nothing waits
+_BIG_CHUNK = const(8192)  # and when no game runs, one a pass: 0.4 % framing instead of 3 % (a console that never
+# waits: USB, the virtual unit's pty; on a UART one takes 0.7 s, a pass that long misses a double press)
 _AWAKE_MS = const(1000)  # after a request the console is looked at each ms: the next request comes soon
 _LIST_BYTES = const(900)  # listing text per frame
 _HASH_SLICE = const(8192)  # prefix bytes hashed per poll when a read resumes
@@ -47,6 +48,9 @@ BOOT_BAUD = const(115200)  # the console's rate at power-on (ports/esp32: MICROP
 BAUD_WAIT_MS = const(2000)  # after a switch (op baud) a valid frame comes this soon, or the unit goes back
 _BAUD_LOST_MS = const(1000)  # at a switched rate: bytes this long that make no valid frame (the host talks at another rate)
 _BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'
+_SPARE = const(32)  # as maus.unit.desk: of the transmit FIFO, room for what else the unit prints
+_SLICE = const(32)  # bytes per write, once the FIFO is full
+
 
 # Requests served by maus.hostops (settings, the clock, the card writer's steps, enrolment): they come
 # seldom, so their code is in RAM only while one is served.
@@ -98,6 +102,14 @@ class HostService:
         self.baud = BOOT_BAUD  # the console's rate (op baud, maus.hostops)
         self.baud_at = -1  # ticks_ms of a switch no valid frame has confirmed yet; -1: none
         self._noise_at = -1  # ticks_ms of the first byte since the last valid frame, at a switched rate
+        # A console write waits in C, soft IRQs held off, until what it was given fits in the UART's transmit FIFO
+        # (hw.tx_fifo; ports/esp32/uart.c uart_stdout_tx_strn): a 1 KB data frame held a press's first edge off for
+        # up to ~90 ms, an 8 KB one ~0.7 s. Frames go out in slices that fit, with waits (handlers run) while it
+        # drains (_put, as the desk's).
+        hw = ctx.hw
+        self._fifo = getattr(hw, "tx_fifo", 0) if hw is not None and frame.console(hw) == "uart" else 0
+        self._us = getattr(hw, "ticks_us", None) if self._fifo else None  # None: no FIFO to pace
+        self._txe = self._us() if self._us is not None else 0  # ticks_us by which the FIFO has sent what was written
 
     # --- the main loop's hook -----------------------------------------------------------------------
     def serve(self, now=None):
@@ -114,6 +126,8 @@ class HostService:
         if self.baud != BOOT_BAUD:
             self._baud_check()
         if self.job is not None:
+            if self._fifo and self._players():
+                return 1  # a player's input is being taken: the stream waits (a frame holds the loop ~90 ms)
             try:
                 if next(self.job, None) is None:
                     self.job = None
@@ -131,6 +145,18 @@ class HostService:
                 return wait_ms if self.poller is not None else min(wait_ms, 1)
             self.awake_until = -1
         return wait_ms
+
+    def _players(self):
+        # A button down, a press to confirm or a click that may become a double: the loop must pass every few ms
+        # (a join's double press was lost behind a log's frames), so no frame goes out now.
+        c = self.ctx
+        cap = getattr(c, "capture", None)
+        if cap is None:
+            return False  # the REPL's service: no game's buttons
+        if cap.pending or cap.busy():
+            return True
+        g = getattr(c, "gest", None)
+        return g is not None and g.next_due(c.hw.ticks_ms()) >= 0
 
     # --- the console's rate (docs/protocol.md, `baud`) ----------------------------------------------------------
     def console(self, rate):
@@ -361,7 +387,7 @@ class HostService:
         crc = binascii.crc32(mv, crc)  # unsigned: a long int on a 32-bit port half the time, split once
         _puthex(h, 16, crc >> 16, 4)
         _puthex(h, 20, crc & 0xFFFF, 4)
-        w = self.out.write
+        w = self._put if self._us is not None else self.out.write
         w(h)
         if prefix:
             w(prefix)
@@ -370,6 +396,40 @@ class HostService:
         else:
             w(mv)
         w(b"\n")
+
+    def _put(self, b):
+        # b written in slices that fit in the transmit FIFO now (the note in __init__); the frame still goes out
+        # whole in this call, and the pin IRQs' handlers run in the waits between slices.
+        us = self._us
+        ch = (10000000 + self.baud - 1) // self.baud  # µs a byte at the console's rate (10 bits)
+        cap = self._fifo - _SPARE
+        n = len(b)
+        i = 0
+        while i < n:
+            room = cap - (self._held(us) + ch - 1) // ch
+            want = n - i if n - i < _SLICE else _SLICE
+            if room < want:
+                self._wait((want - room) * ch)
+                room = cap - (self._held(us) + ch - 1) // ch
+            k = n - i if n - i < room else room
+            if k <= 0:
+                continue
+            self.out.write(b[i:i + k] if i or k < n else b)
+            self._txe = (us() + self._held(us) + k * ch) & 0x3FFFFFFF
+            i += k
+
+    def _wait(self, t):
+        # as maus.unit.desk's: t µs spinning in bytecode (pin handlers run at its branches), not a sleep
+        us = self._us
+        spend = self.ctx.hw.spend
+        t0 = us()
+        while _diff(us(), t0) < t:
+            spend(t)
+
+    def _held(self, us):
+        # µs the bytes written stay in the FIFO (0 once sent; an old mark, past ticks_diff's range, too)
+        d = _diff(self._txe, us())
+        return d if 0 < d <= self._fifo * 10000000 // 9600 else 0
 
     def reply(self, seq, obj, kind=0x52):  # "R"
         obj.setdefault("ok", True)
@@ -485,14 +545,14 @@ class HostService:
         # The file's bytes [off, size) as D frames, then R with the sha256 of [0, size) (the size when the
         # read began: a log still being written grows, the host pulls the rest next time).
         buf = self.buf
-        if self.ctx.mode != "play":
+        if self.ctx.mode != "play" and not self._fifo:
             try:
                 buf = bytearray(_BIG_CHUNK)  # freed with the stream; a fragmented heap gets the small one
             except MemoryError:
                 pass
         mv = memoryview(buf)
         chunk = len(buf)
-        per_poll = self.frames_per_poll if chunk == _CHUNK else 1
+        per_poll = self.frames_per_poll if chunk == _CHUNK and not self._fifo else 1  # a UART: ~90 ms a pass
         h = hashlib.sha256()
         pre = bytearray(b"00000000")
         with open(path, "rb") as f:

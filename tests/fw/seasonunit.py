@@ -173,6 +173,7 @@ class SeasonUart(Uart):
     polls = 0  # `status` polls not asked: the poller was still waiting for its last one's answer
     _poll = False  # a `status` poll is queued or waits for its answer
     _line_status = False  # the request on the wire (or waiting for its answer) is a poll
+    _echo = None  # requests asked while the unit was writing a frame: to the host once that frame has ended
 
     def request(self, req):
         if req.get("op") == "status":
@@ -183,7 +184,12 @@ class SeasonUart(Uart):
                 return
             self._poll = True
         Uart.request(self, req)
-        _to.write(self._queue[-1])
+        if self._hn:  # the unit is in the middle of a frame (its write sleeps while the FIFO drains): the host's
+            if self._echo is None:  # copy of the request must not land inside that frame's bytes
+                self._echo = []
+            self._echo.append(self._queue[-1])
+        else:
+            _to.write(self._queue[-1])
 
     def _arrive(self):
         n = self.timeouts
@@ -199,10 +205,15 @@ class SeasonUart(Uart):
             self._reply()
 
     def write(self, b):
+        self.tx(len(b))  # the time the write holds the unit in C (Uart.tx)
         _to.write(b)
         n0 = self.answers
         for c in b:
             self._byte(c)
+            if self._echo and not self._hn:
+                for q in self._echo:
+                    _to.write(q)
+                self._echo = None
             if self.answers != n0:
                 n0 = self.answers
                 if self._line_status:
@@ -290,7 +301,8 @@ class SeasonHw(sim.Hardware):
                         r[5] = d >> 16
                         _cap.write(r)
                         if PROBE and d > 1000:  # a late first edge: when (virtual µs), for whom
-                            print("SEASON late", d, "edge", e, "player", i + 1, "game", hw.game, "polled", hw.polled)
+                            print("SEASON late", d, "edge", e, "player", i + 1, "game", hw.game, "polled", hw.polled,
+                                  _overlapping(e, t) if PROBE == "cause" else "")
                 emit(kind, i, t)
 
             cap.emit = timed
@@ -305,11 +317,78 @@ class SeasonHw(sim.Hardware):
         return sim.Hardware.finished_and_idle(self, unit)
 
 
+_CALLS = 32  # SEASON_PROBE=cause: the last C calls (start, end, kind), to say what held a late first edge off
+_cs = [0] * _CALLS
+_ce = [0] * _CALLS
+_ck = [0] * _CALLS
+_ci = [0]
+_kind = [0]  # the kind of the C call being made (nested: flash and gc call World.spend)
+_KINDS = ("spend", "bus", "flash", "gc", "write")
+
+
+def _cause(hw):
+    # Wraps the world's C calls (spend, the buses' block, flash, gc) and the unit's writes on the host's line to
+    # record their virtual times; late presses print what overlapped their edge.
+    w = hw.world
+    wi = hw.wiring
+
+    def rec(k, t0, t1):
+        i = _ci[0]
+        _cs[i] = t0
+        _ce[i] = t1
+        _ck[i] = k
+        _ci[0] = (i + 1) % _CALLS
+
+    def wrap(obj, name, k):
+        orig = getattr(obj, name)
+
+        def f(*a):
+            outer = _kind[0]
+            if not outer:
+                _kind[0] = k
+            t0 = w.ticks_us()
+            try:
+                return orig(*a)
+            finally:
+                if not outer:
+                    _kind[0] = 0
+                    t1 = w.ticks_us()
+                    if t1 - t0 >= 100:
+                        rec(k, t0, t1)
+
+        setattr(obj, name, f)
+
+    wrap(w, "spend", 1)
+    wrap(wi, "block", 2)
+    wrap(w, "flash_write", 3)
+    wrap(w, "collected", 4)
+    u = hw.uart
+    uw = u.write
+
+    def write(b):
+        n = uw(b)
+        if b == b"\n":  # a frame's end: when its answer went out
+            rec(5, w.ticks_us(), w.ticks_us())
+        return n
+
+    u.write = write
+
+
+def _overlapping(e, t):
+    out = []
+    for i in range(_CALLS):
+        if _ck[i] and (_ce[i] > e - 200 or _ck[i] == 5 and _ce[i] > e - 20000) and _cs[i] <= t:
+            out.append("%s %d-%d(%d)" % (_KINDS[_ck[i] - 1], _cs[i] - e, _ce[i] - e, _ce[i] - _cs[i]))
+    return " ".join(out)
+
+
 with open(WORK + "/board.json") as f:
     board = json.load(f)
 hw = SeasonHw(board, scenario=WORK + "/season.jsonl")
 hw._uart()
 board = None
+if PROBE == "cause":
+    _cause(hw)
 from maus.sim.world import qstr_room  # noqa: E402
 
 qstr_room(sim.FW_QSTRS)  # as the virtual unit does (maus.hw.open_hardware)

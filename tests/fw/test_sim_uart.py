@@ -62,3 +62,22 @@ def test_an_unanswered_request_is_given_up_in_its_time_across_a_rebase():
     w.sleep_until(w.now + 10000)
     got += _read(u)
     assert u.timeouts == 1 and b'"hello"' in got
+
+
+def test_a_write_longer_than_the_transmit_fifo_holds_the_unit_until_the_rest_fits():
+    # The ESP32 port's console write (ports/esp32/uart.c uart_stdout_tx_strn): what fits in the 128-byte transmit
+    # FIFO goes at once; for the rest the call sleeps a FreeRTOS tick (10 ms) at a time and fills the FIFO again.
+    line = _line()
+    if line is None:
+        return
+    w, u = line
+    w.sleep_until(1000000)  # at a tick
+    t0 = w.now
+    u.write(b"x" * 100)  # fits: no time in C
+    assert w.now == t0 and u.tx_blocked_us == 0
+    u.write(b"x" * 400)  # 28 fit; then ~115 a tick (10 ms at 87 µs a byte): the last 28 fit at the 4th tick
+    assert w.now - t0 == 40000 and u.tx_blocked_us == 40000
+    w.sleep_until(w.now + 20000)  # the FIFO has sent it all
+    t1 = w.now
+    u.write(b"x" * 128)
+    assert w.now == t1

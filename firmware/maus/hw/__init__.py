@@ -18,6 +18,8 @@
 #   wdt_release()   the app has stopped (Ctrl-C): a keeper feeds the watchdog while the REPL has the unit
 #   set_clock(rtc)  the wall clock from the host, machine.RTC().datetime() order; wall_clock() reads it
 #   spend(us)    sim only: charge virtual time for work the firmware did (no-op on a board)
+#   tx_fifo      bytes of the console UART's transmit FIFO, which a console write waits in C to fill (0: a console
+#                whose writes do not wait: USB, the virtual unit's pty); the host link paces its frames by it
 import json
 
 

@@ -36,6 +36,9 @@ class Hardware:
     spi: "Any"
     ticks_ms: "Any"
     ticks_us: "Any"
+    # The REPL UART's transmit FIFO (SOC_UART_FIFO_LEN): the console write (ports/esp32/uart.c uart_stdout_tx_strn)
+    # stays in C, soft IRQs held off, until the rest of what it was given fits in it. (USB consoles: maus.frame console)
+    tx_fifo = 128
 
     def __init__(self, board, **kw):
         # The parts are made by maus.hw.esp32_setup, loaded for that once a boot and let go (docs/build.md

@@ -312,6 +312,8 @@ def _stuck_high(t):
 
 
 class Hardware(_esp32.Hardware):
+    tx_fifo = 0  # the virtual unit's console (a pty, or the process's stdout) never waits; a scenario's line does
+
     def __init__(self, board, world=None, scenario=None, seed=0, out=None, **kw):
         # Collections while the parts are made: the garbage of each step goes before the next one allocates, so
         # the simulator's objects lie packed and leave fewer holes among the firmware's (the heap is the board's
@@ -555,6 +557,7 @@ class Hardware(_esp32.Hardware):
             from maus.sim.uart import Uart
 
             self.uart = Uart(self.world)
+            self.tx_fifo = 128  # (as load_scenario: a test's line made directly)
         return self.uart
 
     def console_ready(self):
@@ -569,6 +572,7 @@ class Hardware(_esp32.Hardware):
     def load_scenario(self, path):
         # Streamed: only the next action is in memory (the host has checked and sorted the file), so a
         # long scenario costs the firmware's heap nothing.
+        self.tx_fifo = 128  # the console is maus.sim.uart's line, whose writes wait for its FIFO as a board's
         self._scen = _open(path)
         self.scenario_end_us = 0
         self._next_scenario()

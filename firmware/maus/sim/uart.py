@@ -13,6 +13,8 @@ _CHAR_US = const(87)  # one byte at 115,200 baud: a start bit, 8 data bits, a st
 _HDR = const(25)  # "#MB1R ssss llll cccccccc "
 _WAIT_US = const(3000000)  # the host's wait for a quick answer (mausbox.link.bounds: a few seconds)
 _KEEP = const(400)  # an answer's payload kept to read its result (status, hello); longer ones: counted only
+_TX_FIFO = const(128)  # the ESP32 UART's transmit FIFO (SOC_UART_FIFO_LEN); the REPL UART has no driver buffer
+_TICK_US = const(10000)  # a FreeRTOS tick (CONFIG_FREERTOS_HZ=100)
 
 
 class Uart:
@@ -38,6 +40,8 @@ class Uart:
         self._body = bytearray(_KEEP)
         self._bn = 0
         self._kind = 0
+        self._txe = 0  # virtual µs by which the transmit FIFO has sent what it holds
+        self.tx_blocked_us = 0  # time the unit's writes held it in C, waiting for room in the FIFO
         if hasattr(world, "on_rebase"):
             # the world's clock moves back every ~4.5 minutes: left in the old clock, a request on the wire
             # stopped arriving (and the wait for its answer stopped counting) for the shift's 268 s
@@ -48,6 +52,7 @@ class Uart:
             self._asked = max(0, self._asked - shift)  # (-1 says none waits)
         for w in self._wire:
             w[1] -= shift
+        self._txe -= shift
 
     # --- the host's side ----------------------------------------------------------------------------------
     def request(self, req):
@@ -103,9 +108,37 @@ class Uart:
         return k if k else None
 
     def write(self, b):
+        self.tx(len(b))
         for c in b:
             self._byte(c)
         return len(b)
+
+    def tx(self, n):
+        """The time the unit's write of n bytes takes in C: the ESP32 port's console write (mp_hal_stdout_tx_strn ->
+        uart_stdout_tx_strn, ports/esp32/uart.c) fills the 128-byte transmit FIFO and, while the rest does not fit,
+        sleeps a FreeRTOS tick (ulTaskNotifyTake(pdFALSE, 1)) and fills it again; it returns once all is in the
+        FIFO. No soft IRQ handler runs meanwhile (they run at the VM's next branch). A pin ISR's notification wakes
+        that sleep early (mp_hal_wake_main_task_from_isr), which ends the call sooner only if the rest fits by
+        then: not modelled (the call ends at a tick)."""
+        w = self.world
+        now = w.now
+        end = self._txe
+        if end < now:
+            end = now
+        t = now
+        while True:
+            room = _TX_FIFO - (end - t + _CHAR_US - 1) // _CHAR_US
+            if n <= room:
+                break
+            n -= room
+            end += room * _CHAR_US
+            t = (t // _TICK_US + 1) * _TICK_US  # the next tick
+            if end < t:
+                end = t
+        self._txe = end + n * _CHAR_US
+        if t > now:
+            self.tx_blocked_us += t - now
+            w.spend(t - now)
 
     def _byte(self, c):
         hn = self._hn
@@ -148,3 +181,5 @@ class Uart:
                 self.unread += 1
         elif self._kind in (0x50, 0x44):  # "P", "D"
             self.parts += 1
+            if self._asked >= 0:  # the host's wait counts from the last part of its answer (docs/protocol.md)
+                self._asked = self.world.now

@@ -18,6 +18,14 @@ _IN_PER_POLL = const(160)  # as maus.unit.core
 _DEAD_MS = const(1000)
 _BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'  # maus.hostsvc's
 _IN_GAME = b'{"ok": false, "error": "game", "msg": "a game is in progress: ask again when it has ended"}'
+# The ESP32 port's console write (ports/esp32/uart.c uart_stdout_tx_strn) stays in C until all it was given is in the
+# UART's 128-byte transmit FIFO (hw.tx_fifo): a ~500-byte status answer written at once held the buttons' soft IRQs
+# off for ~35 ms (a press then got its first edge that late). The desk writes a frame in slices that fit and spins
+# (bytecode: handlers run) while the FIFO drains, so no write waits. In a game the console runs at the boot
+# rate, 115,200 baud. maus.hostsvc paces its frames the same way.
+_CHAR_US = const(87)  # a byte at 115,200 baud (10 bits), rounded up
+_SPARE = const(32)  # of the FIFO: room for what else the unit printed (EV and SAY lines)
+_SLICE = const(32)  # bytes per write, once the FIFO is full
 
 
 class Desk:
@@ -28,6 +36,10 @@ class Desk:
         self._dw = 0  # its payload length
         self._dat = 0  # ticks_ms of its first byte
         self._oh = bytearray(b"#MB1R 0000 0000 00000000 ")  # the answer's header
+        hw = w.ctx.hw
+        self._fifo = getattr(hw, "tx_fifo", 0) if hw is not None and frame.console(hw) == "uart" else 0
+        self._us = getattr(hw, "ticks_us", None) if self._fifo else None  # None: no FIFO to pace
+        self._txe = self._us() if self._us is not None else 0  # by when the FIFO has sent what the desk wrote (_put)
 
     def event(self, parts):
         """A log record for a subscribed monitor (HostWake.event), as an E frame; False if none is subscribed."""
@@ -180,10 +192,48 @@ class Desk:
         frame.puthex(h, 16, crc >> 16, 4)
         frame.puthex(h, 20, crc & 0xFFFF, 4)
         out = self.w.out if self.w.out is not None else sys.stdout.buffer
-        out.write(h)
+        self._put(out, h)
         for p in parts:
-            out.write(p)
-        out.write(b"\n")
+            self._put(out, p)
+        self._put(out, b"\n")
+
+    def _put(self, out, b):
+        # b written in slices that fit in the transmit FIFO now (the module's note): the frame still goes out whole
+        # in this pass (nothing else the unit prints can come between its bytes), and the pin IRQs' handlers run in
+        # the waits between slices.
+        us = self._us
+        if us is None:
+            out.write(b)
+            return
+        cap = self._fifo - _SPARE
+        n = len(b)
+        i = 0
+        while i < n:
+            room = cap - (self._held(us) + _CHAR_US - 1) // _CHAR_US
+            want = n - i if n - i < _SLICE else _SLICE
+            if room < want:
+                self._wait((want - room) * _CHAR_US)
+                room = cap - (self._held(us) + _CHAR_US - 1) // _CHAR_US
+            k = n - i if n - i < room else room
+            if k <= 0:
+                continue
+            out.write(b[i:i + k] if i or k < n else b)
+            self._txe = (us() + self._held(us) + k * _CHAR_US) & 0x3FFFFFFF
+            i += k
+
+    def _wait(self, t):
+        # t µs spinning in bytecode, whose branches run the pin handlers within a few µs (time.sleep_us runs none in
+        # its last 155 µs: mp_hal_delay_us); a board's delay that short is a busy loop too. hw.spend: the sim's time.
+        us = self._us
+        spend = self.w.ctx.hw.spend
+        t0 = us()
+        while ticks_diff(us(), t0) < t:
+            spend(t)
+
+    def _held(self, us):
+        # µs the bytes the desk wrote stay in the FIFO (0 once sent; an old mark, past ticks_diff's range, too)
+        d = ticks_diff(self._txe, us())
+        return d if 0 < d <= self._fifo * _CHAR_US else 0
 
 
 def _op(d, i, end):
