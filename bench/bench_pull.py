@@ -106,6 +106,7 @@ def main() -> int:
     return 0
 
 
+FLASH_16MB = 16 * 1024 * 1024 - 0x200000  # the vfs partition of a 16 MB module (app and the rest: 2 MiB)
 TIMEOUT = 3.0  # s, the pulls' --timeout: a virtual unit's pass on a busy machine can take a second
 
 
@@ -204,7 +205,9 @@ def faulty() -> None:
     got = {}
     with tempfile.TemporaryDirectory() as tmp:
         for tag, rate in (("clean", 0.0), ("faulty_2pct", 0.02)):
-            with virtual_unit(Path(tmp) / tag, logs) as unit:
+            # 2,000 logs of a 4 KB block each: the flash of a 16 MB module (its vfs partition), as
+            # tests/host/test_boot_many_logs.py; the virtual unit's 2 MiB default holds ~480 and does not boot
+            with virtual_unit(Path(tmp) / tag, logs, env={"MAUSBOX_FLASH_BYTES": str(FLASH_16MB)}) as unit:
                 app = service_up(unit.pty_path)
                 with FaultyRelay(unit.pty_path, rate=rate, seed=2) as relay:
                     took, tally = pull_through(relay, Store(Path(tmp) / tag / "store" / "logs.sqlite"), logs)

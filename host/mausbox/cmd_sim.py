@@ -187,7 +187,8 @@ def wait_ready(root: Path, since: float, timeout: float = 120.0, poll: float = 0
 def served_unit(root: Path, heapsize: str, **kw):
     """A virtual unit on its pty with its app running, as `mausbox sim --serial` serves one: its control FIFO
     pumped in a thread (the firmware's peripheral output drained: a full pipe would stall it). Yields the
-    SerialUnit (`kw` goes to it) once the firmware reports ready; SerialUnitError if it does not in 120 s."""
+    SerialUnit (`kw` goes to it; `env` is added to the FIFO's) once the firmware reports ready; SerialUnitError if it
+    does not in 120 s."""
     import threading
     import time
 
@@ -205,7 +206,7 @@ def served_unit(root: Path, heapsize: str, **kw):
     threading.Thread(target=pump, name="mausbox-served-fifo", daemon=True).start()
     since = time.time() - 1
     try:
-        with SerialUnit(root, heapsize=heapsize, env=fifo.env(), **kw) as unit:
+        with SerialUnit(root, heapsize=heapsize, env={**fifo.env(), **kw.pop("env", {})}, **kw) as unit:
             if not wait_ready(root, since):
                 raise SerialUnitError(f"the virtual unit in {root} did not report ready within 120 s")
             yield unit
