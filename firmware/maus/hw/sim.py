@@ -139,6 +139,8 @@ class RealWorld(World):
         ran = self.irqs_run
         RealWorld._held = True
         try:
+            if self.qlen:  # edges already made (a click's press, applied as its control line came) go first, at
+                self.run_irqs()  # the clock they were made at, before it moves to the next edge's time
             while a and a[0][0] <= host:
                 at, _, fn, arg = a.pop(0)
                 if at > self.now:
