@@ -6,15 +6,24 @@
 from maus.ticks import ticks_diff
 
 
-def test_edges_due_during_a_stall_keep_their_own_times():
+def _world():
+    """(the host's clock, a RealWorld whose control channel has nothing on it); None under CPython (the virtual
+    unit's hardware layer needs framebuf: MicroPython only, where this runs)."""
     try:
-        import framebuf  # noqa: F401 - the virtual unit's hardware layer: MicroPython only (this runs there)
+        import framebuf  # noqa: F401
     except ImportError:
-        return
+        return None
     from maus.hw import sim
 
     host = sim.time  # the host's own clock (time's names are the world's once maus.hw.sim is loaded)
-    w = sim.RealWorld(lambda ms: host.sleep_ms(ms))  # a control channel with nothing on it
+    return host, sim.RealWorld(lambda ms: host.sleep_ms(ms))
+
+
+def test_edges_due_during_a_stall_keep_their_own_times():
+    made = _world()
+    if made is None:
+        return
+    host, w = made
     got = []
 
     def handler(pin):  # a pin's IRQ handler: it reads the clock, as the capture's does
@@ -35,14 +44,10 @@ def test_edges_due_during_a_stall_keep_their_own_times():
 
 
 def test_an_edge_due_now_is_handled_at_once_with_the_clock_running():
-    try:
-        import framebuf  # noqa: F401
-    except ImportError:
+    made = _world()
+    if made is None:
         return
-    from maus.hw import sim
-
-    host = sim.time
-    w = sim.RealWorld(lambda ms: host.sleep_ms(ms))
+    host, w = made
     got = []
     t0 = w.ticks_us()
     base = w.now
@@ -55,14 +60,10 @@ def test_a_press_made_before_a_stall_is_handled_before_its_release():
     # A click from the terminal: its press is applied as the control line comes (its handler not yet run), its
     # release 80 ms later; the host process then stalls past the release. The press's handler runs at its own
     # time, not at the release's (one timestamp for both: the debounce dropped the click, CI run 66).
-    try:
-        import framebuf  # noqa: F401
-    except ImportError:
+    made = _world()
+    if made is None:
         return
-    from maus.hw import sim
-
-    host = sim.time
-    w = sim.RealWorld(lambda ms: host.sleep_ms(ms))
+    host, w = made
     got = []
 
     def handler(pin):
