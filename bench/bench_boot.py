@@ -53,7 +53,7 @@ def main() -> int:
         print("season.boot_skipped: 1 flag")
         return 0
     from fullflash import fill
-    from maus import gamelog
+    from maus.log import writer as gamelog
     from mausbox.sim import run as simrun
 
     with tempfile.TemporaryDirectory(prefix="mausbox-boot-") as d:

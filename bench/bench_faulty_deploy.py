@@ -27,7 +27,7 @@ from mausbox.paths import FIRMWARE_PKG, micropython_binary  # noqa: E402
 from mausbox.sim.relay import FaultyRelay  # noqa: E402
 from mausbox.sim.serial import SerialUnit  # noqa: E402
 
-FILES = {"maus/" + n: (FIRMWARE_PKG / n).read_bytes() for n in ("logstore.py", "logread.py", "ticks.py")}
+FILES = {"maus/" + n: (FIRMWARE_PKG / n).read_bytes() for n in ("log/store.py", "log/read.py", "ticks.py")}
 RATE = 0.02  # of kilobytes, each way: the pull bench's rate
 TIMEOUT = 0.5  # the virtual unit answers in milliseconds; a damaged exchange costs this much
 

@@ -23,8 +23,8 @@ from mausbox.paths import micropython_binary  # noqa: E402
 
 SCRIPT = r"""
 import gc, sys, time, vfs
-from maus import gamelog
-from maus.logstore import LogStore
+from maus.log import writer as gamelog
+from maus.log.store import LogStore
 from maus.sim.ramblock import RAMBlockDev
 import powercut
 
@@ -89,7 +89,7 @@ vfs.umount("/b")
 # A classroom unit: 2,000 small logs (a third marked pulled) on 4 KB blocks, listed by the host service as
 # `mausbox logs pull` asks (the directory iterator, a part per ~900 bytes), and checked at boot.
 import hostkit
-from maus.hostsvc import HostService
+from maus.host.service import HostService
 dev = mount(1024, 4096)
 st = LogStore("/b")
 rec = gamelog.encode(0, 0, "game_start", {"game": "mg"}) + gamelog.encode(1, 5, "game_end", {"why": "x"})

@@ -30,8 +30,8 @@ SCRIPT = """
 import gc, sys, time
 gc.collect()
 base = gc.mem_alloc()
-import maus.games.mausgeflippt
-from maus.games import mausgeflippt_cards
+import maus.games.mausgeflippt.rules
+from maus.games.mausgeflippt import cards as mausgeflippt_cards
 gc.collect()
 code = gc.mem_alloc() - base
 cat = mausgeflippt_cards.load_file()

@@ -23,8 +23,8 @@ from mausbox.paths import micropython_binary  # noqa: E402
 
 SCRIPT = r"""
 import gc, json, time, micropython
-from maus.games import mim_catalog
-from maus.games.mim import Pairs
+from maus.games.mim import catalog as mim_catalog
+from maus.games.mim.rules import Pairs
 
 with open(mim_catalog.default_path()) as f:
     cat = mim_catalog.build(json.load(f))

@@ -23,7 +23,7 @@ install()
 
 import piezo_suite as S  # noqa: E402
 from fwtest import Rand  # noqa: E402
-from maus.piezo import RATE_HZ  # noqa: E402
+from maus.piezo.detect import RATE_HZ  # noqa: E402
 
 BUMPS = 1000
 HOUR_MS = 3600 * 1000
@@ -36,7 +36,7 @@ ESP32_ADC_US = 20
 MPY_SCRIPT = r"""
 import time, micropython
 from array import array
-from maus.piezo import Detector
+from maus.piezo.detect import Detector
 from maus.sim.piezo import Piezo
 p = Piezo(3)
 p.noise(0.1)

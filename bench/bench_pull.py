@@ -23,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent / "host"), str(HERE.parent / "firmware")]
 
 import mausbox  # noqa: E402,F401  (installs the micropython shim)
-from maus import gamelog  # noqa: E402
+from maus.log import writer as gamelog  # noqa: E402
 from mausbox.cmd_sim import served_unit  # noqa: E402
 from mausbox.link import LinkError, UnitLink  # noqa: E402
 from mausbox.logpull import pull_unit  # noqa: E402

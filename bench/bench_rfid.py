@@ -37,7 +37,7 @@ from mausbox.paths import micropython_binary  # noqa: E402
 
 install()
 
-from maus import rfid  # noqa: E402
+from maus.cards import reader as rfid  # noqa: E402
 from maus.drivers import ndef  # noqa: E402
 from maus.drivers.mfrc522 import MFRC522  # noqa: E402
 from maus.sim.mfrc522_emu import MFRC522Emu, Pin  # noqa: E402
@@ -163,7 +163,7 @@ MPY_SCRIPT = r"""
 import time
 from maus.sim.mfrc522_emu import MFRC522Emu, Pin
 from maus.drivers.mfrc522 import MFRC522
-from maus import rfid
+from maus.cards import reader as rfid
 
 emu = MFRC522Emu()
 r = MFRC522(emu, Pin(), Pin(emu=emu), emu.sleep_us)

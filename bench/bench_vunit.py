@@ -112,7 +112,7 @@ def make_logs(root: Path, n: int, records: int, seed: int) -> None:
     """n finished game logs of `records` records each, written by this unit (its machine.unique_id())."""
     import random
 
-    from maus import gamelog
+    from maus.log import writer as gamelog
     from mausbox.sim.unitproc import unit_id
 
     rng = random.Random(seed)

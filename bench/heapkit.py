@@ -72,11 +72,11 @@ def _bare(exe: str) -> int:
 
 def prepare(scenario: Path, root: Path, hostsvc: Path | None = None) -> Path:
     """The unit's flash folder with the firmware, its tools and the scenario (checked, in time order).
-    hostsvc: a maus/hostsvc.py from another branch, compiled in for the heap watcher to load."""
+    hostsvc: a maus/host/service.py from another branch, compiled in for the heap watcher to load."""
     actions = simrun.parse_scenario(scenario.read_text(encoding="utf-8"), scenario.name)
     simrun.prepare_root(root)
     if hostsvc is not None:
-        err = compile_file(hostsvc, root / "maus" / "hostsvc.mpy", march=simrun.sim_march(), shown=Path("maus.hostsvc"))
+        err = compile_file(hostsvc, root / "maus" / "host" / "service.mpy", march=simrun.sim_march(), shown=Path("maus.host.service"))
         if err:
             raise RuntimeError(err)
     for old in (root / "logs").glob("*") if (root / "logs").exists() else ():

@@ -30,7 +30,7 @@ unit = None
 
 def follow_lang(lang):
     """A unit with no settings yet speaks the browser's language, saved as the unit's own menu would."""
-    from maus import settings
+    from maus.settings import values as settings
 
     try:
         open(settings.FILE).close()
@@ -41,7 +41,7 @@ def follow_lang(lang):
         lang = "en"
     if lang != settings.defaults()["lang"]:
         settings.Settings("").set("lang", lang)
-    del sys.modules["maus.settings"]
+    del sys.modules["maus.settings.values"]
     return lang
 
 

@@ -3,7 +3,7 @@
 # Each race: 2-6 players, the first press 20-60 ms after the reveal (the window's length does not change
 # the error: an edge's phase in the loop does), the others 0-5 ms after it, each contact bouncing 0-20
 # times (20-400 µs). The loop is the unit's race loop: a 300 µs main-loop pass of bytecode
-# (unit.LOOP_US), capture.service(), the decide timer, then maus.capture.RaceWindow.step() (poll or irq).
+# (unit.LOOP_US), capture.service(), the decide timer, then maus.capture.irq.RaceWindow.step() (poll or irq).
 # `irq_flash` is the IRQ path with every press record flushed at once, as the log did before race
 # windows held them. Prints `name: value unit` lines. A wrong winner: the truly first press is not among
 # the winners, or the declared first was truly behind by more than the tie window; a co-winner added or
@@ -12,8 +12,8 @@ import sys
 import time
 
 from fwtest import Rand
-from maus.arbiter import VALID, Arbiter
-from maus.capture import EV_PRESS, Capture, RaceWindow
+from maus.capture.arbiter import VALID, Arbiter
+from maus.capture.irq import EV_PRESS, Capture, RaceWindow
 from maus.hw.sim import Hardware
 from maus.sim.world import Esp32Timing, World
 from maus.ticks import ticks_diff

@@ -101,7 +101,7 @@ _import = builtins.__import__
 
 def _sampled_import(*a):
     # Every firmware import sampled when it is done: a step with no bus transfer or loop pass in it
-    # (maus.cards parsing a card's text, a game's start) has its modules in RAM then, which the other
+    # (maus.cards.ident parsing a card's text, a game's start) has its modules in RAM then, which the other
     # samples miss. Not what the simulator imports (a tag's contents made with maus.drivers.ndef_write as
     # it is put on the pad), nor what those imports import in turn: that is the simulator's share.
     g = a[1] if len(a) > 1 else None
@@ -260,7 +260,7 @@ def main():
         orig_idle(ms, console)
 
     def sim_tap(ident):
-        # A tag's contents are made with firmware modules (maus.cards, maus.drivers.ndef's writer): on a
+        # A tag's contents are made with firmware modules (maus.cards.ident, maus.drivers.ndef's writer): on a
         # board only a card read loads those, and lets them go. Let go of what the simulator loaded, so a
         # card read later loads them afresh (the board's cost) and they are not counted after the tag goes.
         had = set(sys.modules)
@@ -306,9 +306,9 @@ def main():
     import os
 
     if os.getenv("MAUSBOX_HEAP_HOSTSVC"):
-        # The host service of another branch (maus/hostsvc.py, compiled in by bench/heapkit.py): loaded and
+        # The host service of another branch (maus/host/service.py, compiled in by bench/heapkit.py): loaded and
         # made at power-on as the unit will, so its bytecode, buffers and names are in every phase's peak.
-        from maus.hostsvc import HostService
+        from maus.host.service import HostService
 
         _keep.append(HostService(None))
     import maus.unit

@@ -4,7 +4,7 @@ import gc
 import sys
 
 import micropython
-from maus.capture import Capture
+from maus.capture.irq import Capture
 from maus.sim.world import SimPin, World
 
 

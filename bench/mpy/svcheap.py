@@ -5,8 +5,8 @@
 import gc
 import sys
 
-from maus.logstore import LogStore  # the unit has these already
-from maus.settings import Settings  # noqa: F401
+from maus.log.store import LogStore  # the unit has these already
+from maus.settings.values import Settings  # noqa: F401
 
 where = sys.argv[1]
 if where == "lfs":
@@ -21,7 +21,7 @@ else:
     root = sys.argv[2]
 gc.collect()
 a = gc.mem_alloc()
-from maus.hostsvc import HostService  # noqa: E402
+from maus.host.service import HostService  # noqa: E402
 
 gc.collect()
 b = gc.mem_alloc()

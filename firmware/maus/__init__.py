@@ -8,7 +8,7 @@ import sys
 VERSION = "0.1.0"
 # Modules never let go once loaded: they hold native code, which the ESP32 commits to IRAM and frees only
 # at a soft reset (ports/esp32/main.c esp_native_code_commit), so each new load would take that IRAM again.
-KEEP = ("maus.piezofast",)
+KEEP = ("maus.piezo.fast",)
 
 
 def loaded():
@@ -52,8 +52,8 @@ def write_atomic(path, data):
 
 
 def unit_name(root=""):
-    """The unit's name (`mausbox name set`, maus.classroom: name.txt), or None; read where it is shown (the idle
-    menu, hello) without loading maus.classroom."""
+    """The unit's name (`mausbox name set`, maus.settings.classroom: name.txt), or None; read where it is shown (the idle
+    menu, hello) without loading maus.settings.classroom."""
     try:
         with open(root + "name.txt", "rb") as f:
             return f.read(65).decode() or None

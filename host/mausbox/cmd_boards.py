@@ -31,7 +31,7 @@ def _resolve(spec: str):
     """(path, board dict) for a board name in boards/ or a path to a board file."""
     from pathlib import Path
 
-    from maus import board as boardmod
+    from maus.hw import board as boardmod
 
     from mausbox.cli import EXIT_USAGE, UserError
     from mausbox.paths import BOARDS_DIR
@@ -58,7 +58,7 @@ def _names() -> list[str]:
 
 def errors(path, board) -> list[str]:
     """The validator's errors plus the file-level rule: the name is the file name."""
-    from maus import board as boardmod
+    from maus.hw import board as boardmod
 
     errs = boardmod.validate(board)
     if isinstance(board, dict) and isinstance(board.get("name"), str) and board["name"] != path.stem:
@@ -69,7 +69,7 @@ def errors(path, board) -> list[str]:
 def _list(args) -> int:
     import json
 
-    from maus import board as boardmod
+    from maus.hw import board as boardmod
 
     from mausbox.paths import BOARDS_DIR
 
@@ -128,8 +128,8 @@ CAPTURE = {"poll": "presses read by a polling loop", "irq": "presses read by pin
 
 
 def explain(board: dict) -> list[tuple[str, str]]:
-    """Each line of the boot screen's summary (maus.board.summary) with what it says in plain words."""
-    from maus import board as boardmod
+    """Each line of the boot screen's summary (maus.hw.board.summary) with what it says in plain words."""
+    from maus.hw import board as boardmod
 
     lines = boardmod.summary(board).split("\n")
     out = [(lines[0], "the board file's name")]

@@ -1,7 +1,7 @@
 """`mausbox cards`: make a classroom card set: write identities to NTAG stickers, enrol UIDs, print, check.
 
-Identities are `mausbox:<game>/<kind>/<id>` in the canonical form of `maus.cards`. The unit does the radio
-work with the firmware's own routines (`maus.cardwriter`, `maus.cards.Enrolment`), one step per request of the
+Identities are `mausbox:<game>/<kind>/<id>` in the canonical form of `maus.cards.ident`. The unit does the radio
+work with the firmware's own routines (`maus.cards.writer`, `maus.cards.ident.Enrolment`), one step per request of the
 host protocol (`card_write`, `card_read`, `enrol`, `enrolled`: docs/protocol.md), while its app keeps running
 (not during a game); this command tells the user what to put on the pad.
 """
@@ -144,7 +144,7 @@ def check_catalog(data: dict) -> list[str]:
 
 def card_list(data: dict) -> list[tuple[str, str]]:
     """(identity, description) for every card of a catalog, the game card first."""
-    from maus import cards
+    from maus.cards import ident as cards
 
     game = data["game"]
     out = [(cards.game_card(game) or "game/%s" % game, "game card")]
@@ -182,7 +182,7 @@ def _selected(args) -> list[tuple[str, str]]:
 
 
 def _check_ident(ident: str) -> str:
-    from maus import cards
+    from maus.cards import ident as cards
 
     from mausbox.cli import EXIT_USAGE, UserError
 
@@ -195,7 +195,7 @@ def _check_ident(ident: str) -> str:
 def _no_card(ident: str) -> str:
     """Why an identity names no card: a number past its kind's last card, a kind its game does not have, or
     not an identity at all."""
-    from maus import cards
+    from maus.cards import ident as cards
 
     parts = ident.strip().lower().removeprefix(cards.PREFIX).split("/")
     kinds = {(g, k): (first, last) for g, k, first, last in cards.KINDS}
@@ -216,7 +216,7 @@ def _no_card(ident: str) -> str:
 
 def _catalog_items(data: dict) -> dict[str, dict]:
     """identity -> the catalog entry of that card."""
-    from maus import cards
+    from maus.cards import ident as cards
 
     game = data["game"]
     out = {}

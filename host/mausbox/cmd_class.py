@@ -27,7 +27,7 @@ def add_parser(p):
 
 def parse_seats(words: list[str]) -> dict[str, str]:
     """["P1=Anna", "2=Ben"] -> {"1": "Anna", "2": "Ben"}; UserError for anything else."""
-    from maus.classroom import check_seats
+    from maus.settings.classroom import check_seats
 
     from mausbox.cli import EXIT_USAGE, UserError
 

@@ -27,7 +27,7 @@ def add_parser(p):
 
 
 def describe(key: str) -> str:
-    from maus.settings import SCHEMA
+    from maus.settings.values import SCHEMA
 
     spec = SCHEMA[key]
     d = spec[0]
@@ -40,7 +40,7 @@ def describe(key: str) -> str:
 
 def parse_value(key: str, text: str):
     """The typed value for a setting, checked against the schema here, before anything is sent."""
-    from maus.settings import SCHEMA, check
+    from maus.settings.values import SCHEMA, check
 
     from mausbox.cli import EXIT_USAGE, UserError
 
@@ -115,7 +115,7 @@ def run(args) -> int:
     if args.json:
         print(json.dumps({"values": values, "source": source, "message": message}, indent=2))
         return 0
-    from maus.settings import SCHEMA
+    from maus.settings.values import SCHEMA
 
     for k in sorted(values):
         default = SCHEMA[k][0] if k in SCHEMA else None
@@ -126,7 +126,7 @@ def run(args) -> int:
 
 
 def parse_value_key_only(key: str) -> None:
-    from maus.settings import SCHEMA
+    from maus.settings.values import SCHEMA
 
     from mausbox.cli import EXIT_USAGE, UserError
 

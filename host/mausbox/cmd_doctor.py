@@ -26,7 +26,7 @@ PART_WAIT_S = 40  # the unit waits 15 s for a press, a card or a knock: a part's
 
 
 def hardware(args) -> int:
-    """`doctor --hardware`: the unit runs its bring-up check (maus.bringup); its prompts and results are shown as
+    """`doctor --hardware`: the unit runs its bring-up check (maus.checks.bringup); its prompts and results are shown as
     they come, then the summary (saved on the unit as bringup.json)."""
     import json
 

@@ -23,7 +23,7 @@ MPY_BOARD = {"ESP32": "ESP32_GENERIC", "ESP32-S2": "ESP32_GENERIC_S2", "ESP32-S3
              "ESP32-C3": "ESP32_GENERIC_C3", "ESP32-C6": "ESP32_GENERIC_C6"}
 
 
-# family, PSRAM (maus.board.psram) -> the official image (micropython.org/download/<BOARD>, its variant)
+# family, PSRAM (maus.hw.board.psram) -> the official image (micropython.org/download/<BOARD>, its variant)
 IMAGES = {("esp32", "none"): "ESP32_GENERIC", ("esp32", "quad"): "ESP32_GENERIC-SPIRAM",
           ("esp32s3", "none"): "ESP32_GENERIC_S3", ("esp32s3", "quad"): "ESP32_GENERIC_S3",
           ("esp32s3", "octal"): "ESP32_GENERIC_S3-SPIRAM_OCT"}
@@ -57,7 +57,7 @@ def psram_words(psram: str) -> str:
 
 def official_image(board: dict) -> str:
     """The official MicroPython image a board file needs: its module's PSRAM decides the variant."""
-    from maus import board as boardmod
+    from maus.hw import board as boardmod
 
     key = (board.get("family"), boardmod.psram(board))
     if key not in IMAGES:
@@ -78,7 +78,7 @@ def plan(board_name: str, firmware: str | None = None) -> dict:
     the given image does not fit the board file."""
     from pathlib import Path
 
-    from maus import board as boardmod
+    from maus.hw import board as boardmod
 
     from mausbox.cli import EXIT_PROBLEM, EXIT_USAGE, UserError
     from mausbox.deploy import board_file

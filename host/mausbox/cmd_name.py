@@ -49,7 +49,7 @@ def run(args) -> int:
     if args.action is None:
         raise UserError("say what: mausbox name set NAME | show | clear", EXIT_USAGE)
     if args.action == "set":
-        from maus.classroom import check_name
+        from maus.settings.classroom import check_name
 
         why = check_name(args.name)
         if why:

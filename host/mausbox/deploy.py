@@ -124,7 +124,7 @@ def firmware_files(platform: str, mpy: int, board: str) -> tuple[dict[str, bytes
         elif src.suffix in (".json", ".cat"):  # data: settings, texts, catalogs and their compiled form
             files[rel] = src.read_bytes()
     files["board.json"] = board_file(board).read_bytes()
-    ok = board_ok(files["board.json"], files.get("maus/board.py") or files["maus/board.mpy"])
+    ok = board_ok(files["board.json"], files.get("maus/hw/board.py") or files["maus/hw/board.mpy"])
     if ok is not None:
         files["board.ok"] = ok
     for name in BOOT_FILES:
@@ -139,7 +139,7 @@ def board_ok(board_json: bytes, checker: bytes) -> bytes | None:
     unit then reports them at every boot)."""
     import binascii
 
-    from maus import board as fw_board
+    from maus.hw import board as fw_board
     from maus.unit.boot import board_stamp
 
     if fw_board.validate(json.loads(board_json)):

@@ -61,7 +61,7 @@ def read_sources(path: Path) -> list[tuple[str, str, bytes]]:
 
 
 def unit_of(data: bytes) -> str | None:
-    from maus import logread
+    from maus.log import read as logread
 
     start = logread.read(data, keep=False).start or {}
     return check_unit_id(start.get("unit"))

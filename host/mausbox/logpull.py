@@ -4,7 +4,7 @@ and verified.
 The unit lists its logs folder (`logs`: names and sizes of logs and pulled markers, docs/protocol.md) and
 streams a log from any offset (`read`: data frames, each checked, then the sha256 of the whole file as the
 unit read it). Verified bytes go to a partial file, so a broken transfer resumes from its length; the whole
-file is checked against the unit's sha256, parsed with `maus.logread`, written to the destination as temp
+file is checked against the unit's sha256, parsed with `maus.log.read`, written to the destination as temp
 file + rename, and only then marked pulled on the unit (`mark`, which the unit checks against the file).
 Device-supplied names are checked before they become paths.
 """
@@ -46,7 +46,7 @@ from mausbox.pulldest import (
     verify_log,
 )
 
-BRINGUP = "bringup.json"  # the bring-up check's summary on the unit (firmware/maus/bringup.py FILE)
+BRINGUP = "bringup.json"  # the bring-up check's summary on the unit (firmware/maus/checks/bringup.py FILE)
 MAX_BRINGUP = 64 * 1024  # bytes: a summary of a dozen parts is ~2 KB
 
 class PullError(Exception):
@@ -228,7 +228,7 @@ class Puller:
         return out
 
     def _bringup_size(self) -> int | None:
-        """The size of the unit's bring-up summary (maus.bringup) as its listing gave it, or None: it has none."""
+        """The size of the unit's bring-up summary (maus.checks.bringup) as its listing gave it, or None: it has none."""
         size = (getattr(self.link, "listed", None) or {}).get("bringup")
         if isinstance(size, int) and not isinstance(size, bool) and 0 <= size <= MAX_BRINGUP:
             return size

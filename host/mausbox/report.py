@@ -6,7 +6,7 @@ leniently, so every game's way of logging a race counts:
   "dt_us" or "reaction_us"): a reaction time when the offset is >= 0 and its "kind" (if any) is valid;
   a false start when "false_start" is true, the offset is negative or its kind says so;
 - a record of type "false_start" with "player";
-- a record with "presses": [[player, offset_us, kind], ...] (kind as in maus.arbiter: 0 false start, 1 valid).
+- a record with "presses": [[player, offset_us, kind], ...] (kind as in maus.capture.arbiter: 0 false start, 1 valid).
 Every press of a reveal is used (log format v2 logs them all, docs/log-format.md): a player's first timed
 press after each `reveal` is their reaction time, whether it took part in the race, came after it was
 decided (`late`) or was ignored by it (`locked`); every press counts in `presses`, `late` and `locked`. Players are (unit, player id) pairs; a names file on the host gives them names (never sent to a unit).

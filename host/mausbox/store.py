@@ -285,7 +285,7 @@ class Store:
             return self._ingest(unit, raw_path, data)
 
     def _ingest(self, unit: str, raw_path: Path, data: bytes | None) -> tuple[int, bool]:
-        from maus import logread
+        from maus.log import read as logread
 
         if data is None:
             data = Path(raw_path).read_bytes()

@@ -48,7 +48,7 @@ def npm_ci(web: Path = WEB_SRC) -> Path:
 
 
 def _shim_source(src: str) -> str:
-    # Native code (maus.piezofast in the sim; maus.hw.esp32_setup only on a board): on a port without a
+    # Native code (maus.piezo.fast in the sim; maus.hw.esp32_setup only on a board): on a port without a
     # native emitter the same functions run as bytecode (viper's ptr32(a) is the array itself).
     return "ptr32 = lambda a: a  # web page: viper's builtin\n" + _NATIVE.sub("", src)
 

@@ -1,11 +1,11 @@
 # A console for the host service's tests: bytes in (what the host sends), bytes out (what the unit sends),
-# and the host's side of the frame format written out again here, independently of maus.hostsvc, for
+# and the host's side of the frame format written out again here, independently of maus.host.service, for
 # both interpreters (docs/protocol.md).
 import binascii
 import json
 
-from maus.logstore import LogStore
-from maus.settings import Settings
+from maus.log.store import LogStore
+from maus.settings.values import Settings
 
 
 def crc(head, payload):

@@ -9,7 +9,7 @@
 # Bell-level bumps (amplitude >= BELL_LEVEL of full scale) must alarm; everything else must not.
 # The detector hears the room's noise for PRE_MS disarmed, is armed at t = 0 (which blanks
 # Detector.blank_ms) and every case starts its events START_MS later.
-from maus.piezo import Detector
+from maus.piezo.detect import Detector
 from maus.sim.piezo import Piezo
 from maus.ticks import PERIOD
 

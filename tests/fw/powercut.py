@@ -7,8 +7,9 @@ import sys
 
 import vfs
 from fwtest import Rand
-from maus import gamelog, logread
-from maus.logstore import LogStore
+from maus.log import read as logread
+from maus.log import writer as gamelog
+from maus.log.store import LogStore
 from maus.sim.ramblock import RAMBlockDev
 
 BS = 512  # block size; the ESP32's flash has 4096 (set with the script's last argument)

@@ -88,7 +88,7 @@ def fill(n, k):
     import binascii
     import hashlib
 
-    from maus import gamelog
+    from maus.log import writer as gamelog
 
     os.mkdir("logs")
     for i in range(1, n + 1):
@@ -283,7 +283,7 @@ class SeasonHw(sim.Hardware):
             emit = cap.emit
 
             def timed(kind, i, t, emit=emit, hw=self):
-                if kind == 1:  # maus.capture.EV_PRESS
+                if kind == 1:  # maus.capture.irq.EV_PRESS
                     e = hw._edge[i]
                     if e >= 0:
                         hw._edge[i] = -1

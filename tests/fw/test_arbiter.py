@@ -1,4 +1,4 @@
-from maus.arbiter import FALSE_START, LATE, LOCKED, NO_RACE, VALID, Arbiter
+from maus.capture.arbiter import FALSE_START, LATE, LOCKED, NO_RACE, VALID, Arbiter
 from maus.ticks import PERIOD, ticks_add
 
 

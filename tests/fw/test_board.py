@@ -3,7 +3,7 @@ import json
 import os
 
 from fwtest import raises, repo_path
-from maus import board
+from maus.hw import board
 
 
 def _boards_dir():

@@ -1,4 +1,4 @@
-from maus.buttons import Gestures
+from maus.capture.buttons import Gestures
 
 
 def _g():

@@ -1,6 +1,6 @@
 import micropython
-from maus.capture import EV_GLITCH, EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK, Capture
-from maus.capture_py import install
+from maus.capture.irq import EV_GLITCH, EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK, Capture
+from maus.capture.poll import install
 from maus.sim.world import SimPin, World
 from maus.ticks import PERIOD, ticks_diff
 

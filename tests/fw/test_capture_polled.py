@@ -2,12 +2,12 @@
 # was given is in the UART's 128-byte transmit FIFO (maus.sim.uart Uart.tx), so a frame written at once held the
 # buttons' soft IRQs off until the FIFO had room, tick by tick: a press during a ~300-byte `status` answer in a game
 # got its first edge up to ~10 ms late (9.5 ms here), one while a log streams up to ~90 ms (a 1 KB data frame; 84
-# ms here). The desk (maus.unit.desk) and the service (maus.hostsvc) write their frames in slices that fit and spin
+# ms here). The desk (maus.unit.desk) and the service (maus.host.service) write their frames in slices that fit and spin
 # between them, where the handlers run.
 import logfs
 from fwtest import repo_path
 from hostkit import Ctx
-from maus import board
+from maus.hw import board
 
 
 class _Log:
@@ -17,7 +17,7 @@ class _Log:
 def _press_while_answering(ctx, req, lates, least):
     """For each µs in lates: a press that long after the unit starts writing its answer to req; -> the µs from
     each press's edge to its first-edge time. The answer must be ok and over `least` bytes."""
-    from maus.capture import EV_PRESS, Capture
+    from maus.capture.irq import EV_PRESS, Capture
     from maus.unit.core import HostWake
 
     hw = ctx.hw
@@ -107,12 +107,12 @@ def test_a_press_while_a_log_streams_is_timed_at_its_edge():
 def test_a_double_press_while_a_log_streams_is_a_double():
     # A log's 1 KB data frame holds the loop ~90 ms at 115,200 baud: a join's double press (two 80 ms clicks 200 ms
     # apart) behind a pull was taken for clicks, and a season's game never started. The stream waits while a
-    # player's input is being taken (maus.hostsvc _players).
+    # player's input is being taken (maus.host.service _players).
     hw = _hw()
     if hw is None:
         return
-    from maus.buttons import Gestures
-    from maus.capture import EV_PRESS, EV_RELEASE, Capture
+    from maus.capture.buttons import Gestures
+    from maus.capture.irq import EV_PRESS, EV_RELEASE, Capture
     from maus.unit.core import HostWake
 
     w = hw.world

@@ -4,7 +4,7 @@ import sys
 import time
 
 from fwtest import raises
-from maus import cards
+from maus.cards import ident as cards
 
 
 def test_canonical_padding():

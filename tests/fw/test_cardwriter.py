@@ -2,8 +2,8 @@
 from rfidkit import reader, uid  # first: the emulator is the biggest compile (96 KB heap)
 
 # isort: split
-from maus import cardwriter as cw
-from maus import rfid
+from maus.cards import reader as rfid
+from maus.cards import writer as cw
 from maus.drivers import ndef
 from maus.sim import mfrc522_emu as emu_mod
 from maus.sim.mfrc522_emu import NTAG, MifareClassic1K

@@ -3,7 +3,7 @@
 from rfidkit import reader, uid  # first: the emulator is the biggest compile (96 KB heap)
 
 # isort: split
-from maus import cardwriter
+from maus.cards import writer as cardwriter
 from maus.sim.mfrc522_emu import NTAG
 
 U7 = uid(0x04, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26)

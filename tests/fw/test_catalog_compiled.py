@@ -5,7 +5,8 @@ import os
 
 import logfs
 import maus
-from maus.games import mausgeflippt_cards, mim
+from maus.games.mausgeflippt import cards as mausgeflippt_cards
+from maus.games.mim import rules as mim
 from maus.unit.start import catalog, compiled
 
 HERE = maus.__file__.rsplit("/", 1)[0] + "/catalogs/"
@@ -58,6 +59,6 @@ def test_a_catalog_edited_since_or_a_damaged_cat_is_not_used():
 
 
 def test_a_game_without_a_compact_class_has_no_compiled_catalog():
-    from maus.games import mms
+    from maus.games.mms import rules as mms
 
     assert compiled(mms, HERE + "mms.json") is None  # mms.Catalog holds tuples: no .cat made for it

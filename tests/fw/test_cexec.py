@@ -1,8 +1,8 @@
-# The raw REPL's checked commands (maus.cexec): a command whose crc32 does not match is refused before it is
+# The raw REPL's checked commands (maus.host.cexec): a command whose crc32 does not match is refused before it is
 # compiled; one that matches runs in the globals it is given.
 import binascii
 
-from maus.cexec import MBX_DAMAGED, _mbx_x
+from maus.host.cexec import MBX_DAMAGED, _mbx_x
 
 
 def _cmd():

@@ -1,12 +1,13 @@
 # A classroom's unit: its name and seats on flash, the host's name / seats / copied requests, hello naming
-# the unit, and a game's start recording both (maus.classroom).
+# the unit, and a game's start recording both (maus.settings.classroom).
 import json
 
 import logfs
 from fwtest import raises
 from hostkit import Console, Ctx, answer, request
-from maus import classroom, unit_name
-from maus.hostsvc import HostService
+from maus import unit_name
+from maus.host.service import HostService
+from maus.settings import classroom
 
 
 def _svc(root):
@@ -95,6 +96,6 @@ def test_copied_is_shown_on_the_menu_only():
 
 def test_the_texts_have_the_copied_screen():
     for lang in ("de", "en"):
-        with open(classroom.__file__.rsplit("/", 1)[0] + "/texts/unit.%s.json" % lang) as f:
+        with open(classroom.__file__.rsplit("/", 2)[0] + "/texts/unit.%s.json" % lang) as f:
             t = json.load(f)
         assert "{n}" in t["copied"] and t["menu"].startswith("{name}")

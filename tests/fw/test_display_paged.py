@@ -1,8 +1,8 @@
-# The display's frame goes out a page per I2C transfer (maus.feedback): a transfer is a C call that holds the
+# The display's frame goes out a page per I2C transfer (maus.unit.feedback): a transfer is a C call that holds the
 # buttons' soft IRQs off, and a press during one whole-frame transfer (~23 ms at 400 kHz) got its first edge
 # that late (a second claim right after the first one's prompt, M is for Mouse C: bench/bench_season.py).
 from fwtest import repo_path
-from maus import board
+from maus.hw import board
 
 
 def test_a_press_during_a_display_refresh_is_timed_within_a_page():
@@ -10,10 +10,10 @@ def test_a_press_during_a_display_refresh_is_timed_within_a_page():
         import framebuf  # noqa: F401 - the virtual unit's display: MicroPython only (this runs there)
     except ImportError:
         return
-    from maus.capture import EV_PRESS, Capture
-    from maus.feedback import Feedback
+    from maus.capture.irq import EV_PRESS, Capture
     from maus.hw import sim
-    from maus.settings import Settings
+    from maus.settings.values import Settings
+    from maus.unit.feedback import Feedback
 
     hw = sim.Hardware(board.load(repo_path("boards") + "/sim.json"))
     got = []

@@ -5,8 +5,9 @@ import sys
 
 import logfs
 from fwtest import Rand, raises
-from maus import gamelog, logread
-from maus.logstore import LogStore, valid_name
+from maus.log import read as logread
+from maus.log import writer as gamelog
+from maus.log.store import LogStore, valid_name
 from maus.ticks import PERIOD
 
 MPY = sys.implementation.name == "micropython"

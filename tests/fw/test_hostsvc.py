@@ -8,8 +8,8 @@ import sys
 import logfs
 from fwtest import raises, rmtree, tmpdir
 from hostkit import Console, Ctx, answer, frame, parse, request
-from maus.hostsvc import HostService
-from maus.logstore import LogStore
+from maus.host.service import HostService
+from maus.log.store import LogStore
 
 MPY = sys.implementation.name == "micropython"
 

@@ -3,7 +3,7 @@
 # garbles bytes between two different rates (hostkit.garble), so only a host at the unit's rate is heard.
 import logfs
 from hostkit import Console, Ctx, answer, parse, request
-from maus.hostsvc import HostService, asleep
+from maus.host.service import HostService, asleep
 
 
 def _svc(root, app=True):
@@ -96,7 +96,7 @@ def test_the_service_going_quiet_brings_the_console_back():
         svc, con, ctx = _svc(fs.root)
         _switch(svc, con)
 
-        class Wake:  # what maus.hostsvc.asleep needs of a HostWake
+        class Wake:  # what maus.host.service.asleep needs of a HostWake
             pass
 
         w = Wake()

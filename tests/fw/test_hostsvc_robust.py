@@ -6,7 +6,7 @@ import sys
 import logfs
 from fwtest import raises
 from hostkit import Console, Ctx, answer, frame, request
-from maus.hostsvc import HostService
+from maus.host.service import HostService
 from maus.unit.core import INTR_MS, HostWake
 
 MPY = sys.implementation.name == "micropython"

@@ -12,7 +12,7 @@ from maus.unit.core import LINGER_MS, HostWake
 def _wake(root):
     import maus
 
-    maus.unload("maus.hostsvc")  # as after a boot: nothing of the service loaded yet
+    maus.unload("maus.host.service")  # as after a boot: nothing of the service loaded yet
     con = Console()
     ctx = Ctx(root)
     return HostWake(ctx, inp=con.inp, out=con.out, ready=con.ready), con, ctx
@@ -32,11 +32,11 @@ def test_chatter_loads_nothing_and_a_frame_loads_the_service():
         con.send(b"ets Jun  8 2016\r\n>>> print(1)\r\n\x00\xff")
         for _ in range(5):
             assert w.serve() is None
-        assert w.svc is None and "maus.hostsvc" not in sys.modules and not con.rx
+        assert w.svc is None and "maus.host.service" not in sys.modules and not con.rx
         con.send(request(7, "hello", host="test", proto=1))
         r, parts, text = _answer(w, con, 7)
         assert r["ok"] and r["proto"] == 1 and r["app"] is True
-        assert w.svc is not None and "maus.hostsvc" in sys.modules
+        assert w.svc is not None and "maus.host.service" in sys.modules
         assert w.event([b'{"type":"note"}\n']) is False  # no monitor subscribed
 
 
@@ -56,7 +56,7 @@ def test_the_service_goes_when_the_host_is_quiet_and_counts_on():
         assert w.svc is not None
         ctx.hw.t += 2
         assert w.serve() is None
-        assert w.svc is None and "maus.hostsvc" not in sys.modules and w.requests == 2
+        assert w.svc is None and "maus.host.service" not in sys.modules and w.requests == 2
         con.send(request(3, "status"))
         r = _answer(w, con, 3)[0]
         assert r["requests"] == 3 and w.svc is not None  # loaded again; its counters went on

@@ -98,7 +98,7 @@ def test_capture_times_a_press_through_pin_irq_and_the_poll_standin():
         return
     hw, wiring, _ = _unit()
     try:
-        from maus.capture import EV_PRESS, Capture
+        from maus.capture.irq import EV_PRESS, Capture
 
         events = []
         cap = Capture(hw.buttons, hw.ticks_us, hw.levels, lambda k, i, t: events.append((k, i, t)))
@@ -249,7 +249,7 @@ def test_the_comparator_piezo_is_read():
     b = _board(piezo={"mode": "digital", "pin": 35})
     hw, wiring, _ = _unit(b)
     try:
-        from maus import piezo as fwpiezo
+        from maus.piezo import detect as fwpiezo
 
         assert hw.adc is None and hw.piezo_pin is not None
         assert hw.piezo_pin.value() == 0  # a quiet castle: the comparator's output low

@@ -2,7 +2,7 @@
 # unit's clock, and one on a button still held by the last one starts once that one let go (a click typed while
 # a long press is held was swallowed by it: the terminal's M is for Mouse game lost its join click).
 from fwtest import repo_path
-from maus import board
+from maus.hw import board
 
 
 def _presses(hw, pin, until_us):

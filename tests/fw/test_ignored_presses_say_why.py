@@ -1,7 +1,7 @@
 # A press the unit ignores or penalizes says why on the display (issue 20): a false start in
 # Mausgeflippt, a press out of turn in M is for Mouse (variant A) and Mucks Mäuschen Still; the turn's own
 # prompt comes back after it, and nothing extra is logged.
-import maus.games.mim_turns  # noqa: F401  (compiled first, while the heap is in one piece)
+import maus.games.mim.turns  # noqa: F401  (compiled first, while the heap is in one piece)
 from test_mausgeflippt_kit import T0, mice_where, race, reveal
 from test_mausgeflippt_kit import new_game as new_mg
 from test_mim_kit import new_game as new_mim

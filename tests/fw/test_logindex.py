@@ -1,4 +1,4 @@
-# logs/index (maus.logindex): with a good index the boot reads no directory listing of logs/ and opens none
+# logs/index (maus.log.index): with a good index the boot reads no directory listing of logs/ and opens none
 # of its finished logs; with the index missing, stale or torn it lists logs/ once, recovers the newest log
 # as before and writes the index again (docs/log-format.md, "The index"). The filesystem's own calls are
 # counted: under MicroPython a VFS that wraps the real one (VfsPosix on a temp folder) is mounted and
@@ -8,8 +8,9 @@ import os
 import sys
 
 from fwtest import rmtree, tmpdir
-from maus import gamelog, logindex
-from maus.logstore import LogStore
+from maus.log import index as logindex
+from maus.log import writer as gamelog
+from maus.log.store import LogStore
 
 MPY = sys.implementation.name == "micropython"
 N = 300  # finished logs on the unit, a third of them pulled
@@ -179,7 +180,7 @@ def _game(u, finish=True, records=3):
 
 
 def _aborted(u, name):
-    from maus import logread
+    from maus.log import read as logread
 
     r = logread.read(u.read(name))
     assert r.ok, r.problems

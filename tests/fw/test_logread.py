@@ -1,7 +1,8 @@
 import sys
 
 from fwtest import Rand
-from maus import gamelog, logread
+from maus.log import read as logread
+from maus.log import writer as gamelog
 
 MPY = sys.implementation.name == "micropython"
 

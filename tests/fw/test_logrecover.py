@@ -7,8 +7,9 @@ import os
 import sys
 
 from fwtest import Rand, rmtree, tmpdir
-from maus import gamelog, logcheck
-from maus.logstore import LogStore, log_number
+from maus.log import check as logcheck
+from maus.log import writer as gamelog
+from maus.log.store import LogStore, log_number
 
 MPY = sys.implementation.name == "micropython"
 BIG = 300 * 1024  # more than the ESP32's whole GC heap (111,936 bytes)

@@ -3,8 +3,8 @@ import gc
 import json
 
 from fwtest import Rand, raises
-from maus.games import mausgeflippt_cards as mgcards
-from maus.games import mausgeflippt_catalog as mgcat
+from maus.games.mausgeflippt import cards as mgcards
+from maus.games.mausgeflippt import catalog as mgcat
 
 
 def _data():
@@ -150,15 +150,15 @@ def test_the_validator_is_unloaded_once_the_catalog_is_checked():
 
     with open(mgcards.default_path()) as f:
         data = json.load(f)
-    sys.modules.pop("maus.games.mausgeflippt_catalog", None)  # as on the unit: nobody else holds it
+    sys.modules.pop("maus.games.mausgeflippt.catalog", None)  # as on the unit: nobody else holds it
     cat = mgcards.load(data)  # as the unit loads it (maus.unit.start.catalog)
     assert len(cat.wears) == 4 * 32
-    assert "maus.games.mausgeflippt_catalog" not in sys.modules  # ~6 KB back for the game
+    assert "maus.games.mausgeflippt.catalog" not in sys.modules  # ~6 KB back for the game
 
 
 def test_the_game_refuses_a_bad_catalog_with_its_problem():
-    from maus.game import Player
-    from maus.games.mausgeflippt import Mausgeflippt
+    from maus.games.base import Player
+    from maus.games.mausgeflippt.rules import Mausgeflippt
     from tablefake import FakeTable
 
     e = raises(ValueError, Mausgeflippt, FakeTable(), [Player(1)], {}, {"game": "mg"})

@@ -1,6 +1,6 @@
 # Mausgeflippt: "Mausgeflippt!" with a whole collection.
 # One test per rule and per written decision (docs/games/mausgeflippt.md).
-from maus.games.mausgeflippt_catalog import outfit
+from maus.games.mausgeflippt.catalog import outfit
 from test_mausgeflippt_kit import (
     CAT,
     T0,

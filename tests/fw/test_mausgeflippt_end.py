@@ -1,6 +1,6 @@
 # Mausgeflippt: the end, scoring, prompts and the display.
 # One test per rule and per written decision (docs/games/mausgeflippt.md).
-from maus.games.mausgeflippt import Mausgeflippt
+from maus.games.mausgeflippt.rules import Mausgeflippt
 from test_mausgeflippt_kit import (
     CAT,
     T0,

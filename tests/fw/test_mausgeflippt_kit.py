@@ -1,7 +1,7 @@
 # Helpers for the test_mausgeflippt_* files (this file has no tests of its own).
-from maus.game import Player
-from maus.games import mausgeflippt_cards as mgcards
-from maus.games.mausgeflippt import Mausgeflippt
+from maus.games.base import Player
+from maus.games.mausgeflippt import cards as mgcards
+from maus.games.mausgeflippt.rules import Mausgeflippt
 from maus.ticks import ticks_add
 from tablefake import FakeTable
 

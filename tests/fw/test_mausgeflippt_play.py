@@ -1,7 +1,7 @@
 # Mausgeflippt property tests: random legal play on a simulated table (test_mausgeflippt_sim), judged by
 # an independent oracle. Always: mice caught + mice left = 32, scores = the breakdown formula, the unit's
 # counts = the table's, the winners follow the tie-break, and the game ends.
-import maus.games.mausgeflippt  # noqa: F401 - the game first: a small heap compiles it best
+import maus.games.mausgeflippt.rules  # noqa: F401 - the game first: a small heap compiles it best
 from test_mausgeflippt_sim import _play
 
 

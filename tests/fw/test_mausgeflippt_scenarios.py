@@ -1,15 +1,15 @@
 # The scenario files tests/scenarios/mg-*.jsonl, played through the game with a minimal stand-in for the
-# unit shell (game card, joining, young hold, double press to start, gestures from maus.buttons) in
+# unit shell (game card, joining, young hold, double press to start, gestures from maus.capture.buttons) in
 # virtual time: the summary must be the .expect.json. The virtual unit plays the same files end to end.
 import json
 import os
 
-import maus.games.mausgeflippt  # noqa: F401 - the game first: a small heap compiles it best
+import maus.games.mausgeflippt.rules  # noqa: F401 - the game first: a small heap compiles it best
 from fwtest import repo_path
-from maus.buttons import Gestures
-from maus.game import Player
-from maus.games import mausgeflippt_cards
-from maus.games.mausgeflippt import Mausgeflippt
+from maus.capture.buttons import Gestures
+from maus.games.base import Player
+from maus.games.mausgeflippt import cards as mausgeflippt_cards
+from maus.games.mausgeflippt.rules import Mausgeflippt
 from maus.ticks import wrap
 from tablefake import FakeTable
 

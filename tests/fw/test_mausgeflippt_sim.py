@@ -2,9 +2,9 @@
 # judged by an independent oracle. Always: mice caught + mice left = 32, scores = the breakdown
 # formula, the unit's counts = the table's, and the game ends.
 from fwtest import Rand
-from maus.game import Player
-from maus.games import mausgeflippt_cards
-from maus.games.mausgeflippt import Mausgeflippt
+from maus.games.base import Player
+from maus.games.mausgeflippt import cards as mausgeflippt_cards
+from maus.games.mausgeflippt.rules import Mausgeflippt
 from maus.ticks import ticks_add
 from tablefake import FakeTable
 

@@ -1,5 +1,5 @@
 # M is for Mouse, variant A: turns, chips on the middle cards, passes, rounds, the last hand card.
-import maus.games.mim_turns  # noqa: F401  (compiled first, while the heap is in one piece)
+import maus.games.mim.turns  # noqa: F401  (compiled first, while the heap is in one piece)
 from test_mim_kit import CAT, L, find_two, hold, ident, new_game, pairs_of, said, tap
 
 

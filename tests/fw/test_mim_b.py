@@ -1,5 +1,5 @@
 # M is for Mouse, variant B: the game leader reveals, the first press claims, the claimer taps the pair.
-import maus.games.mim_leader  # noqa: F401  (compiled first, while the heap is in one piece)
+import maus.games.mim.leader  # noqa: F401  (compiled first, while the heap is in one piece)
 from test_mim_kit import CAT, T0, find_two, hold, ident, new_game, pairs_of, press, said, tap
 
 S = 1000000  # one second in us

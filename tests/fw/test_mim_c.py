@@ -1,5 +1,5 @@
 # M is for Mouse, variant C: chips split evenly, 8 cards a round, queued claims, the unit ends each round.
-import maus.games.mim_chips  # noqa: F401  (compiled first, while the heap is in one piece)
+import maus.games.mim.chips  # noqa: F401  (compiled first, while the heap is in one piece)
 from test_mim_kit import CAT, T0, L, find_two, new_game, oracle, pairs_of, press, said, tap
 
 

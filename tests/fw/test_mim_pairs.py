@@ -4,8 +4,9 @@ import json
 import sys
 
 from fwtest import Rand, raises
-from maus.games import mim, mim_catalog
-from maus.games.mim import ascii, load_catalog, parse
+from maus.games.mim import catalog as mim_catalog
+from maus.games.mim import rules as mim
+from maus.games.mim.rules import ascii, load_catalog, parse
 from test_mim_kit import CAT, found, oracle
 
 LETTERS = mim.LETTERS
@@ -190,7 +191,7 @@ def test_finder_allocates_nothing():
 
 
 def test_validator_is_unloaded_after_a_load():
-    name = "maus.games.mim_catalog"
+    name = "maus.games.mim.catalog"
     was = sys.modules.pop(name, None)
     try:
         load_catalog(_data())

@@ -1,6 +1,6 @@
 # M is for Mouse, variant B: a leader lays the deck while players press, tap and dawdle at random. Whatever the players do (wrong cards, stray presses, slow claims,
 # foreign cards) the game never crashes, chips and cards are conserved, every round and every game ends.
-import maus.games.mim_leader  # noqa: F401  (compiled first, while the heap is in one piece)
+import maus.games.mim.leader  # noqa: F401  (compiled first, while the heap is in one piece)
 from fwtest import Rand
 from test_mim_kit import new_game, oracle, press_now, stray, tap, trim
 

@@ -1,6 +1,6 @@
 # M is for Mouse, variant C: random presses, claims and choices. Whatever the players do (wrong cards, stray presses, slow claims,
 # foreign cards) the game never crashes, chips and cards are conserved, every round and every game ends.
-import maus.games.mim_chips  # noqa: F401  (compiled first, while the heap is in one piece)
+import maus.games.mim.chips  # noqa: F401  (compiled first, while the heap is in one piece)
 from fwtest import Rand
 from test_mim_kit import new_game, oracle, press_now, stray, tap, trim
 

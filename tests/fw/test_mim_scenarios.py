@@ -1,15 +1,15 @@
 # The scenario files tests/scenarios/mim-*.jsonl, played through the game with a minimal stand-in for the
-# unit shell (game card, variant choice, joining, double press to start, gestures from maus.buttons, no
+# unit shell (game card, variant choice, joining, double press to start, gestures from maus.capture.buttons, no
 # card reads while a race is open) in virtual time: the summary must be the .expect.json. The virtual unit
 # plays the same files end to end (`mausbox sim --scenario`). Variants B and C: test_mim_scenarios_b.py, _c.py.
 import json
 import os
 
-import maus.games.mim_turns  # noqa: F401  (compiled first, while the heap is in one piece)
+import maus.games.mim.turns  # noqa: F401  (compiled first, while the heap is in one piece)
 from fwtest import repo_path
-from maus.buttons import Gestures
-from maus.game import Player
-from maus.games.mim import MIsForMouse  # noqa: I001
+from maus.capture.buttons import Gestures
+from maus.games.base import Player
+from maus.games.mim.rules import MIsForMouse  # noqa: I001
 from maus.ticks import wrap
 from tablefake import FakeTable
 from test_mim_kit import CAT

@@ -1,6 +1,6 @@
 # The variant C scenario file through the shell stand-in of test_mim_scenarios (one variant a file: a
 # 96 KB heap holds one variant's code at a time).
-import maus.games.mim_chips  # noqa: F401  (compiled first, while the heap is in one piece)
+import maus.games.mim.chips  # noqa: F401  (compiled first, while the heap is in one piece)
 from test_mim_scenarios import check
 
 

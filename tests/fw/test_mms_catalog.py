@@ -4,11 +4,11 @@ import sys
 
 import maus
 from maus import call_unloaded
-from maus.game import Player
-from maus.games.mms import Mms, load_catalog, validate_catalog
+from maus.games.base import Player
+from maus.games.mms.rules import Mms, load_catalog, validate_catalog
 from tablefake import FakeTable
 
-DEFAULT = call_unloaded("maus.games.mms_catalog", "default")  # the castle and dice without a catalog
+DEFAULT = call_unloaded("maus.games.mms.catalog", "default")  # the castle and dice without a catalog
 
 
 def _catalog_data():
@@ -49,13 +49,13 @@ def test_catalog_validation():
 
 
 def test_validator_is_unloaded_after_use():
-    sys.modules.pop("maus.games.mms_catalog", None)  # another CPython test may have imported it
+    sys.modules.pop("maus.games.mms.catalog", None)  # another CPython test may have imported it
     validate_catalog(_catalog_data())
-    assert "maus.games.mms_catalog" not in sys.modules
+    assert "maus.games.mms.catalog" not in sys.modules
 
 
 def test_every_prompt_fits_the_display():
-    from maus.games.mms import TEXT
+    from maus.games.mms.rules import TEXT
 
     worst = {"p": 4, "q": 3, "n": 16, "box": 1, "a": "orange", "b": "purple", "left": 16, "castle": 12, "out": 16,
              "who": "P1 P2 P3 P4", "c": 12, "o": 16, "text": "x"}

@@ -4,11 +4,11 @@ import json
 import maus
 from fwtest import Rand
 from maus import call_unloaded
-from maus.game import Player
-from maus.games.mms import Mms, load_catalog
+from maus.games.base import Player
+from maus.games.mms.rules import Mms, load_catalog
 from tablefake import FakeTable
 
-DEFAULT = call_unloaded("maus.games.mms_catalog", "default")  # the castle and dice without a catalog
+DEFAULT = call_unloaded("maus.games.mms.catalog", "default")  # the castle and dice without a catalog
 
 
 def _catalog_data():

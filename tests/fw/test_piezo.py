@@ -3,7 +3,7 @@ from array import array
 
 import piezo_suite as S
 from fwtest import Rand
-from maus.piezo import (
+from maus.piezo.detect import (
     ALARM,
     BASE_MAX,
     BASE_MIN,
@@ -424,7 +424,7 @@ def test_stream_of_ambient_noise_across_wraps():
 
 def test_fast_watch_matches_feed_sample_for_sample():
     # On MicroPython Detector.watch() runs a viper fast path; it must decide exactly as feed() does.
-    from maus.piezo import _Gate
+    from maus.piezo.detect import _Gate
 
     def session(fast):
         d = Detector()
@@ -467,26 +467,26 @@ def test_fast_watch_matches_feed_sample_for_sample():
 
 
 def test_the_native_code_is_loaded_once_a_boot():
-    # A game's phase lets maus.piezo go with it; its machine code (maus.piezofast) stays, so the next game's
+    # A game's phase lets maus.piezo.detect go with it; its machine code (maus.piezo.fast) stays, so the next game's
     # detector uses the same code and the ESP32 commits no more IRAM for it (maus.KEEP).
     import sys
 
     import maus
 
-    maus.unload("maus.piezo")
-    maus.unload("maus.piezofast")  # refused: KEEP
-    assert "maus.piezofast" in sys.modules
-    sys.modules.pop("maus.piezofast")  # as at power-on
-    delattr(maus, "piezofast")
+    maus.unload("maus.piezo.detect")
+    maus.unload("maus.piezo.fast")  # refused: KEEP
+    assert "maus.piezo.fast" in sys.modules
+    sys.modules.pop("maus.piezo.fast")  # as at power-on
+    delattr(maus.piezo, "fast")
     mark = maus.loaded()
-    import maus.piezo
+    import maus.piezo.detect
 
-    fast = sys.modules["maus.piezofast"]
-    d = maus.piezo.Detector()
+    fast = sys.modules["maus.piezo.fast"]
+    d = maus.piezo.detect.Detector()
     d.arm(0)
     maus.unload_since(mark)  # as the unit leaves the play phase
-    assert "maus.piezo" not in sys.modules and sys.modules["maus.piezofast"] is fast
-    import maus.piezo as again
+    assert "maus.piezo.detect" not in sys.modules and sys.modules["maus.piezo.fast"] is fast
+    import maus.piezo.detect as again
 
     assert again._fast is fast and again.Detector.feed is fast.feed
     assert not d.feed(32768, 0) and d.thr > 0  # the first game's detector still works

@@ -1,7 +1,8 @@
 import micropython
-from maus import gamelog, logread
-from maus.arbiter import VALID, Arbiter
-from maus.capture import EV_PRESS, Capture, RaceWindow
+from maus.capture.arbiter import VALID, Arbiter
+from maus.capture.irq import EV_PRESS, Capture, RaceWindow
+from maus.log import read as logread
+from maus.log import writer as gamelog
 from maus.sim.world import Esp32Timing, FlashFile, SimPin, World
 from maus.ticks import ticks_diff
 

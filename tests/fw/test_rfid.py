@@ -4,7 +4,8 @@ from rfidkit import chip, reader, uid  # first: the emulator is the biggest comp
 
 # isort: split
 import micropython
-from maus import cards, rfid
+from maus.cards import ident as cards
+from maus.cards import reader as rfid
 from maus.sim import mfrc522_emu as emu_mod
 from maus.sim.mfrc522_emu import NTAG, MifareClassic1K
 

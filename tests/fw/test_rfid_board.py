@@ -3,8 +3,8 @@
 import json
 
 from fwtest import repo_path
-from maus import board
 from maus.drivers import mfrc522
+from maus.hw import board
 
 
 def _devkitc():

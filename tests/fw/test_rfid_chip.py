@@ -6,7 +6,7 @@ from rfidkit import chip, rd, reader, uid, wr  # first: the emulator is the bigg
 
 # isort: split
 import micropython
-from maus import rfid
+from maus.cards import reader as rfid
 from maus.sim import mfrc522_emu as E
 from maus.sim.mfrc522_emu import NTAG, Pin, crc_a
 

@@ -8,7 +8,8 @@ from rfidkit import Recorder, chip, reader, uid  # first: the emulator is the bi
 import sys
 
 import micropython
-from maus import cards, rfid
+from maus.cards import ident as cards
+from maus.cards import reader as rfid
 from maus.drivers import ndef, tagtype
 from maus.drivers.mfrc522 import MFRC522, OK
 from maus.sim import mfrc522_emu as E
@@ -290,7 +291,7 @@ def _identify_and_read(r, sak, res):
 
 
 def test_tag_types_by_sak_and_get_version():
-    assert tagtype.TYPE2 == (1, 2, 3, 4, 5, 6)  # maus.rfid tells a Type 2 tag by that range
+    assert tagtype.TYPE2 == (1, 2, 3, 4, 5, 6)  # maus.cards.reader tells a Type 2 tag by that range
     got = []
     for tag, want in ((NTAG(UA, 213), tagtype.T_NTAG213), (NTAG(UA, 215), tagtype.T_NTAG215),
                       (NTAG(UA, 216), tagtype.T_NTAG216), (Ultralight(UA), tagtype.T_ULTRALIGHT),

@@ -5,7 +5,8 @@ import rfidkit
 from rfidkit import reader, uid  # first: the emulator is the biggest compile (96 KB heap)
 
 # isort: split
-from maus import cards, rfid
+from maus.cards import ident as cards
+from maus.cards import reader as rfid
 from maus.drivers.mfrc522 import NO_TAG, OK
 from maus.sim import mfrc522_emu as emu_mod
 from maus.sim.mfrc522_emu import NTAG

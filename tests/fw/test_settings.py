@@ -2,8 +2,8 @@ import sys
 
 import logfs
 from fwtest import Rand, raises
-from maus import settings
-from maus.settings import SCHEMA, Settings, check, parse
+from maus.settings import values as settings
+from maus.settings.values import SCHEMA, Settings, check, parse
 
 MPY = sys.implementation.name == "micropython"
 

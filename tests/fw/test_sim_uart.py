@@ -3,7 +3,7 @@
 # back with the clock. Left in the old clock, a request on the wire as the clock moved back stopped arriving for
 # the shift's 268 s, and the unit did not answer the host for minutes late in a season of games.
 from fwtest import repo_path
-from maus import board
+from maus.hw import board
 
 _AT = 0x20000000  # maus.sim.world _REBASE_AT
 

@@ -18,7 +18,7 @@ SCENARIOS = HERE.parent / "scenarios"
 
 
 def _log(i: int) -> bytes:
-    from maus import gamelog
+    from maus.log import writer as gamelog
 
     return (gamelog.encode(0, 0, "game_start", {"v": 2, "game": "mms", "n": i})
             + gamelog.encode(1, 5000, "game_end", {"scores": {}, "winners": [], "breakdown": {}, "why": "x"}))

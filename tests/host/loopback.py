@@ -1,4 +1,4 @@
-"""A serial port whose far end is the firmware's host service (firmware/maus/hostsvc.py) running in this
+"""A serial port whose far end is the firmware's host service (firmware/maus/host/service.py) running in this
 process under CPython: the host's UnitLink and the unit's service, byte for byte, without a pty. Faults are
 made at the bytes: a chunk of the unit's output flipped, dropped, repeated, or held back."""
 
@@ -8,7 +8,7 @@ import random
 import time
 
 from hostkit import Console, Ctx
-from maus.hostsvc import HostService
+from maus.host.service import HostService
 
 
 class LoopSerial:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jsonschema
 from conftest import MICROPYTHON, ROOT
-from maus import logread
+from maus.log import read as logread
 from mausbox.sim import run as simrun
 
 SCENARIOS = ROOT / "tests" / "scenarios"  # the folder

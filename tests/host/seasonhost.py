@@ -5,7 +5,7 @@ tests/host/test_season_fullflash.py.
 The host gets the unit's frames as the unit writes them (and each request as it is put on the line) through a
 FIFO, and answers each final answer with its next requests through another, while the unit's virtual time stands
 still: a pull is `mausbox logs pull`'s (hello, the listing, each log not marked pulled read whole and checked,
-its sha256 against the unit's and its records with maus.logread, then marked pulled with that digest; `copied`
+its sha256 against the unit's and its records with maus.log.read, then marked pulled with that digest; `copied`
 at the end); told `game`, it asks again GAME_POLL_MS later, as the real host waits for the game's end.
 """
 
@@ -34,7 +34,7 @@ class Pulled:
 class Host:
     """The host on the line: the unit's frames in (feed), its next requests out (each final answer gets a reply:
     [[delay_ms, request], ...]). A pull is `mausbox logs pull`'s: hello, the listing, each log not marked
-    pulled read whole and checked (its sha256 against the unit's, its records with maus.logread), then marked
+    pulled read whole and checked (its sha256 against the unit's, its records with maus.log.read), then marked
     pulled with that digest; `copied` at the end. Told `game`, it asks again GAME_POLL_MS later."""
 
     def __init__(self):
@@ -177,7 +177,7 @@ def prepare(work: Path, exe: str) -> Path:
         raise RuntimeError(err)
     board = (ROOT / "boards" / "sim.json").read_bytes()
     (work / "board.json").write_bytes(board)
-    ok = board_ok(board, (tree / "maus" / "board.mpy").read_bytes())
+    ok = board_ok(board, (tree / "maus" / "hw" / "board.mpy").read_bytes())
     assert ok is not None
     (work / "board.ok").write_bytes(ok)
     (work / "plain.jsonl").write_text('{"at_ms": 1000, "noise": 0}\n')

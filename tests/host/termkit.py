@@ -55,7 +55,7 @@ def braille_pixels(cells: list[str], width: int = 128, height: int = 64) -> list
 
 
 def read_text(px: list[list[int]], glyphs: dict[str, str]) -> list[str]:
-    """The unit's 8 text lines of 16 characters (maus.feedback draws text at x=0, y=8*line)."""
+    """The unit's 8 text lines of 16 characters (maus.unit.feedback draws text at x=0, y=8*line)."""
     lines = []
     for ln in range(len(px) // 8):
         s = ""

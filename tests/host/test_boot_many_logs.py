@@ -36,7 +36,7 @@ def _boot(root: Path, flash: int | None = None) -> dict:
 
 
 def test_a_unit_with_2000_logs_boots_and_recovers_its_newest_log(tmp_path):
-    from maus import gamelog
+    from maus.log import writer as gamelog
 
     root = tmp_path / "unit"
     simrun.prepare_root(root)

@@ -95,14 +95,14 @@ maus.hw.keep_watchdog()
 try:
     os.stat("hang")
     os.remove("hang")
-    import maus.selftest
+    import maus.checks.selftest
 
     def _hang(unit):
         print("HANGING AT BOOT")
         while True:
             pass
 
-    maus.selftest.boot = _hang
+    maus.checks.selftest.boot = _hang
 except OSError:
     pass
 """

@@ -4,7 +4,7 @@ anything odd. Old logs without names or seats are counted by unit and button, as
 
 from __future__ import annotations
 
-from maus import gamelog
+from maus.log import writer as gamelog
 from mausbox import report
 from mausbox.store import Store
 

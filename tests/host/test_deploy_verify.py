@@ -1,5 +1,5 @@
 """Deploy checks what it wrote and never succeeds with a file that differs; a command damaged on the way to the
-unit is refused by the unit (maus.cexec) and sent again, never run. Over the virtual unit, with damage made at
+unit is refused by the unit (maus.host.cexec) and sent again, never run. Over the virtual unit, with damage made at
 the bytes (a faulty relay) or in what the unit stores."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from mausbox.sim.relay import FaultyRelay
 from mausbox.sim.serial import SerialUnit
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
-FILES = {"maus/" + n: (FIRMWARE_PKG / n).read_bytes() for n in ("logread.py", "ticks.py")}
+FILES = {"maus/" + n: (FIRMWARE_PKG / n).read_bytes() for n in ("log/read.py", "ticks.py")}
 
 
 def _unit(tmp_path):
@@ -42,7 +42,9 @@ def test_the_host_service_start_is_checked_too(tmp_path, monkeypatch):
     root, unit = _unit(tmp_path)
     (root / "maus").mkdir()
     (root / "maus" / "__init__.py").write_text("")
-    (root / "maus" / "hostsvc.py").write_text("import time\ndef serve():\n while True:\n  time.sleep(0.05)\n")
+    (root / "maus" / "host").mkdir()
+    (root / "maus" / "host" / "__init__.py").write_text("")
+    (root / "maus" / "host" / "service.py").write_text("import time\ndef serve():\n while True:\n  time.sleep(0.05)\n")
     starts = []
     real = RawRepl.start_exec
 
@@ -95,7 +97,7 @@ def test_deploy_fails_loudly_when_a_file_keeps_differing(tmp_path, monkeypatch, 
         rc = main(["deploy", "--port", unit.pty_path, "--no-confirm", "--no-mip", "--timeout", "5"])
     err = capsys.readouterr().err
     assert rc == 1, err
-    assert "FAILED" in err and "maus/logread.py" in err and "still differ" in err
+    assert "FAILED" in err and "maus/log/read.py" in err and "still differ" in err
     assert "Traceback" not in err
 
 

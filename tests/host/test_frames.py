@@ -19,9 +19,9 @@ needs32 = pytest.mark.skipif(INTERPS["32"].binary is None, reason="no 32-bit Mic
 # file -> functions (every function of that name in the file) on the per-transfer or per-pass path
 HOT = {
     "maus/drivers/mfrc522.py": ("_xfer", "_wr", "_rd", "_fifo_write", "_fifo_read", "_view"),
-    "maus/rfid.py": ("poll",),
-    "maus/feedback.py": ("update",),
-    "maus/buttons.py": ("next_due",),
+    "maus/cards/reader.py": ("poll",),
+    "maus/unit/feedback.py": ("update",),
+    "maus/capture/buttons.py": ("next_due",),
     "maus/sim/mfrc522_emu.py": ("write", "write_readinto", "_read", "_write", "_tick", "sleep_us"),
     "maus/sim/machine.py": ("value", "write", "write_readinto", "readinto", "read_u16"),
     "maus/sim/wiring.py": ("block", "sleep_us", "update", "read", "levels"),

@@ -48,7 +48,7 @@ def test_the_repl_server_share_matches_what_it_takes(tmp_path):
     with SerialUnit(tmp_path, heapsize="1m", micropython=exe) as unit, UnitLink(unit.pty_path) as link:
         repl = link.repl()
         repl.enter_raw()
-        served = int(repl._exec_plain(probe).decode())  # unchecked: the checker (maus.cexec) is a board's cost too
+        served = int(repl._exec_plain(probe).decode())  # unchecked: the checker (maus.host.cexec) is a board's cost too
     _within("repl", served - bare)
 
 

@@ -70,7 +70,7 @@ def test_garbled_or_hostile_answers_give_a_line_not_a_traceback(case, tmp_path, 
 
 def test_logs_with_escapes_are_shown_escaped_and_json_is_json_alone(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    from maus import gamelog
+    from maus.log import writer as gamelog
 
     log = b"".join([
         gamelog.encode(0, 0, "game_start", {"v": 1, "game": "mg" + ESC, "variant": ESC, "board": "sim", "unit": "u",
@@ -257,7 +257,7 @@ def test_a_device_error_with_newlines_is_one_line(tmp_path, capsys, monkeypatch)
 @pytest.mark.parametrize("fmt", ["csv", "json"])
 def test_export_to_the_terminal_shows_a_logs_escapes(fmt, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
-    from maus import gamelog
+    from maus.log import writer as gamelog
 
     log = b"".join([
         gamelog.encode(0, 0, "game_start", {"v": 1, "game": "mg", "variant": ESC, "board": "sim", "unit": "u",

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 from conftest import ROOT
-from maus import settings
+from maus.settings import values as settings
 from mausbox.sim.run import KNOCKS
 
 sys.path.insert(0, str(ROOT / "tests" / "fw"))

@@ -7,7 +7,7 @@ import json
 import shutil
 
 import pytest
-from maus import settings as fw_settings
+from maus.settings import values as fw_settings
 from mausbox.paths import micropython_binary
 from mausbox.sim import run as simrun
 from mausbox.sim import tui as simtui

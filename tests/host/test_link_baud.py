@@ -15,7 +15,7 @@ from pathlib import Path
 import loopback
 import pytest
 import serial
-from maus import hostsvc
+from maus.host import service as hostsvc
 from mausbox.cli import main
 from mausbox.cmd_sim import served_unit
 from mausbox.link import UnitLink

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import random
 
-from maus import gamelog, logread, settings
+from maus.log import read as logread
+from maus.log import writer as gamelog
+from maus.settings import values as settings
 
 N = 100_000
 

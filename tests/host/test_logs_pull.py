@@ -11,7 +11,7 @@ from pathlib import Path
 
 import loopback
 import pytest
-from maus import gamelog
+from maus.log import writer as gamelog
 from mausbox import logpull, pulldest
 from mausbox.link import LinkLost
 from mausbox.logpull import Puller

@@ -68,7 +68,7 @@ def test_watch_pulls_three_units_as_they_come_and_sums_up_on_ctrl_c(tmp_path):
             u.register(tmp_path / "xdg")  # plugged in: the watcher sees it
             lines = out.wait("%d pulled" % (i + 1))
             assert any("5e1db13400c%d" % i in ln for ln in lines)
-            _wait_for(lambda u=u, booted=booted: _tones(u) > booted)  # the unit beeped: "logs copied" (maus.classroom op_copied)
+            _wait_for(lambda u=u, booted=booted: _tones(u) > booted)  # the unit beeped: "logs copied" (maus.settings.classroom op_copied)
         os.killpg(proc.pid, signal.SIGINT)
         lines = out.wait("summary:")
         assert proc.wait(timeout=60) == 0

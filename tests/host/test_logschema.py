@@ -10,8 +10,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 from conftest import ROOT, run_micropython
-from maus import gamelog, logread
-from maus.logstore import LogStore
+from maus.log import read as logread
+from maus.log import writer as gamelog
+from maus.log.store import LogStore
 
 SCHEMA = json.loads((ROOT / "docs" / "log-schema.json").read_text())
 VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
@@ -84,8 +85,8 @@ def test_micropython_logs_validate(tmp_path):
     script = tmp_path / "mk.py"
     script.write_text(textwrap.dedent("""
         import sys
-        from maus import gamelog
-        from maus.logstore import LogStore
+        from maus.log import writer as gamelog
+        from maus.log.store import LogStore
         st = LogStore(sys.argv[1])
         t = [0]
         def clock():

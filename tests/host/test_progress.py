@@ -119,7 +119,7 @@ def test_firmware_without_the_host_service_is_told_to_update(tmp_path, capsys):
 
     root = tmp_path / "unit"
     (root / "maus").mkdir(parents=True)
-    (root / "maus" / "__init__.py").write_text("VERSION = '0.0.9'\n")  # an old firmware: no maus/hostsvc
+    (root / "maus" / "__init__.py").write_text("VERSION = '0.0.9'\n")  # an old firmware: no maus/host/service
     # ...whose app plays and prints, but never reads the console
     (root / "main.py").write_text("import time\nprint('MAUSBOX READY 0.0.9')\nfor i in range(100000):\n"
                                   "    print('EV {\"seq\":%d}' % i)\n    time.sleep_ms(100)\n")

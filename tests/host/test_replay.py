@@ -8,7 +8,8 @@ import sys
 
 import pytest
 from conftest import ROOT
-from maus import gamelog, logread
+from maus.log import read as logread
+from maus.log import writer as gamelog
 from mausbox.sim import replay as simreplay
 from scenariokit import SCENARIOS, play
 

@@ -8,7 +8,8 @@ import threading
 import time
 
 import pytest
-from maus import gamelog, logread
+from maus.log import read as logread
+from maus.log import writer as gamelog
 from mausbox.sim import replay as simreplay
 from mausbox.sim import run as simrun
 from ptyunit import PtyUnit

@@ -9,7 +9,7 @@ import random
 import xml.etree.ElementTree as ET
 
 import pytest
-from maus import gamelog
+from maus.log import writer as gamelog
 from mausbox import report
 from mausbox.cli import main
 from mausbox.store import Store

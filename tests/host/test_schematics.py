@@ -9,7 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from maus import board as boardmod
+from maus.hw import board as boardmod
 from mausbox import schematic
 from mausbox.cli import main
 from mausbox.paths import BOARDS_DIR, REPO_ROOT
@@ -223,12 +223,12 @@ def test_cli_diagram(capsys, tmp_path: Path):
 
 
 def test_the_docs_show_the_boot_summary_the_board_gives_and_check_says_it_in_words(capsys):
-    """build.md and boards.md print esp32-devkitc's boot-screen summary: the one maus.board.summary gives
+    """build.md and boards.md print esp32-devkitc's boot-screen summary: the one maus.hw.board.summary gives
     (it drifted: `irq` where the board file says `poll`), and `boards check` says each line in plain words."""
     import json
     import re
 
-    from maus import board as boardmod
+    from maus.hw import board as boardmod
     from mausbox.paths import BOARDS_DIR, REPO_ROOT
 
     want = boardmod.summary(json.loads((BOARDS_DIR / "esp32-devkitc.json").read_text()))

@@ -34,7 +34,7 @@ def test_2000_logs_on_a_full_flash_boot_play_pull_and_keep_every_unpulled_game(t
     unpulled = set(re.findall(r"^SEASON unpulled (\S+)$", filled.stdout, re.M))
     assert len(unpulled) == LOGS // UNPULLED_EVERY
     free = int(re.search(r"^SEASON filled (\d+) blocks free$", filled.stdout, re.M).group(1))
-    assert free <= 3, filled.stdout[-500:]  # full: far less than a game's reserve (maus.logstart.WORST)
+    assert free <= 3, filled.stdout[-500:]  # full: far less than a game's reserve (maus.log.start.WORST)
 
     with open(seasonhost.ROOT / "tests" / "scenarios" / f"{SCENARIO}.jsonl") as f:
         acts = [json.loads(x) for x in f if x.strip() and not x.startswith("#")]

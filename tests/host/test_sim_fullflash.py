@@ -40,7 +40,7 @@ def _booted(u, root: Path, timeout: float = 90) -> None:
 
 
 def test_a_flash_that_fills_in_a_game_ends_the_log_cleanly_and_keeps_the_earlier_logs(tmp_path, monkeypatch):
-    from maus import gamelog
+    from maus.log import writer as gamelog
     from test_sim_serial_e2e import Console, VirtualUnit
 
     root = tmp_path / "unit"

@@ -435,14 +435,14 @@ def test_the_repl_state_machine_speaks_pyexec_c_bytes():
 # -- 3. safe mode after three crashes in a row -----------------------------------------------------------
 
 CRASH_HOOK = """# test hook: a firmware bug that crashes every boot after the crash counter is counted
-import maus.selftest
+import maus.checks.selftest
 
 
 def _crash(unit):
     raise RuntimeError("boot self-test crashed (test hook)")
 
 
-maus.selftest.boot = _crash
+maus.checks.selftest.boot = _crash
 """
 
 

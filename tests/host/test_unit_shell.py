@@ -98,7 +98,7 @@ def test_a_healthy_boot_reports_no_problems(root):
 
 LATENCY = """import gc, json
 import maus.unit
-from maus import selftest
+from maus.checks import selftest
 from maus.hw import load_board, open_hardware
 
 board = load_board()
@@ -183,11 +183,11 @@ def test_a_healthy_run_clears_the_crash_counter(root):
 # -- the logs folder: strays and a short flash ---------------------------------------------------------------
 
 SHORT_FLASH = """import sys
-import maus.logstore
+import maus.log.store
 import maus.unit
 from maus.hw import load_board, open_hardware
 
-maus.logstore.LogStore.free = lambda self: 20000  # the flash has less than a game's log may need
+maus.log.store.LogStore.free = lambda self: 20000  # the flash has less than a game's log may need
 hw = open_hardware(load_board(), scenario=sys.argv[1])
 maus.unit.main(hw=hw)
 """

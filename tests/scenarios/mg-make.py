@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host")]
 
 import mausbox  # noqa: E402, F401 - the micropython shim
-from maus.games import mausgeflippt_cards  # noqa: E402
+from maus.games.mausgeflippt import cards as mausgeflippt_cards  # noqa: E402
 
 CAT = mausgeflippt_cards.load_file()
 OUT = ROOT / "tests" / "scenarios"
@@ -106,7 +106,7 @@ class Game:
             return
         assert len(claims) <= 3, "presses at 0, 1 and 1 ms: 3 fit the 2 ms tie window"
         # Two presses in the same ms are in no order of their own: the unit takes them by player number
-        # (maus.arbiter: by time, then player), and so the claims resolve.
+        # (maus.capture.arbiter: by time, then player), and so the claims resolve.
         claims = list(claims[:1]) + sorted(claims[1:], key=lambda c: c[0])
         for i, (p, _) in enumerate(claims):
             self.press(p, t0 + 400 + min(i, 1))  # not 2 ms: the tie window's edge is a coin toss on a board

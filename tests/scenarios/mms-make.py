@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPORT_MS = 4000  # maus.games.mms.Mms.report_ms
+REPORT_MS = 4000  # maus.games.mms.rules.Mms.report_ms
 SHOW_MS = 1500  # Mms.show_ms
 CLICK_MS = 400  # double_press_ms: a click is known this long after its release
 

@@ -1,5 +1,5 @@
 # NDEF on NFC Forum Type 2 tags: the TLV container and the Text record (RTD-Text 1.0), read from a
-# selected tag (read_area, tag_text). Loaded when a card arrives (maus.rfid.Presence) or the card writer
+# selected tag (read_area, tag_text). Loaded when a card arrives (maus.cards.reader.Presence) or the card writer
 # reads one, and let go again.
 #
 # Parsing never raises and never reads past the bytes it was given: every length is checked

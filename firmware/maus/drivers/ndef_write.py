@@ -1,9 +1,8 @@
 # Building NDEF for NFC Forum Type 2 tags (the card writer's, and the simulator's tags): the TLV container
 # and the Text record (RTD-Text 1.0). Reading them is maus.drivers.ndef's, which reaches these too; kept
 # apart so reading a card during a game does not hold them.
-from micropython import const
-
 from maus.drivers.ndef import MAX_MESSAGE, TLV_NDEF, TLV_TERMINATOR
+from micropython import const
 
 _MB = const(0x80)  # message begin
 _ME = const(0x40)  # message end

@@ -1,6 +1,6 @@
 # The type of a selected ISO 14443-A tag (NXP AN10833: SAK settles most; a SAK of 00 is the NFC Forum
 # Type 2 family, where NTAG21x GET_VERSION tells an NTAG from a MIFARE Ultralight that does not know it),
-# on an mfrc522.MFRC522 reader. Once per card arrival (maus.rfid.Presence loads it for that and lets it
+# on an mfrc522.MFRC522 reader. Once per card arrival (maus.cards.reader.Presence loads it for that and lets it
 # go again). Nothing here raises.
 from micropython import const
 
@@ -20,7 +20,7 @@ T_CLASSIC_1K = const(7)
 T_CLASSIC_4K = const(8)
 T_CLASSIC_MINI = const(9)
 T_ISO14443_4 = const(10)  # DESFire, smart cards, phones
-# NFC Forum Type 2 (NDEF readable): types 1..6, as maus.rfid counts on.
+# NFC Forum Type 2 (NDEF readable): types 1..6, as maus.cards.reader counts on.
 TYPE2 = (T_NTAG213, T_NTAG215, T_NTAG216, T_NTAG, T_ULTRALIGHT_EV1, T_ULTRALIGHT)
 
 _WUPA = const(0x52)

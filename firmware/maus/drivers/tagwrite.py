@@ -1,8 +1,7 @@
-# NFC Forum Type 2 WRITE (NTAG21x) on a selected tag, for the card writer (maus.cardwriter): apart from
+# NFC Forum Type 2 WRITE (NTAG21x) on a selected tag, for the card writer (maus.cards.writer): apart from
 # the reader (mfrc522.MFRC522) so reading cards during a game does not hold it. Nothing here allocates.
-from micropython import const
-
 from maus.drivers.mfrc522 import COLLISION, ERROR, NAK, OK
+from micropython import const
 
 _WRITE = const(0xA2)
 _ACK = const(0x0A)

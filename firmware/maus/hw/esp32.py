@@ -37,7 +37,7 @@ class Hardware:
     ticks_ms: "Any"
     ticks_us: "Any"
     # The REPL UART's transmit FIFO (SOC_UART_FIFO_LEN): the console write (ports/esp32/uart.c uart_stdout_tx_strn)
-    # stays in C, soft IRQs held off, until the rest of what it was given fits in it. (USB consoles: maus.frame console)
+    # stays in C, soft IRQs held off, until the rest of what it was given fits in it. (USB consoles: maus.host.frame console)
     tx_fifo = 128
 
     def __init__(self, board, **kw):

@@ -97,7 +97,7 @@ def _make_levels(board):
 
 
 def _make_scan(board):
-    # The poll capture (maus.capture.Capture.poll): sample both input registers and the µs counter
+    # The poll capture (maus.capture.irq.Capture.poll): sample both input registers and the µs counter
     # in a native loop, ~1 µs a pass, until a button in `armed` reads low or max_us pass; out[k] =
     # µs from the call to the pass that saw button k. The scheduler waits meanwhile (native code
     # checks no pending handlers), so nothing but this loop times an edge in the window.

@@ -439,7 +439,7 @@ class Hardware(_esp32.Hardware):
             self._free[p] -= shift
 
     def window(self, is_open):
-        """maus.capture.RaceWindow: a race window opens or closes (the simulator counts flash writes and GCs in it)."""
+        """maus.capture.irq.RaceWindow: a race window opens or closes (the simulator counts flash writes and GCs in it)."""
         self._gc_check()
         self.world.window = is_open
         if is_open:

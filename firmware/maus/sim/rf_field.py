@@ -295,17 +295,17 @@ def make_tag(ident, model=213):
     """An NTAG holding `ident` as the card writer writes it (maus.drivers.ndef_write: one NDEF text record,
     "mausbox:" and the canonical identity, in an NDEF TLV); the UID is derived from the identity. A card is no
     part of a board's heap, so making one here loads nothing of the firmware (a season of taps did, and the
-    game ran out of memory in the simulator's work): the canonical form is maus.cards' (loaded by every game),
+    game ran out of memory in the simulator's work): the canonical form is maus.cards.ident' (loaded by every game),
     and the record is laid out in the tag's memory in place (tests/fw/test_rfid.py checks it is the writer's)."""
     import sys
 
     import maus
 
-    cards = sys.modules.get("maus.cards")
+    cards = sys.modules.get("maus.cards.ident")
     mark = None
     if cards is None:  # a test's bare reader: loaded for this and let go again
         mark = maus.loaded()
-        from maus import cards
+        from maus.cards import ident as cards
     b = ident.encode()
     c = crc_a(b, len(b), 0xFFFF)
     d = crc_a(b, len(b), 0x1234)

@@ -115,7 +115,7 @@ class World:
         self.qlen = 0
         self.dropped = 0
         self.irqs_run = 0
-        self.window = False  # a race window is open (set by maus.capture.RaceWindow through the hardware)
+        self.window = False  # a race window is open (set by maus.capture.irq.RaceWindow through the hardware)
         self.window_flash_writes = 0  # flash writes while a window was open (must stay 0)
         self.timer_events = 0  # of the pending actions, hardware timers' next expiries (machine.Timer): not the world's
         self.window_gcs = 0  # garbage collections while a window was open (must stay 0)

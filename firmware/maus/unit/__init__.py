@@ -8,10 +8,10 @@ from maus import call_unloaded
 #              piezo detector needed, module with the catalog's load_catalog, catalog name: catalogs/<name>.json,
 #              the game's GAME; the catalog is built before the game's own modules load: maus.unit.play)
 GAMES = {
-    "mausgeflippt": ("game/mausgeflippt", "maus.games.mausgeflippt", 2, 6, (None,), True, False,
-                     "maus.games.mausgeflippt_cards", "mg"),
-    "mim": ("game/mim", "maus.games.mim", 2, 5, ("A", "B", "C"), False, False, "maus.games.mim", "mim"),
-    "mms": ("game/mms", "maus.games.mms", 2, 4, (None,), False, True, "maus.games.mms", "mms"),
+    "mausgeflippt": ("game/mausgeflippt", "maus.games.mausgeflippt.rules", 2, 6, (None,), True, False,
+                     "maus.games.mausgeflippt.cards", "mg"),
+    "mim": ("game/mim", "maus.games.mim.rules", 2, 5, ("A", "B", "C"), False, False, "maus.games.mim.rules", "mim"),
+    "mms": ("game/mms", "maus.games.mms.rules", 2, 4, (None,), False, True, "maus.games.mms.rules", "mms"),
 }
 CRASH_LIMIT = 3
 WDT_MS = 8000

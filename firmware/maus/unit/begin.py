@@ -1,4 +1,4 @@
-# A game's start, for maus.unit.play, in two calls with the log's opening (maus.logstart.unit_log) between
+# A game's start, for maus.unit.play, in two calls with the log's opening (maus.log.start.unit_log) between
 # them; this module is loaded for each and let go again (what they load stays with the game): prepare:
 # the catalog, then the players (maus.unit.start); play: the game's modules, the piezo detector, the game
 # made and started, with neither maus.unit.start nor the log's opening in RAM.
@@ -8,7 +8,7 @@ from maus.unit import GAMES
 
 def load_game(key):
     """(module, Game class) of the game under a menu key (GAMES)."""
-    from maus.game import Game
+    from maus.games.base import Game
 
     mod = __import__(GAMES[key][1], None, None, ("x",))
     for name in dir(mod):
@@ -37,7 +37,7 @@ def play(u, TableView, cat, players):
     started; its log is open (u.log)."""
     cls = load_game(u.choice)[1]
     if GAMES[u.choice][6] and (u.hw.adc or u.hw.piezo_pin) is not None and u.detector is None:
-        from maus import piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
+        from maus.piezo import detect as piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
 
         call_unloaded("maus.unit.start", "detector", u)
     log = u.log

@@ -14,7 +14,7 @@ def prepare(hw, root=""):
 
 
 def board_problems(board, root=""):
-    """The board's problems (maus.board.validate), each "board: ...". A board file found good is not
+    """The board's problems (maus.hw.board.validate), each "board: ...". A board file found good is not
     checked again while it and the checker stay the same: board.ok holds their checksums (board_stamp),
     written by the unit after a check and by `mausbox deploy`, which checks the board on the host. The
     checker and the names it interns then stay out of the unit's RAM (docs/build.md section 7)."""
@@ -35,7 +35,7 @@ def board_problems(board, root=""):
                     return []
         except OSError:
             pass
-    errs = call_unloaded("maus.board", "validate", board)
+    errs = call_unloaded("maus.hw.board", "validate", board)
     if not errs and stamp is not None:
         from maus import write_atomic
 
@@ -47,7 +47,7 @@ def board_problems(board, root=""):
 
 
 def board_stamp(board_crc, checker_crc):
-    """What board.ok holds: the crc32 of the board file's bytes and of the checker's (maus/board.mpy)."""
+    """What board.ok holds: the crc32 of the board file's bytes and of the checker's (maus/hw/board.mpy)."""
     return b"%08x %08x\n" % (board_crc & 0xFFFFFFFF, checker_crc & 0xFFFFFFFF)
 
 
@@ -59,7 +59,7 @@ def _checker_crc():
     here = maus.__file__.rsplit("/", 1)[0] if "/" in maus.__file__ else "."
     for ext in (".py", ".mpy"):  # the order in which MicroPython looks for a module
         try:
-            f = open(here + "/board" + ext, "rb")
+            f = open(here + "/hw/board" + ext, "rb")
         except OSError:
             continue
         with f:
@@ -74,10 +74,10 @@ def _checker_crc():
 
 
 def recover(root="", feed=None, problems=None):
-    """Repair the logs a power cut left open; -> the reports of those that needed it (maus.logrepair). Files in
+    """Repair the logs a power cut left open; -> the reports of those that needed it (maus.log.repair). Files in
     logs/ that are none of the unit's logs are named in `problems` (status.json, `mausbox doctor`)."""
-    from maus.logrepair import recover
-    from maus.logstore import LogStore
+    from maus.log.repair import recover
+    from maus.log.store import LogStore
 
     store = LogStore(root)
     out = recover(store, feed)
@@ -89,9 +89,9 @@ def recover(root="", feed=None, problems=None):
 
 
 def selftest(unit):
-    """The boot self-test (maus.selftest), then status.json for the host, naming this boot (main.py's id)."""
+    """The boot self-test (maus.checks.selftest), then status.json for the host, naming this boot (main.py's id)."""
     unit.status["boot"] = boot_id(unit.hw)
-    call_unloaded("maus.selftest", "boot", unit)
+    call_unloaded("maus.checks.selftest", "boot", unit)
     write_status(unit.status)
 
 

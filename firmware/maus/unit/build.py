@@ -1,10 +1,10 @@
 # The unit's set-up (maus.unit.core.Unit.__init__), loaded for it and let go again: it runs once a boot,
 # so its code need not stay in RAM while the unit waits or plays (docs/build.md section 7). The modules it
 # imports stay: the unit's parts are made from them.
-from maus.buttons import Gestures
-from maus.capture import Capture, RaceWindow
-from maus.feedback import Feedback
-from maus.settings import Settings
+from maus.capture.buttons import Gestures
+from maus.capture.irq import Capture, RaceWindow
+from maus.settings.values import Settings
+from maus.unit.feedback import Feedback
 
 
 def build(u, hw, root, seed, recovered):
@@ -71,7 +71,7 @@ def apply_timing(u):
 
 
 def _start_rfid(u):
-    from maus import rfid
+    from maus.cards import reader as rfid
     from maus.drivers.mfrc522 import MFRC522
 
     try:
@@ -79,13 +79,14 @@ def _start_rfid(u):
     except Exception as e:  # noqa: BLE001 - a missing reader is reported by the self-test
         u.hw.problems.append("rfid: %s" % e)
         return
-    # The enrolment map only if the unit has one (few do): else neither maus.enrol nor a map stays in RAM;
-    # the first enrolment over the link makes it (maus.hostops).
-    from maus import enrol, unload
+    # The enrolment map only if the unit has one (few do): else neither maus.cards.enrol nor a map stays in RAM;
+    # the first enrolment over the link makes it (maus.host.ops).
+    from maus import unload
+    from maus.cards import enrol
 
     em = enrol.existing()
     if em is None:
-        unload("maus.enrol")  # kept with a map: maus.cards, at a card read, uses the same module then
+        unload("maus.cards.enrol")  # kept with a map: maus.cards.ident, at a card read, uses the same module then
     if em is not None and em.error:
         u.hw.problems.append(em.error)
     if em is not None:

@@ -15,7 +15,7 @@ import sys
 from micropython import const
 
 from maus import call_unloaded, loaded, text, unload, unload_since
-from maus.capture import EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK
+from maus.capture.irq import EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK
 from maus.ticks import ticks_diff
 
 TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
@@ -41,10 +41,10 @@ class Unit:
     # it takes 37 slots, not 47):
     root = ""  # the flash's mount point ("" on the unit)
     calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
-    enrolment = None  # the enrolment map (maus.enrol), if the unit has one
+    enrolment = None  # the enrolment map (maus.cards.enrol), if the unit has one
     _stop_watch = None  # the armed piezo's stop test (watch_stop, bound once with the detector)
     _piezo_read = None  # its reading: the ADC's read_u16, or a comparator pin's value (bound with it)
-    named = ()  # type: tuple  # the games whose names are interned (maus.names, when first chosen)
+    named = ()  # type: tuple  # the games whose names are interned (maus.unit.names, when first chosen)
     # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
     _boot_ms: "Any"  # None once the unit has run _HEALTHY_MS and cleared the crash counter
     _gc_at: "Any"
@@ -90,9 +90,9 @@ class Unit:
 
     @property
     def store(self):
-        """The logs on flash (maus.logstore.LogStore), made when asked for: the unit's own steps ask while
+        """The logs on flash (maus.log.store.LogStore), made when asked for: the unit's own steps ask while
         they run unloaded, so the module goes again after them."""
-        from maus.logstore import LogStore
+        from maus.log.store import LogStore
 
         return LogStore(self.root)
 
@@ -111,12 +111,12 @@ class Unit:
         self.game = None
         self.detector = None
         if nxt[0] == "join" and self.host is not None and self.host.svc is not None:
-            self.host._mod.rest(self.host)  # a game is chosen: an idle host service goes now (maus.hostsvc rest)
+            self.host._mod.rest(self.host)  # a game is chosen: an idle host service goes now (maus.host.service rest)
         if self._mark is not None:
             unload_since(self._mark)
         gc.collect()  # the phase before is garbage now: its RAM is free before the next one loads
         if nxt[0] == "join" and nxt[1] not in self.named:  # a game chosen for the first time since the boot
-            call_unloaded("maus.names", "chosen", self, nxt[1])
+            call_unloaded("maus.unit.names", "chosen", self, nxt[1])
         self._mark = loaded()
         self.phase = __import__("maus.unit." + nxt[0], None, None, ("enter",))
         self.phase.enter(self, nxt[1])
@@ -208,7 +208,7 @@ class Unit:
 
     def _event_line(self, parts):
         # Every log record also goes to the console for `mausbox monitor`, piece by piece (the log's
-        # pieces, maus.gamelog.pieces: no block the size of the line); a host frame takes it whole.
+        # pieces, maus.log.writer.pieces: no block the size of the line); a host frame takes it whole.
         if self.host is not None and self.host.event(parts):
             return  # sent as an event frame to the monitor that asked for it
         w = sys.stdout.write
@@ -357,7 +357,7 @@ class Unit:
 
 # --- the host link while no host talks --------------------------------------------------------------------
 # A few hundred bytes that watch the USB console for the start of a frame ("#", docs/protocol.md) and only
-# then load the host service (maus.hostsvc, ~18 KB with its buffers and maus.logstore). When the host has
+# then load the host service (maus.host.service, ~18 KB with its buffers and maus.log.store). When the host has
 # gone quiet for LINGER_MS (no request, no stream, no event subscription, no card lease) the service and the
 # modules its import loaded are let go again, so a game or the idle menu does not carry it (docs/build.md
 # section 7). The request counters outlive it. Bytes before a "#" are not a frame: the service would drop
@@ -377,7 +377,7 @@ class HostWake:
             ready = self._stdin_ready
         self.ready = ready
         self._one = bytearray(1)
-        self.svc = None  # the HostService while a host session is on (maus.hostsvc.woken, .asleep)
+        self.svc = None  # the HostService while a host session is on (maus.host.service.woken, .asleep)
         self._mod = None  # its module
         self._mods = ()  # the modules loading it brought in: they go with it
         self._seen = 0  # its request count at the last look
@@ -444,7 +444,7 @@ class HostWake:
         return svc.poller
 
     def event(self, parts):
-        """A log record, as its pieces (maus.gamelog.pieces), for a subscribed monitor (HostService.event,
+        """A log record, as its pieces (maus.log.writer.pieces), for a subscribed monitor (HostService.event,
         which takes the line whole; in a game the desk's); False while no monitor is subscribed."""
         svc = self.svc
         if svc is not None:
@@ -496,7 +496,7 @@ class HostWake:
     def _wake(self):
         mark = loaded()
         try:
-            import maus.hostsvc as mod
+            import maus.host.service as mod
         except MemoryError:  # no room for the service now (a fragmented heap in a game): the host asks again
             unload_since(mark)
             return None

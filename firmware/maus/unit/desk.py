@@ -8,21 +8,22 @@ import sys
 
 from micropython import const
 
-from maus import frame, gamelog
+from maus.host import frame
+from maus.log import writer as gamelog
 from maus.ticks import ticks_diff
 
 _KEEP = const(80)  # payload bytes kept: every request the desk answers is shorter
-_RX_MAX = const(480)  # as maus.hostsvc: the largest request payload
-_STALL_MS = const(500)  # as maus.hostsvc: a header whose payload stops coming was a stray
+_RX_MAX = const(480)  # as maus.host.service: the largest request payload
+_STALL_MS = const(500)  # as maus.host.service: a header whose payload stops coming was a stray
 _IN_PER_POLL = const(160)  # as maus.unit.core
 _DEAD_MS = const(1000)
-_BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'  # maus.hostsvc's
+_BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'  # maus.host.service's
 _IN_GAME = b'{"ok": false, "error": "game", "msg": "a game is in progress: ask again when it has ended"}'
 # The ESP32 port's console write (ports/esp32/uart.c uart_stdout_tx_strn) stays in C until all it was given is in the
 # UART's 128-byte transmit FIFO (hw.tx_fifo): a ~500-byte status answer written at once held the buttons' soft IRQs
 # off for ~35 ms (a press then got its first edge that late). The desk writes a frame in slices that fit and spins
 # (bytecode: handlers run) while the FIFO drains, so no write waits. In a game the console runs at the boot
-# rate, 115,200 baud. maus.hostsvc paces its frames the same way.
+# rate, 115,200 baud. maus.host.service paces its frames the same way.
 _CHAR_US = const(87)  # a byte at 115,200 baud (10 bits), rounded up
 _SPARE = const(32)  # of the FIFO: room for what else the unit printed (EV and SAY lines)
 _SLICE = const(32)  # bytes per write, once the FIFO is full

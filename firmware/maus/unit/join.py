@@ -85,7 +85,7 @@ def join_press(u, p):
     if _player(u, p) is None:
         if len(u.joined) >= GAMES[u.choice][3]:
             return
-        from maus.game import Player  # loaded at the first join, not while the menu waits
+        from maus.games.base import Player  # loaded at the first join, not while the menu waits
 
         pl = Player(p)
         u.joined.append(pl)

@@ -51,7 +51,7 @@ def gesture(u, p, kind):
         elif item == "calibrate":
             calibrate(u)
         elif item == "bringup":
-            call_unloaded("maus.bringup", "run", u)  # its summary stays on the display until the next click
+            call_unloaded("maus.checks.bringup", "run", u)  # its summary stays on the display until the next click
 
 
 def game_card(u, key):

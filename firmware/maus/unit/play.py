@@ -1,13 +1,13 @@
 # The play phase: one game from its start to its end screen (P1 click: again, hold: the menu).
 #
 # Entering it loads the game and the log writer; the game's start (its catalog, the detector, the log's
-# opening) is maus.unit.begin's, .start's and maus.logstart's, its end maus.unit.ends', each loaded for
+# opening) is maus.unit.begin's, .start's and maus.log.start's, its end maus.unit.ends', each loaded for
 # that and let go again. Leaving the phase (maus.unit.core) lets the rest go,
 # so only the game being played is in RAM. The piezo detector is made here for the games that need it
 # (GAMES: mms) and dropped with the game.
 import gc
 
-from maus import call_unloaded, gamelog  # noqa: F401 - the writer of the game's log stays while it plays
+from maus import call_unloaded  # noqa: F401 - the writer of the game's log stays while it plays
 from maus.unit import GAMES
 
 
@@ -21,7 +21,7 @@ def start_game(u):
     # A game's start in three steps, each with only its own code in RAM (maus.unit.begin, loaded for each
     # of its two and let go again; what they load, the catalog's module and the game's, stays with it):
     # the catalog and the players; the log's opening (before the game's own modules are loaded: with
-    # maus.logstart and maus.logstore it is the start's most crowded moment); the game's modules loaded,
+    # maus.log.start and maus.log.store it is the start's most crowded moment); the game's modules loaded,
     # the detector made, the game made and started.
     # Each step's garbage is collected before the next step allocates: left to the allocator, what a step keeps
     # (the catalog, the log, the game) goes above the garbage of the steps before, high in the heap, and cuts up
@@ -43,7 +43,7 @@ def start_game(u):
             r = _begin("prepare", u)
         if r is not None:
             collect()
-            call_unloaded("maus.logstart", "unit_log", u, GAMES[u.choice][8], r[1])
+            call_unloaded("maus.log.start", "unit_log", u, GAMES[u.choice][8], r[1])
             collect()
             _begin("play", u, TableView, *r)
     except MemoryError as e:
@@ -60,7 +60,7 @@ def _begin(fn, *args):
 
 
 class TableView:
-    # The Table a game sees: the unit's methods under the contract's names (maus.game.Table).
+    # The Table a game sees: the unit's methods under the contract's names (maus.games.base.Table).
     def __init__(self, unit):
         self.now_ms = unit.hw.ticks_ms
         self.log = unit.log_record
@@ -76,7 +76,7 @@ class TableView:
 
 
 def end_game(u):
-    # The log's last records are written first, with only their own code loaded (maus.logend): the
+    # The log's last records are written first, with only their own code loaded (maus.log.end): the
     # game's end is a moment of its own in RAM; then its screen (maus.unit.ends).
     s = u.game.summary()
     log = u.log

@@ -1,7 +1,7 @@
 # Safe mode: after CRASH_LIMIT crashes in a row the unit starts no game; the REPL stays free.
 import maus
 from maus import text
-from maus.feedback import Feedback
+from maus.unit.feedback import Feedback
 
 
 def safe_mode(hw, crashes, boot=None):

@@ -34,7 +34,7 @@ def game_card(u, key):
 
 
 def _bump(u, key):
-    from maus.settings import SCHEMA
+    from maus.settings.values import SCHEMA
 
     spec = SCHEMA[key]
     v = u.settings.get(key)

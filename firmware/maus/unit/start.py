@@ -1,5 +1,5 @@
 # The start of a game, loaded for its moments and let go again (maus.unit.begin): the game's catalog, the
-# players, and (after the log's opening, maus.logstart.unit_log) the piezo detector's set-up; the game is
+# players, and (after the log's opening, maus.log.start.unit_log) the piezo detector's set-up; the game is
 # made by maus.unit.begin after this module has gone; its end is maus.unit.ends'. Nothing made
 # here may hold a function of this module (a lambda, a closure): it would keep the module in RAM after
 # it was let go.
@@ -29,9 +29,9 @@ def start(u):
     seat order. The log is opened, the game's modules loaded and the game made once this module has gone
     (maus.unit.play, maus.unit.begin.play)."""
     key = u.choice
-    from maus.game import Player
+    from maus.games.base import Player
 
-    # Made again from the game's maus.game: the join phase's copy of that module went when it did, and
+    # Made again from the game's maus.games.base: the join phase's copy of that module went when it did, and
     # players of its Player class would keep a second copy in RAM for the whole game.
     u.joined = [Player(pl.id, pl.young) for pl in u.joined]
     players = sorted(u.joined, key=_pid)
@@ -63,9 +63,9 @@ def catalog(mod, short):
 
 
 def detector(u):
-    """The piezo detector (maus.piezo, which stays loaded with it), calibrated from this session or
+    """The piezo detector (maus.piezo.detect, which stays loaded with it), calibrated from this session or
     calib.json."""
-    from maus import piezo
+    from maus.piezo import detect as piezo
 
     if u.hw.adc is None:  # a comparator module (digital mode): its pin's level is the reading
         d = piezo.DigitalDetector(sensitivity=u.settings.get("sensitivity"))

@@ -6,7 +6,8 @@ from maus.unit import CALIB_FILE
 
 def calibrate(u):
     """Guided piezo calibration: a few quiet seconds, then gentle taps; saves calib.json."""
-    from maus import piezocal, write_atomic
+    from maus import write_atomic
+    from maus.piezo import cal as piezocal
 
     hw = u.hw
     if hw.adc is None:
@@ -54,7 +55,7 @@ def _meter(u, level):
 
 
 def latency_test(u, n=200):
-    from maus import selftest
+    from maus.checks import selftest
 
     res = selftest.latency(u.hw, u, n)
     if res is None:

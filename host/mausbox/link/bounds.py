@@ -13,7 +13,7 @@ TOTAL_IDLES = 4  # a request's total bound: this many idle bounds ...
 MIN_RATE = 2000  # ... plus its progress at this many bytes/s (a 115200-baud UART carries 11,500; a unit in a
 #                  game two 1 KB frames a 180 ms pass)
 HASH_RATE = 20000  # bytes/s of a resumed read's prefix an ESP32 hashes (it does ~400 KB/s from flash)
-HASH_SLICE = 8192  # firmware/maus/hostsvc.py _HASH_SLICE: one empty P frame per slice hashed (progress, bounded)
+HASH_SLICE = 8192  # firmware/maus/host/service.py _HASH_SLICE: one empty P frame per slice hashed (progress, bounded)
 MAX_ENTRIES = 20000  # lines of a listing (a unit's flash holds a few thousand logs at most)
 MAX_ANSWER = 1 << 20  # bytes of P frames in one answer (a listing of MAX_ENTRIES is ~500 KB)
 READ_SLACK = 256 * 1024  # bytes a read may bring past the listed size (a log still being written grows)
@@ -28,7 +28,7 @@ BACKOFF_MAX = 2.0  # s
 MAX_STALLS = 8
 MAX_SILENT = 4
 RESYNC_PAD = 481  # newlines sent before the first request after a wait that failed: more than the unit's largest
-#                 request payload (firmware/maus/hostsvc.py _RX_MAX), so a header damaged on the way that made
+#                 request payload (firmware/maus/host/service.py _RX_MAX), so a header damaged on the way that made
 #                 it wait for more bytes is filled, fails its check, and the unit listens for a new frame
 # A request the unit answers at once when no game runs (QUICK_OPS) whose answer came damaged is asked again
 # without waiting out the timeout: once the line has been quiet for LOST_QUIET s after a damaged frame, a frame
@@ -68,7 +68,7 @@ RECOVER_PAD = 1100
 SWITCH_GUARD = 0.1  # s: after the switch's answer, before the first byte at the new rate (the unit waits out its
 #                     128-byte TX FIFO at the old rate, 11 ms at 115200, then switches)
 UNIT_FALLBACK = 2.0  # s: a unit whose switch no valid frame confirmed goes back to 115200 this long after it
-#                      (firmware/maus/hostsvc.py BAUD_WAIT_MS; its answer says `wait_ms`)
+#                      (firmware/maus/host/service.py BAUD_WAIT_MS; its answer says `wait_ms`)
 FALLBACK_MARGIN = 0.3  # s: and the host waits this much longer before it talks at 115200 again (the unit's pass)
 IDLE_PROBE = 8.0  # s: quiet this long at a switched rate, the host first checks the unit is still there (a unit's
 #                   service goes back to 115200 when the host has been quiet for 10 s, maus.unit.core LINGER_MS)

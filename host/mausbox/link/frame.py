@@ -1,5 +1,5 @@
 """The host protocol's frame, the one format both ends speak (docs/protocol.md; the unit's side is
-firmware/maus/hostsvc.py):
+firmware/maus/host/service.py):
 
     #MB<v><kind> <seq:4 hex> <len:4 hex> <crc32:8 hex> <payload: len bytes>\\n
 

@@ -4,7 +4,7 @@ Entering it stops whatever runs (the app gets Ctrl-C). `UnitLink.repl()` hands o
 uses it to start the host service on a unit that is at its REPL anyway. Every wait is bounded.
 
 Every command is checked: it goes as `_mbx_x(b"<code>", <crc32>, globals())`, and the unit's
-`_mbx_x` (firmware/maus/cexec.py, sent at the start of each raw-REPL session and tested there) refuses a command
+`_mbx_x` (firmware/maus/host/cexec.py, sent at the start of each raw-REPL session and tested there) refuses a command
 whose bytes were damaged on the wire before it is compiled; the host sends it again (up to TRIES times).
 """
 
@@ -21,12 +21,12 @@ from mausbox.cli import EXIT_PROBLEM, UserError
 from mausbox.paths import FIRMWARE_PKG
 
 CEXEC = FIRMWARE_PKG / "cexec.py"
-REFUSED = "MBX-DAMAGED"  # maus.cexec.MBX_DAMAGED
+REFUSED = "MBX-DAMAGED"  # maus.host.cexec.MBX_DAMAGED
 TRIES = 4
 
 
 def checked(code: bytes, crc: int | None = None) -> bytes:
-    """The command as sent: the code and its crc32, for maus.cexec._mbx_x to check before it runs it."""
+    """The command as sent: the code and its crc32, for maus.host.cexec._mbx_x to check before it runs it."""
     return b"_mbx_x(%s,%d,globals())\n" % (repr(code).encode(), binascii.crc32(code) if crc is None else crc)
 
 
@@ -270,7 +270,7 @@ class RawRepl:
         self._read_until(b"\x04", self.timeout)
 
     def _arm(self) -> None:
-        """Give this session's interpreter maus.cexec's checker (its text, from firmware/) and check that it
+        """Give this session's interpreter maus.host.cexec's checker (its text, from firmware/) and check that it
         refuses a damaged command and runs a sound one; the text itself may be damaged on the way: again."""
         if self._armed:
             return

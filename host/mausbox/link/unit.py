@@ -1,6 +1,6 @@
 """UnitLink: the host's one link to a unit, over any serial port (a board's USB bridge or a virtual unit's pty).
 
-Every command talks to the unit's host service (firmware/maus/hostsvc.py) through it: requests and responses
+Every command talks to the unit's host service (firmware/maus/host/service.py) through it: requests and responses
 in the frames of `frame.py`, while the unit keeps playing. Only when the unit shows its REPL (no app runs:
 safe mode, a stopped app) does the link start the same service from the raw REPL (`recover`), and only
 deploy asks for the raw REPL itself (`repl()`). Every wait is bounded by the link's timeout, counted from the
@@ -515,7 +515,7 @@ class UnitLink:
         repl = self._raw_repl()
         repl.enter_raw()
         for _ in range(TRIES):
-            repl.start_exec("import maus.hostsvc\nmaus.hostsvc.serve()\n")
+            repl.start_exec("import maus.host.service\nmaus.hostsvc.serve()\n")
             self.served = True
             # serve() is up once the first request is answered; an old firmware without it ends the exec now.
             head = repl.peek_exec_end(0.5)
@@ -525,7 +525,7 @@ class UnitLink:
         if head is not None:
             self.served = False
             last = head.strip().splitlines()[-1] if head.strip() else "error"
-            if "hostsvc" in head or "ImportError" in head:
+            if "maus.host" in head or "hostsvc" in head or "ImportError" in head:
                 raise LinkError(f"{self.port}: the unit's firmware has no host service (older than this mausbox): "
                                 "run `mausbox deploy`")
             raise LinkError(f"{self.port}: the unit could not start its host service: {last}")

@@ -2,7 +2,7 @@
 
 `render(board)` returns every file of `schematics/<board>/` as text; nothing here reads the clock or the
 environment, so the same board always gives the same bytes and a test can compare them with the committed
-files. The board must be valid (`maus.board.validate`): the drawing trusts its pins.
+files. The board must be valid (`maus.hw.board.validate`): the drawing trusts its pins.
 
 The package: parts.py (the board's wires and currents), svg.py (the diagram), tables.py (the pin table, the bill of
 materials, the power budget).
@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from maus import board as boardmod
+from maus.hw import board as boardmod
 
 from mausbox.schematic.svg import svg
 from mausbox.schematic.tables import bom_md, pins_md, power_md

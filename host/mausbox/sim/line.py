@@ -7,7 +7,7 @@ import fcntl
 import struct
 import termios
 
-BOOT_BAUD = 115200  # the unit's console rate at power-on (firmware/maus/hostsvc.py BOOT_BAUD)
+BOOT_BAUD = 115200  # the unit's console rate at power-on (firmware/maus/host/service.py BOOT_BAUD)
 TCGETS2 = 0x802C542A  # Linux: struct termios2, whose c_ispeed/c_ospeed hold any rate (pyserial sets odd ones so)
 TCSETS2 = 0x402C542B
 BOTHER = 0o010000  # c_cflag: the speed is c_ospeed's, not a B-code

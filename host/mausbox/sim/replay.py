@@ -16,9 +16,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from maus import logread
-from maus import settings as fw_settings
 from maus import unit as fw_unit
+from maus.log import read as logread
+from maus.settings import values as fw_settings
 from maus.unit.begin import load_game
 
 from mausbox.sim import run as simrun

@@ -106,7 +106,7 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: 
     (root / "board.json").write_bytes(board_src.read_bytes())
     from mausbox.deploy import board_ok
 
-    checker = dest / ("board.mpy" if compiled else "board.py")
+    checker = dest / "hw" / ("board.mpy" if compiled else "board.py")
     ok = board_ok(board_src.read_bytes(), checker.read_bytes())
     if ok is not None:
         (root / "board.ok").write_bytes(ok)

@@ -47,7 +47,7 @@ _QUAD = " ▘▝▀▖▌▞▛▗▚▐▜▄▙▟█"
 
 def catalog_cards() -> list[tuple[str, str]]:
     """(identity, label) for every card of every catalog, game cards first."""
-    from maus import cards
+    from maus.cards import ident as cards
 
     out = [("game/mausgeflippt", "game card Mausgeflippt"), ("game/mim", "game card M is for Mouse"),
            ("game/mms", "game card Mucks Mäuschen Still")]
@@ -256,7 +256,7 @@ def terminal_lang(environ=os.environ) -> str:
 def follow_lang(root: Path, environ=os.environ) -> str | None:
     """A virtual unit with no settings yet speaks the terminal's language: its `lang` setting is saved as the
     unit's own menu would. -> the language set, None when the unit has settings (they stay as they are)."""
-    from maus import settings as fw_settings
+    from maus.settings import values as fw_settings
 
     if (root / fw_settings.FILE).exists() or (root / fw_settings.BAK).exists():
         return None

@@ -1,1 +1,0 @@
-# Device drivers: each is handed its bus and pins.

@@ -1,1 +1,0 @@
-# The rules of each game: pure state machines (see maus.game for the contract).

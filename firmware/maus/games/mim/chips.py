@@ -1,0 +1,112 @@
+# M is for Mouse, variant C: all at once. 30 chips are split evenly (the rest goes back in the box). Each
+# round 8 cards are read face down; a press gives the start signal. A valid pair whose letter is free
+# costs the claimer a chip, placed on that letter. The unit ends the round when no pair is left; the
+# first player without chips wins.
+from maus import call_unloaded
+from maus.games.mim.race import Race
+from maus.games.mim.rules import LETTERS, ascii
+from micropython import const
+
+_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if _TYPES:
+    from typing import Any
+
+_ROUND = const(8)  # cards a round
+
+_LAY = const(1)  # phases: as in mim_race
+_READY = const(2)
+_TABLE = const(3)
+_CLAIM = const(4)
+_CHOOSE = const(5)
+_OVER = const(6)
+_SHOW_MS = const(1500)
+_CLAIMS = "maus.games.mim.claims"  # rounds begin and end there (loaded for the moment)
+
+
+class Chips(Race):
+    # State made by maus.games.mim.new (bare annotations: the compiler keeps nothing of them)
+    chips: "Any"
+    placed: "Any"
+    round: "Any"
+    box: "Any"
+
+    def start(self):
+        self.table.log("note", {"text": "chips", "each": self.chips[self.ids[0]], "box": self.box})
+        call_unloaded(_CLAIMS, "c_new_round", self, False)
+
+    def prompt(self):
+        ph = self.phase
+        if ph == _LAY:
+            self.say("lay8", n=self.n)
+        elif ph == _READY:
+            self.say("ready")
+        elif ph == _TABLE:
+            self.say("go")
+        elif ph == _CLAIM:
+            self.say("claimer", p=self.claimer)
+        elif ph == _CHOOSE:
+            self.show_choice()
+
+    def card_tap(self, c, t_us):
+        ph = self.phase
+        if ph == _LAY:
+            if self._slot(c) >= 0:
+                self.bad("again")
+                return
+            self.slots[self.n] = c
+            self.used[self.n] = 0
+            self.n += 1
+            self.table.sound("ok")
+            if self.n < _ROUND:
+                self.prompt()
+                return
+            self.table.log("note", {"text": "round cards", "round": self.round,
+                                    "cards": [self.ident(x) for x in self.slots[: self.n]]})
+            if self.pairs_left() == 0:
+                call_unloaded(_CLAIMS, "c_round_end", self)
+                return
+            self.phase = _READY
+            self.prompt()
+        elif ph == _READY:
+            self.prompt()
+        elif ph == _TABLE:
+            self.bad("press_first")
+
+    def idle_press(self, p, t_us):
+        if self.phase == _READY:  # the start signal
+            self.table.log("reveal", {"card": None, "round": self.round, "by": p})
+            self.table.sound("start")
+            self.open(t_us)
+            self.prompt()
+
+    def idle_gesture(self, p, kind):
+        if self.phase == _LAY and kind == "long":
+            self.say("status", text="\n".join(self.g.status()))
+
+
+    def won(self, p, k, letter):
+        t = self.table
+        pos = self.opts[2 * k + 1]  # the letter's element
+        slot = self.cs[pos >> 2]
+        self.used[slot] |= 1 << (pos & 3)
+        self.chips[p] -= 1
+        self.placed[p] += 1
+        t.log("score", {"player": p, "delta": 1, "why": "chip"})
+        t.log("chip", {"player": p, "card": self.ident(self.slots[slot]), "on": LETTERS[letter]})
+        self.say("c_ok", pair=ascii(self.pair_text(letter)), p=p, l=LETTERS[letter], left=self.chips[p])
+        if self.chips[p] == 0:
+            self.phase = _OVER
+            self.say("c_won", p=p)
+            self.end("no chips left")
+        elif self.pairs_left() == 0:
+            call_unloaded(_CLAIMS, "c_round_end", self)
+        elif self.queue:
+            self.serve()
+        else:
+            self.claimer = 0
+            self._leds()
+            self.open(self.tap_t)  # the cards changed: a new race from this moment
+            t.timer("next", _SHOW_MS)
+
+    def penalty(self, p, slow):
+        self.say("c_slow" if slow else "c_wrong", p=p)

@@ -1,0 +1,123 @@
+# The host link's frame header (docs/protocol.md), shared by the always-loaded part of the link
+# (maus.unit.core HostWake, which answers a few requests in a game) and the host service (maus.host.service):
+#
+#   #MB<v><kind> <seq:4 hex> <len:4 hex> <crc32:8 hex> <payload: len bytes>\n
+from micropython import const
+
+HDR = const(25)  # "#MB1Q ssss llll cccccccc " before the payload
+_HEX = b"0123456789abcdef"
+
+
+def fits(i, c):
+    """Can byte c stand at position i of a request header "#MB1Q ssss llll cccccccc "?"""
+    if i == 0:
+        return c == 0x23
+    if i == 1:
+        return c == 0x4D
+    if i == 2:
+        return c == 0x42
+    if i == 3:
+        return 0x30 <= c <= 0x39
+    if i == 4:
+        return c == 0x51  # "Q": this end takes requests only (an echo of the unit's own frames is not one)
+    if i == 5 or i == 10 or i == 15 or i == 24:
+        return c == 0x20
+    return 0x30 <= c <= 0x39 or 0x61 <= c <= 0x66
+
+
+def unhex(b, i, n):
+    v = 0
+    for k in range(i, i + n):
+        c = b[k]
+        if 0x30 <= c <= 0x39:
+            v = v << 4 | (c - 0x30)
+        elif 0x61 <= c <= 0x66:
+            v = v << 4 | (c - 0x57)
+        else:
+            return -1
+    return v
+
+
+def puthex(b, i, v, n):
+    k = i + n
+    while k > i:
+        k -= 1
+        b[k] = _HEX[v & 15]
+        v >>= 4
+
+
+# --- the answers both ends of the unit give: hello and status -------------------------------------------------
+PROTO = const(1)  # the protocol revision this firmware speaks (the frame envelope never changes)
+
+
+def hello(c, app):
+    import sys
+
+    import maus
+
+    st = c.status or {}
+    v = sys.implementation.version
+    return {"proto": PROTO, "proto_min": PROTO, "fw": st.get("version"),
+            "unit": getattr(c, "unit_id", None) or (hexs(c.hw.unique_id()) if c.hw is not None else None),
+            "board": st.get("board"), "platform": sys.platform, "micropython": "%d.%d.%d" % v[:3],
+            "app": app, "safe_mode": bool(st.get("safe_mode")), "mode": c.mode, "game": game(c),
+            "name": maus.unit_name(getattr(c, "root", "") or ""),
+            "console": console(c.hw) if app and c.hw is not None else None}
+
+
+def console(hw):
+    """How the console reaches the host: "usb" (the chip's own USB port, USB-CDC: no baud rate to agree on) or
+    "uart" (UART0 behind a USB-serial bridge), as the board file says (`usb_serial`, docs/boards.md)."""
+    b = getattr(hw, "board", None) or {}
+    return "usb" if b.get("usb_serial", b.get("family") == "esp32s3") else "uart"
+
+
+def status(c, app, requests, bad_frames, now):
+    import gc
+
+    out = {"status": c.status, "mode": c.mode, "game": game(c), "log": c.log.name if c.log is not None else None,
+           "app": app, "mem_free": _mem(gc, "mem_free"), "mem_alloc": _mem(gc, "mem_alloc"),
+           "requests": requests, "bad_frames": bad_frames,
+           "boot": getattr(c, "boot", None) or (c.status or {}).get("boot"), "crashes": getattr(c, "crashes", None)}
+    try:
+        # The unit's logs' free space read here (maus.log.store's DIR, as its free() reads it): in a game, loading
+        # maus.log.store for a status poll took ~2 KB that the game's peak did not have.
+        root = getattr(c, "root", None)
+        out["free_bytes"] = c.store.free() if root is None else free_bytes(root + "logs")
+    except OSError:
+        out["free_bytes"] = None
+    out["wall"] = wall(c.hw)
+    out["uptime_ms"] = now
+    return out
+
+
+def free_bytes(path):
+    """Free bytes on the filesystem holding `path` (maus.log.store LogStore.free)."""
+    import os
+
+    st = os.statvfs(path)
+    if st[4] > st[2]:
+        return 0  # littlefs when full: blocks in use exceed the total and f_bavail wraps
+    return st[0] * st[4]
+
+
+def game(c):
+    g = c.game
+    return getattr(g, "GAME", None) if g is not None else None
+
+
+def wall(hw):
+    try:
+        t = hw.wall_clock() if hw is not None else None
+    except OSError:
+        t = None
+    return None if t is None else "%04d-%02d-%02dT%02d:%02d:%02d" % tuple(t[:6])
+
+
+def hexs(b):
+    return "".join("%02x" % x for x in b)
+
+
+def _mem(gc, name):
+    fn = getattr(gc, name, None)  # MicroPython's; a CPython test run has none
+    return fn() if fn is not None else None
