@@ -2,7 +2,7 @@
 # Pure modules (rules, scoring, logs, catalogs) never import `machine`; hardware lives in maus.hw.
 #
 # Deployed as .mpy files on the board's filesystem, every loaded module's bytecode lives in the GC heap
-# (docs/build.md): the unit loads what a phase needs and lets it go after (unload_since, call_unloaded).
+# (docs/build.md): the unit loads what a phase needs and lets it go after (unload_since, moment).
 import sys
 
 VERSION = "0.1.0"
@@ -61,11 +61,22 @@ def unit_name(root=""):
         return None
 
 
-def call_unloaded(modname, fn, *args):
-    """modname.fn(*args), then every module that call imported (modname first of all) is unloaded
-    again: for code needed once (validators, catalog builders, the boot steps), so its RAM comes back."""
-    mark = loaded()
-    try:
-        return getattr(__import__(modname, None, None, (fn,)), fn)(*args)
-    finally:
-        unload_since(mark)
+class moment:
+    """Code needed for a moment only (a game's start, its end, a rare host request, a validator):
+
+        with moment():
+            import maus.log.end
+
+            maus.log.end.end(log, ...)
+
+    Every firmware module imported inside the block is unloaded again when it ends, so its RAM comes back
+    (unload_since). The imports are plain import statements, which a reader, the type checker and the
+    import check (make check) follow. Objects made inside the block keep working after it. Import the
+    module, not a name from it (`from maus.log.end import end`): a local name for its function would hold
+    the module's code in RAM until the calling function returns."""
+
+    def __enter__(self):
+        self.mark = loaded()
+
+    def __exit__(self, *exc):
+        unload_since(self.mark)

@@ -3,7 +3,7 @@
 Firmware code writes `from micropython import const` like micropython-lib does; on CPython there is
 no such module, so the host and the tests install this one. Only what pure modules use is here.
 
-The firmware lets a module go after its moment and imports it afresh the next time (maus.call_unloaded), as
+The firmware lets a module go after its moment and imports it afresh the next time (maus.moment), as
 it must on the board. CPython would search its path and read the file again at each of those imports (most of
 the time of a firmware test under CPython), so `install` also puts a finder first that remembers where each
 maus module is and its compiled code (checked against the file's size and mtime). Every import still runs the

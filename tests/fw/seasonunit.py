@@ -419,15 +419,17 @@ try:
 
         Unit._switch = _switch
 
-        def call_unloaded(modname, fn, *args, orig=maus.call_unloaded):
-            if fn == "game_catalog":  # the start's catalog, after its collect and the game module's import
-                import micropython
+        class moment(maus.moment):
+            def __enter__(self, base=maus.moment):
+                if "maus.unit.begin" in sys.modules and "maus.unit.start" not in sys.modules:
+                    # the start's catalog step (maus.unit.begin.prepare), after the game module's import
+                    import micropython
 
-                print("SEASON start free", gc.mem_free())
-                micropython.mem_info()  # (prints, allocates nothing: the largest free block)
-            return orig(modname, fn, *args)
+                    print("SEASON start free", gc.mem_free())
+                    micropython.mem_info()  # (prints, allocates nothing: the largest free block)
+                base.__enter__(self)
 
-        maus.call_unloaded = call_unloaded  # (the modules that import it later take this one)
+        maus.moment = moment  # (the modules that import it later take this one)
     maus.unit.main(hw=hw)
 except KeyboardInterrupt:
     raise

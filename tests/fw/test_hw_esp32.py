@@ -271,7 +271,7 @@ def test_the_unit_arms_the_comparator_detector():
     b = _board(piezo={"mode": "digital", "pin": 35})
     hw, wiring, _ = _unit(b)
     try:
-        from maus import call_unloaded
+        from maus import moment
 
         class U:
             pass
@@ -281,7 +281,10 @@ def test_the_unit_arms_the_comparator_detector():
         u.settings = {"sensitivity": 5}
         u.calib = None
         u.watch_stop = lambda: False
-        call_unloaded("maus.unit.start", "detector", u)
+        with moment():
+            from maus.unit.start import detector
+
+            detector(u)
         assert type(u.detector).__name__ == "DigitalDetector"
         assert u._piezo_read() == 0  # the comparator pin's level (the ADC's read_u16 gives counts)
         wiring.knock(0.8, 40)

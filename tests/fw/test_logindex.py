@@ -141,11 +141,14 @@ class Unit:
 
     def recover(self):
         # the boot's step (maus.unit.boot.recover), counted from here
-        from maus import call_unloaded
+        from maus import moment
 
         self.fs.reset()
         problems = []
-        out = call_unloaded("maus.unit.boot", "recover", self.root, None, problems)
+        with moment():
+            from maus.unit.boot import recover
+
+            out = recover(self.root, None, problems)
         assert not problems, problems
         return out
 

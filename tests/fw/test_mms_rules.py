@@ -3,12 +3,14 @@ import json
 
 import maus
 from fwtest import Rand
-from maus import call_unloaded
 from maus.games.base import Player
 from maus.games.mms.rules import Mms, load_catalog
 from tablefake import FakeTable
 
-DEFAULT = call_unloaded("maus.games.mms.catalog", "default")  # the castle and dice without a catalog
+with maus.moment():
+    from maus.games.mms.catalog import default
+
+    DEFAULT = default()  # the castle and dice without a catalog
 
 
 def _catalog_data():

@@ -1,7 +1,7 @@
 # The enrolment map (UID -> identity, for tags that cannot be written): what the unit keeps while it runs
 # when it has enrolled a tag, in a module of its own so the card identities' parser (maus.cards.ident) is loaded
 # only when a card is read or written (docs/build.md section 7). maus.cards.ident names it too.
-from maus import call_unloaded
+from maus import moment
 from maus.cards.reader import uid_hex  # noqa: F401 - the enrolment key; its home is maus.cards.reader, which reads cards
 
 ENROL_PATH = "cards/enrol.json"
@@ -36,18 +36,30 @@ class Enrolment:
         self.load()
 
     def load(self):
-        call_unloaded(_COLD, "load", self)
+        with moment():
+            import maus.cards.file
+
+            maus.cards.file.load(self)
 
     def get(self, uid_hex_key):
         return self.map.get(uid_hex_key)
 
     def add(self, uid, ident):
         """Enrol a UID (hex string); returns the canonical identity. ValueError on bad input."""
-        return call_unloaded(_COLD, "add", self, uid, ident)
+        with moment():
+            import maus.cards.file
+
+            return maus.cards.file.add(self, uid, ident)
 
     def remove(self, uid):
-        return call_unloaded(_COLD, "remove", self, uid)
+        with moment():
+            import maus.cards.file
+
+            return maus.cards.file.remove(self, uid)
 
     def save(self):
         # Atomic: write a temporary file, then rename it over the old one.
-        call_unloaded(_COLD, "save", self)
+        with moment():
+            import maus.cards.file
+
+            maus.cards.file.save(self)

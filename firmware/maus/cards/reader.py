@@ -8,7 +8,7 @@
 # Reading a new card's identity (its type with maus.drivers.tagtype, its NDEF text with maus.drivers.ndef, then
 # maus.cards.ident to parse it, one after the other: never two of them in RAM at once) is loaded when a card
 # arrives and let go again: it runs once per card, so it need not stay in RAM (docs/build.md section 7).
-from maus import call_unloaded, unload
+from maus import moment, unload
 from maus.ticks import ticks_add, ticks_diff
 from micropython import const
 
@@ -175,7 +175,7 @@ class Presence:
         t = st[_TYPE + i]
         if t == _T_UNKNOWN:
             # tagtype and ndef import nothing that is not loaded: each is let go by its own name, with
-            # no list of the loaded modules (call_unloaded's) in RAM at the card read, the game's peak.
+            # no list of the loaded modules (a moment's) in RAM at the card read, the game's peak.
             try:
                 import maus.drivers.tagtype
 
@@ -193,7 +193,10 @@ class Presence:
                 finally:
                     unload(_NDEF)
                 if r:  # (maus.cards.tagid.read_identity in two steps: see there)
-                    r = call_unloaded("maus.cards.ident", "from_text", r) or ""
+                    with moment():
+                        import maus.cards.ident
+
+                        r = maus.cards.ident.from_text(r) or ""
             if r is None:
                 st[_TRIES + i] += 1
                 if st[_TRIES + i] < self.read_tries:

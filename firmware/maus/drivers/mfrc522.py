@@ -23,7 +23,7 @@ from micropython import const
 if False:  # the type checker's only
     from typing import Any
 
-from maus import call_unloaded
+from maus import moment
 
 # Status codes.
 OK = const(0)
@@ -188,7 +188,10 @@ class MFRC522:
 
     def __init__(self, spi, cs, rst, sleep_us=None):
         # The reader's state and its set-up: mfrc522_setup.make (ok: a known chip took the configuration).
-        call_unloaded(_SETUP, "make", self, spi, cs, rst, sleep_us)
+        with moment():
+            import maus.drivers.mfrc522_setup
+
+            maus.drivers.mfrc522_setup.make(self, spi, cs, rst, sleep_us)
 
     # --- bus ----------------------------------------------------------------------------------------
     def _view(self, which, n):

@@ -4,6 +4,7 @@
 # Each op_ takes the HostService and the request, and answers as HostService's own ops do.
 import json
 
+from maus import moment
 from maus.host.frame import console as _console
 from maus.host.frame import hexs as _hexs
 from maus.host.frame import wall as _wall
@@ -21,14 +22,16 @@ def op_bringup(svc, req):
     if getattr(c, "fb", None) is None or getattr(c, "mode", "repl") != "menu":
         svc._error(svc.seq, "busy", "the bring-up check runs from the menu: finish the game (or start the app) first")
         return None
-    import maus
 
     seq = svc.seq
 
     def say(msg):
         svc.send(0x50, seq, msg.encode())  # "P"
 
-    out = maus.call_unloaded("maus.checks.bringup", "run", c, say)
+    with moment():
+        import maus.checks.bringup
+
+        out = maus.checks.bringup.run(c, say)
     c.switch("menu")
     return out
 

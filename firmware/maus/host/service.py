@@ -19,6 +19,7 @@ import json
 import os
 import sys
 
+from maus import moment
 from maus.host import frame
 from maus.host.frame import HDR as _HDR
 from maus.host.frame import PROTO
@@ -165,9 +166,10 @@ class HostService:
         self.baud_at = self._noise_at = -1
         hw = self.ctx.hw
         if hw is not None:
-            import maus
+            with moment():
+                import maus.hw.console
 
-            maus.call_unloaded("maus.hw.console", "switch", hw, rate)
+                maus.hw.console.switch(hw, rate)
 
     def _baud_check(self):
         # At a switched rate: no valid frame within BAUD_WAIT_MS of the switch (the host's line cannot do the
@@ -623,9 +625,14 @@ def serve(idle_s=60):
 
 
 def _rare(svc, op, req):
-    import maus
+    with moment():
+        if op in _CLASS:
+            from maus.settings import classroom
 
-    return maus.call_unloaded("maus.settings.classroom" if op in _CLASS else "maus.host.ops", "op_" + op, svc, req)
+            return getattr(classroom, "op_" + op)(svc, req)
+        from maus.host import ops
+
+        return getattr(ops, "op_" + op)(svc, req)
 
 
 def _size(d, name):

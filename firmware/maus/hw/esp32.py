@@ -46,8 +46,10 @@ class Hardware:
         self.board = board
         self._wdt = None
         self._rmt = None
-        __import__("maus.hw.esp32_setup", None, None, ("build",)).build(self, board)
         import maus
+        from maus.hw.esp32_setup import build
+
+        build(self, board)
 
         maus.unload("maus.hw.esp32_setup")
 

@@ -43,9 +43,12 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     except MemoryError:  # the start's crowded heap: the game goes on, its log may be cut
         short = True
     if store.unrecovered:
-        from maus import call_unloaded
+        from maus import moment
 
-        call_unloaded("maus.log.repair", "recover", store)  # there may be room now
+        with moment():
+            import maus.log.repair
+
+            maus.log.repair.recover(store)  # there may be room now
     try:
         name = "%05d-%s%s" % (store.next_number(), _slug(game), EXT)
         f = store.create(name)
@@ -86,6 +89,10 @@ def unit_log(u, game, players):
     from maus.log.store import LogStore
 
     hw = u.hw
+    with maus.moment():
+        import maus.settings.classroom
+
+        extra = maus.settings.classroom.start_fields(u.root)
     store = LogStore(u.root)
     store.unrecovered = u.unrecovered
     wall = hw.wall_clock()
@@ -93,7 +100,7 @@ def unit_log(u, game, players):
         store, hw.ticks_ms, game, u.variant, [pl.as_log() for pl in players],
         hw.board.get("name"), "".join("%02x" % x for x in hw.unique_id()), maus.VERSION, u.settings.values,
         wall=wall_iso(wall) if wall else None, ticks=hw.ticks_ms(), listener=u._event_line,
-        wrap=getattr(hw, "flash_file", None), extra=maus.call_unloaded("maus.settings.classroom", "start_fields", u.root),
+        wrap=getattr(hw, "flash_file", None), extra=extra,
         feed=getattr(hw, "wdt_feed", None))
     u.unrecovered = store.unrecovered
 

@@ -5,7 +5,7 @@ import hashlib
 import os
 import sys
 
-from maus import call_unloaded, write_atomic  # noqa: F401 - write_atomic: here for the log code and the host
+from maus import moment, write_atomic  # noqa: F401 - write_atomic: here for the log code and the host
 from micropython import const
 
 DIR = "logs"
@@ -96,7 +96,10 @@ class LogStore:
         # A new log file, open for writing (binary). logs/index names it first (maus.log.index): the boot
         # then finds the newest log without listing logs/. OSError if that index could not be kept true.
         p = self.path(name)
-        call_unloaded("maus.log.index", "opening", self.dir, name)
+        with moment():
+            import maus.log.index
+
+            maus.log.index.opening(self.dir, name)
         return open(p, "wb")
 
     def entries(self):

@@ -8,7 +8,7 @@
 import binascii
 import json
 
-from maus import call_unloaded
+from maus import moment
 from maus.ticks import ticks_diff
 from micropython import const
 
@@ -197,11 +197,17 @@ class GameLog:
 
     def end(self, scores, winners, breakdown, why):
         # scores/breakdown keyed by player id (int or str), winners a list of player ids (maus.log.end).
-        call_unloaded("maus.log.end", "end", self, scores, winners, breakdown, why)
+        with moment():
+            import maus.log.end
+
+            maus.log.end.end(self, scores, winners, breakdown, why)
         self._ended()
 
     def abort(self, reason):
-        call_unloaded("maus.log.end", "abort", self, reason)
+        with moment():
+            import maus.log.end
+
+            maus.log.end.abort(self, reason)
         self._ended()
 
     def _ended(self):
@@ -210,7 +216,10 @@ class GameLog:
         at = self.end_at
         if at is not None and self._ok and self._ok == self.seq and not self.held:
             i = at[0].rfind("/")
-            call_unloaded("maus.log.index", "ended", at[0][:i], at[0][i + 1:])
+            with moment():
+                import maus.log.index
+
+                maus.log.index.ended(at[0][:i], at[0][i + 1:])
 
     def close(self):
         if self.held:

@@ -2,7 +2,7 @@
 # file handling (maus.settings.file) are loaded only to load, change or reset the settings, and let go again
 # (docs/build.md section 7). SCHEMA, defaults, check, parse, dump, remove_all, FILE, BAK are maus.settings.file's,
 # reachable here too (loading it) for the host and the tests.
-from maus import call_unloaded
+from maus import moment
 
 FILE = "settings.json"
 BAK = "settings.bak"
@@ -30,7 +30,10 @@ class Settings:
 
     def load(self):
         # -> message saying where the settings came from (also in self.source, self.message).
-        return call_unloaded(_F, "load", self)
+        with moment():
+            import maus.settings.file
+
+            return maus.settings.file.load(self)
 
     def __getitem__(self, key):
         return self.values[key]
@@ -41,15 +44,27 @@ class Settings:
     def set(self, key, value):
         # Validate, save atomically, report the change; -> False if it was set already. ValueError with the
         # reason if invalid; OSError from a full flash propagates (the caller reports it).
-        return call_unloaded(_F, "set_one", self, key, value)
+        with moment():
+            import maus.settings.file
+
+            return maus.settings.file.set_one(self, key, value)
 
     def update(self, changes):
         # Several keys at once, all validated before any is saved.
-        call_unloaded(_F, "update", self, changes)
+        with moment():
+            import maus.settings.file
+
+            maus.settings.file.update(self, changes)
 
     def save(self, values):
         # Current good file -> .bak, then the new one: each step atomic (temp + rename).
-        call_unloaded(_F, "save", self, values)
+        with moment():
+            import maus.settings.file
+
+            maus.settings.file.save(self, values)
 
     def reset(self):
-        call_unloaded(_F, "reset", self)
+        with moment():
+            import maus.settings.file
+
+            maus.settings.file.reset(self)

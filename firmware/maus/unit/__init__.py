@@ -2,7 +2,7 @@
 # board check, log recovery, the self-test: maus.unit.boot), then hands over to the main loop
 # (maus.unit.core), which loads one phase at a time: menu, setup, play. Safe mode after repeated crashes
 # (maus.unit.safe).
-from maus import call_unloaded
+from maus import moment
 
 # menu key -> (identity of the game card, module, players lo, hi, variants, young players allowed,
 #              piezo detector needed, module with the catalog's load_catalog, catalog name: catalogs/<name>.json,
@@ -61,14 +61,20 @@ def main(hw=None, **kw):
     unit = None
     try:
         # Each boot step runs with little else in RAM, and its modules go again before the next.
-        board_problems, recovered = call_unloaded("maus.unit.boot", "prepare", hw)
+        with moment():
+            import maus.unit.boot
+
+            board_problems, recovered = maus.unit.boot.prepare(hw)
         hw.wdt_feed()
         from maus.unit.core import HostWake, Unit
 
         unit = Unit(hw, recovered=recovered)
         hw.wdt_feed()
         unit.status["problems"] = list(hw.problems) + board_problems
-        call_unloaded("maus.unit.boot", "selftest", unit)
+        with moment():
+            import maus.unit.boot
+
+            maus.unit.boot.selftest(unit)
         print("MAUSBOX READY", unit.status["version"])
         hw.wdt_feed()
         # The host's link (docs/protocol.md), served by the main loop: the service loads when a frame comes.
@@ -80,7 +86,10 @@ def main(hw=None, **kw):
         finally:
             _kbd_intr(3)
             if getattr(hw, "baud", 115200) != 115200:  # a host session's rate ends with the app (Ctrl-C, a crash)
-                call_unloaded("maus.hw.console", "switch", hw, 115200)
+                with moment():
+                    import maus.hw.console
+
+                    maus.hw.console.switch(hw, 115200)
     except KeyboardInterrupt:  # Ctrl-C over USB is not a crash, even during the boot
         hw.wdt_release()  # the REPL has the unit now: its watchdog is kept fed
         if unit is not None and unit.log is not None:

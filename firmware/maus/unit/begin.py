@@ -2,7 +2,7 @@
 # them; this module is loaded for each and let go again (what they load stays with the game): prepare:
 # the catalog, then the players (maus.unit.start); play: the game's modules, the piezo detector, the game
 # made and started, with neither maus.unit.start nor the log's opening in RAM.
-from maus import call_unloaded
+from maus import moment
 from maus.unit import GAMES
 
 
@@ -26,10 +26,16 @@ def prepare(u):
     # module with its loader stays (the game's Catalog is its class).
     g = GAMES[u.choice]
     __import__(g[7])
-    ok, cat = call_unloaded("maus.unit.start", "game_catalog", u, g[7], g[8])
+    with moment():
+        import maus.unit.start
+
+        ok, cat = maus.unit.start.game_catalog(u, g[7], g[8])
     if not ok:
         return None
-    return cat, call_unloaded("maus.unit.start", "start", u)
+    with moment():
+        import maus.unit.start
+
+        return cat, maus.unit.start.start(u)
 
 
 def play(u, TableView, cat, players):
@@ -39,7 +45,10 @@ def play(u, TableView, cat, players):
     if GAMES[u.choice][6] and (u.hw.adc or u.hw.piezo_pin) is not None and u.detector is None:
         from maus.piezo import detect as piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
 
-        call_unloaded("maus.unit.start", "detector", u)
+        with moment():
+            import maus.unit.start
+
+            maus.unit.start.detector(u)
     log = u.log
     if log.short:  # said before the game's first prompt: the game goes on, its log may be cut
         u._say("log_short")

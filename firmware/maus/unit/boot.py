@@ -1,7 +1,7 @@
 # The boot steps that run before and after the main loop is loaded, each unloaded again after use (main()).
 import json
 
-from maus import call_unloaded
+from maus import moment
 
 BOARD_OK = "board.ok"
 
@@ -35,7 +35,10 @@ def board_problems(board, root=""):
                     return []
         except OSError:
             pass
-    errs = call_unloaded("maus.hw.board", "validate", board)
+    with moment():
+        import maus.hw.board
+
+        errs = maus.hw.board.validate(board)
     if not errs and stamp is not None:
         from maus import write_atomic
 
@@ -91,7 +94,10 @@ def recover(root="", feed=None, problems=None):
 def selftest(unit):
     """The boot self-test (maus.checks.selftest), then status.json for the host, naming this boot (main.py's id)."""
     unit.status["boot"] = boot_id(unit.hw)
-    call_unloaded("maus.checks.selftest", "boot", unit)
+    with moment():
+        import maus.checks.selftest
+
+        maus.checks.selftest.boot(unit)
     write_status(unit.status)
 
 

@@ -15,9 +15,12 @@ def build(u, hw, root, seed, recovered):
     u.settings = Settings(root, on_change=u._setting_changed)
     u.lang = u.settings.get("lang")
     if recovered is None:  # main() recovers before the unit is built, while the heap is empty
-        from maus import call_unloaded
+        from maus import moment
 
-        recovered = call_unloaded("maus.unit.boot", "recover", root)
+        with moment():
+            import maus.unit.boot
+
+            recovered = maus.unit.boot.recover(root)
     u.recovered = recovered
     # logs boot recovery could not repair (flash full): retried when the next game's log is opened
     u.unrecovered = [r["name"] for r in recovered if "error" in r]

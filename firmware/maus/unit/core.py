@@ -14,7 +14,7 @@ import sys
 
 from micropython import const
 
-from maus import call_unloaded, loaded, text, unload, unload_since
+from maus import loaded, moment, text, unload, unload_since
 from maus.capture.irq import EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK
 from maus.ticks import ticks_diff
 
@@ -84,7 +84,9 @@ class Unit:
     def __init__(self, hw, root="", seed=0, recovered=None):
         # The set-up runs once: its code (maus.unit.build) is loaded for it and let go again.
         try:
-            __import__("maus.unit.build", None, None, ("build",)).build(self, hw, root, seed, recovered)
+            from maus.unit.build import build
+
+            build(self, hw, root, seed, recovered)
         finally:
             unload("maus.unit.build")
 
@@ -116,7 +118,10 @@ class Unit:
             unload_since(self._mark)
         gc.collect()  # the phase before is garbage now: its RAM is free before the next one loads
         if nxt[0] == "join" and nxt[1] not in self.named:  # a game chosen for the first time since the boot
-            call_unloaded("maus.unit.names", "chosen", self, nxt[1])
+            with moment():
+                import maus.unit.names
+
+                maus.unit.names.chosen(self, nxt[1])
         self._mark = loaded()
         self.phase = __import__("maus.unit." + nxt[0], None, None, ("enter",))
         self.phase.enter(self, nxt[1])
@@ -127,7 +132,10 @@ class Unit:
         # The host changed settings: the shell follows at once; a game in progress keeps its own copy.
         self.lang = self.settings.get("lang")
         if self.mode != "play":
-            call_unloaded("maus.unit.build", "apply_timing", self)
+            with moment():
+                import maus.unit.build
+
+                maus.unit.build.apply_timing(self)
 
     def _setting_changed(self, key, old, new):
         if self.log is not None:
@@ -139,7 +147,10 @@ class Unit:
         if log is not None:
             log.record(rtype, fields)
             if log.degraded and not log.warned:
-                call_unloaded("maus.unit.ends", "degraded", self)  # said once, the game goes on
+                with moment():
+                    import maus.unit.ends
+
+                    maus.unit.ends.degraded(self)  # said once, the game goes on
 
     def say(self, _key, **kw):
         table = self.game.TEXT if self.game is not None else text.TEXT
@@ -194,7 +205,10 @@ class Unit:
         self.phase.end_game(self)
 
     def abort(self, reason):
-        call_unloaded("maus.unit.ends", "abort", self, reason)
+        with moment():
+            import maus.unit.ends
+
+            maus.unit.ends.abort(self, reason)
         self.switch("menu")
         self._switch()
 

@@ -3,7 +3,7 @@
 #
 # Loaded while the unit waits for a game and let go when another phase starts (maus.unit.core). The
 # menu's self-tests (calibration, latency) are loaded only while they run.
-from maus import call_unloaded, unit_name
+from maus import moment, unit_name
 from maus.unit import GAMES
 
 MENU = ("mausgeflippt", "mim", "mms", "settings", "calibrate", "latency", "bringup")
@@ -51,7 +51,10 @@ def gesture(u, p, kind):
         elif item == "calibrate":
             calibrate(u)
         elif item == "bringup":
-            call_unloaded("maus.checks.bringup", "run", u)  # its summary stays on the display until the next click
+            with moment():
+                import maus.checks.bringup
+
+                maus.checks.bringup.run(u)  # its summary stays on the display until the next click
 
 
 def game_card(u, key):
@@ -60,8 +63,14 @@ def game_card(u, key):
 
 # --- the menu's self-tests: loaded while they run ------------------------------------------------------
 def calibrate(u):
-    return call_unloaded("maus.unit.tools", "calibrate", u)
+    with moment():
+        import maus.unit.tools
+
+        return maus.unit.tools.calibrate(u)
 
 
 def latency_test(u, n=200):
-    return call_unloaded("maus.unit.tools", "latency_test", u, n)
+    with moment():
+        import maus.unit.tools
+
+        return maus.unit.tools.latency_test(u, n)

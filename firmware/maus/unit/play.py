@@ -7,7 +7,7 @@
 # (GAMES: mms) and dropped with the game.
 import gc
 
-from maus import call_unloaded  # noqa: F401 - the writer of the game's log stays while it plays
+from maus import moment  # noqa: F401 - the writer of the game's log stays while it plays
 from maus.unit import GAMES
 
 
@@ -43,18 +43,26 @@ def start_game(u):
             r = _begin("prepare", u)
         if r is not None:
             collect()
-            call_unloaded("maus.log.start", "unit_log", u, GAMES[u.choice][8], r[1])
+            with moment():
+                import maus.log.start
+
+                maus.log.start.unit_log(u, GAMES[u.choice][8], r[1])
             collect()
             _begin("play", u, TableView, *r)
     except MemoryError as e:
-        call_unloaded("maus.unit.noroom", "no_room", u, e)
+        with moment():
+            import maus.unit.noroom
+
+            maus.unit.noroom.no_room(u, e)
 
 
 def _begin(fn, *args):
     import maus
 
     try:
-        return getattr(__import__("maus.unit.begin", None, None, (fn,)), fn)(*args)
+        import maus.unit.begin  # not `from maus.unit import begin`: that would ask maus.unit.__getattr__
+
+        return getattr(maus.unit.begin, fn)(*args)
     finally:
         maus.unload("maus.unit.begin")
 
@@ -85,7 +93,10 @@ def end_game(u):
         log.end(s.get("scores", {}), s.get("winners", []), s.get("breakdown", {}), s.get("reason", ""))
         log.close()
         u.log = None
-    call_unloaded("maus.unit.ends", "end", u, s)
+    with moment():
+        import maus.unit.ends
+
+        maus.unit.ends.end(u, s)
     # The game, its modules and the detector go once the running handler returns (the phase entered again for its
     # end screen): the next game's card, a host's pull and the next start then meet a heap without them.
     u.switch("play", "end")

@@ -1,5 +1,5 @@
 # The settings phase: the unit's own settings menu (P1 next, P2 change, hold: back to the menu).
-from maus import call_unloaded
+from maus import moment
 
 SETTINGS_MENU = ("lang", "volume", "tie_window_us", "lockout", "sensitivity", "claim_window_ms", "hints")
 SETTING_STEPS = {"volume": 1, "tie_window_us": 1000, "sensitivity": 1, "claim_window_ms": 1000}
@@ -23,7 +23,10 @@ def gesture(u, p, kind):
         _bump(u, key)
     elif kind == "long":
         u.lang = u.settings.get("lang")
-        call_unloaded("maus.unit.build", "apply_timing", u)
+        with moment():
+            import maus.unit.build
+
+            maus.unit.build.apply_timing(u)
         u.switch("menu")
         return
     _show(u)

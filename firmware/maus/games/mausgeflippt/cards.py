@@ -5,7 +5,7 @@
 # can know it (TableState: what was tapped, never a hand) and the scores: both stay with the game, so one
 # module (each costs its fixed few hundred bytes); the winners, the summary and the status screen are
 # maus.games.mausgeflippt.moments's, loaded for their moment.
-from maus import call_unloaded
+from maus import moment
 from micropython import const
 
 MICE = const(32)  # rulebook component counts
@@ -55,7 +55,10 @@ def load(data):
     """A catalog dict (catalogs/mg.json) -> Catalog, checked first. Raises ValueError naming the first problem."""
     if isinstance(data, Catalog):
         return data
-    return call_unloaded(_CHECK, "load", data)
+    with moment():
+        import maus.games.mausgeflippt.catalog
+
+        return maus.games.mausgeflippt.catalog.load(data)
 
 
 load_catalog = load  # the unit's start compacts the JSON catalog with this (maus.unit.GAMES)

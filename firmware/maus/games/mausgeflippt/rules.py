@@ -6,7 +6,7 @@
 # late ties mausgeflippt_moments's: each loaded for its moment (a card, a press, a timer of a claim) and
 # let go again. The table the unit can know and the cards are in mausgeflippt_cards. Decisions where the
 # rulebook is silent: docs/games/mausgeflippt.md.
-from maus import call_unloaded
+from maus import moment
 from maus.capture.arbiter import VALID
 from maus.games.base import Game
 from maus.games.mausgeflippt.cards import CHEESES, CLOTHING, MICE, load, load_catalog  # noqa: F401
@@ -71,7 +71,10 @@ class Mausgeflippt(Game):
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         super().__init__(table, players, settings, catalog, variant, seed)
-        call_unloaded(_START, "setup", self, players, settings)  # a moment: the game's state is made
+        with moment():
+            import maus.games.mausgeflippt.start
+
+            maus.games.mausgeflippt.start.setup(self, players, settings)  # a moment: the game's state is made
 
     def _prompt(self, repeat=False):
         # the standing prompt of this phase; nothing happens for prompt_timeout_s: said again
@@ -99,13 +102,22 @@ class Mausgeflippt(Game):
         self._prompt()
 
     def summary(self):
-        return call_unloaded(_END, "summary", self.s, self.reason)
+        with moment():
+            import maus.games.mausgeflippt.moments
+
+            return maus.games.mausgeflippt.moments.summary(self.s, self.reason)
 
     def status(self):
-        return call_unloaded(_END, "status", self.s, TEXT[self.lang])
+        with moment():
+            import maus.games.mausgeflippt.moments
+
+            return maus.games.mausgeflippt.moments.status(self.s, TEXT[self.lang])
 
     def _finish(self, reason):
-        call_unloaded(_END, "finish", self, reason)  # a moment: the game ends
+        with moment():
+            import maus.games.mausgeflippt.moments
+
+            maus.games.mausgeflippt.moments.finish(self, reason)  # a moment: the game ends
 
     # --- events ----------------------------------------------------------------------------------
     def on_tap(self, ident, uid, t_us):
@@ -132,9 +144,15 @@ class Mausgeflippt(Game):
         elif self.s.penalty[n]:
             self._bad("penalty_card")
         elif ph == _CLAIM:
-            call_unloaded(_CLAIMS, "item", self, n)  # a moment: an item played is judged
+            with moment():
+                import maus.games.mausgeflippt.claims
+
+                maus.games.mausgeflippt.claims.item(self, n)  # a moment: an item played is judged
         else:
-            call_unloaded(_COLLECTION, "card", self, n)  # one card of "Mausgeflippt!"
+            with moment():
+                import maus.games.mausgeflippt.collection
+
+                maus.games.mausgeflippt.collection.card(self, n)  # one card of "Mausgeflippt!"
 
     def on_press(self, player, t_us):
         if player not in self.s.ids:
@@ -151,9 +169,15 @@ class Mausgeflippt(Game):
                 self.table.cancel("unclaimed")
                 self.table.timer("decide", arb.decide_ms())
             elif ph != _RACE and kind == VALID:
-                call_unloaded(_END, "late_tie", self, player)  # a moment: a long-bouncing contact
+                with moment():
+                    import maus.games.mausgeflippt.moments
+
+                    maus.games.mausgeflippt.moments.late_tie(self, player)  # a moment: a long-bouncing contact
             elif ph == _COLLECT and player == self.claimant:
-                call_unloaded(_COLLECTION, "end", self, False)  # a moment: the collection is judged
+                with moment():
+                    import maus.games.mausgeflippt.collection
+
+                    maus.games.mausgeflippt.collection.end(self, False)  # a moment: the collection is judged
         elif ph == _REVEAL:
             self.early_t[player] = t_us  # a false start, unless it becomes a long press
             # said now (no race is open yet), not logged: no flash write just before a reveal; the press is
@@ -168,7 +192,10 @@ class Mausgeflippt(Game):
             self.early_t[player] = None  # a status request, not a false start
             self._say("status", text="\n".join(self.status()))
         elif kind == "double" and ph == _CLAIM and player == self.claimant:
-            call_unloaded(_COLLECTION, "call", self)  # a moment: "Mausgeflippt!"
+            with moment():
+                import maus.games.mausgeflippt.collection
+
+                maus.games.mausgeflippt.collection.call(self)  # a moment: "Mausgeflippt!"
 
     def on_timer(self, name):
         ph = self.phase
@@ -185,9 +212,15 @@ class Mausgeflippt(Game):
             self._say("unclaimed")
             self._round_end()
         elif name == "claim" and ph == _COLLECT and self.ncoll:
-            call_unloaded(_COLLECTION, "end", self, True)  # a moment: judged as it stands
+            with moment():
+                import maus.games.mausgeflippt.collection
+
+                maus.games.mausgeflippt.collection.end(self, True)  # a moment: judged as it stands
         elif name == "claim" and (ph == _COLLECT or ph == _CLAIM):
-            call_unloaded(_CLAIMS, "no_claim", self)  # a moment: the window ran out with nothing played
+            with moment():
+                import maus.games.mausgeflippt.claims
+
+                maus.games.mausgeflippt.claims.no_claim(self)  # a moment: the window ran out with nothing played
 
     # --- output ----------------------------------------------------------------------------------
     def _say(self, key, **kw):

@@ -2,7 +2,7 @@
 # round 8 cards are read face down; a press gives the start signal. A valid pair whose letter is free
 # costs the claimer a chip, placed on that letter. The unit ends the round when no pair is left; the
 # first player without chips wins.
-from maus import call_unloaded
+from maus import moment
 from maus.games.mim.race import Race
 from maus.games.mim.rules import LETTERS, ascii
 from micropython import const
@@ -32,7 +32,10 @@ class Chips(Race):
 
     def start(self):
         self.table.log("note", {"text": "chips", "each": self.chips[self.ids[0]], "box": self.box})
-        call_unloaded(_CLAIMS, "c_new_round", self, False)
+        with moment():
+            import maus.games.mim.claims
+
+            maus.games.mim.claims.c_new_round(self, False)
 
     def prompt(self):
         ph = self.phase
@@ -63,7 +66,10 @@ class Chips(Race):
             self.table.log("note", {"text": "round cards", "round": self.round,
                                     "cards": [self.ident(x) for x in self.slots[: self.n]]})
             if self.pairs_left() == 0:
-                call_unloaded(_CLAIMS, "c_round_end", self)
+                with moment():
+                    import maus.games.mim.claims
+
+                    maus.games.mim.claims.c_round_end(self)
                 return
             self.phase = _READY
             self.prompt()
@@ -99,7 +105,10 @@ class Chips(Race):
             self.say("c_won", p=p)
             self.end("no chips left")
         elif self.pairs_left() == 0:
-            call_unloaded(_CLAIMS, "c_round_end", self)
+            with moment():
+                import maus.games.mim.claims
+
+                maus.games.mim.claims.c_round_end(self)
         elif self.queue:
             self.serve()
         else:

@@ -1,7 +1,7 @@
 # M is for Mouse, variant B: a game leader taps each card before laying it (the reveal). The first press
 # claims; a valid pair wins all face-up cards but the newest. A wrong claim (or none within the claim
 # window) wins nothing and bars the claimer until the card after next. Most cards at the end wins.
-from maus import call_unloaded
+from maus import moment
 from maus.games.mim.race import Race
 from micropython import const
 
@@ -48,7 +48,10 @@ class Leader(Race):
             self.prompt()
 
     def card_tap(self, c, t_us):
-        call_unloaded("maus.games.mim.claims", "b_card", self, c, t_us)  # a moment: a card read
+        with moment():
+            import maus.games.mim.claims
+
+            maus.games.mim.claims.b_card(self, c, t_us)  # a moment: a card read
 
     def armed(self):
         super().armed()
@@ -61,7 +64,10 @@ class Leader(Race):
         self.end("stack used up")
 
     def won(self, p, k, letter):
-        call_unloaded("maus.games.mim.claims", "b_won", self, p, letter)  # a moment: a claim is good
+        with moment():
+            import maus.games.mim.claims
+
+            maus.games.mim.claims.b_won(self, p, letter)  # a moment: a claim is good
 
     def penalty(self, p, slow):
         self.lock[p] = self.laid + 2  # these cards and the next one

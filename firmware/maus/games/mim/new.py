@@ -21,7 +21,9 @@ def engine(g):
     g.variant. Raises ValueError for a bad catalog or variant."""
     cat = g.catalog
     if cat is None:  # the default catalog
-        g.catalog = cat = __import__("maus.games.mim.catalog", None, None, ("x",)).load_file()
+        from maus.games.mim.catalog import load_file
+
+        g.catalog = cat = load_file()
     elif not isinstance(cat, Catalog):
         g.catalog = cat = load_catalog(cat)
     gc.collect()  # the catalog's JSON is garbage now: free it before the variant's code is loaded

@@ -2,7 +2,7 @@
 # one by its edge time); claims queue in press order; the claimer taps the two cards of the pair and, when
 # they allow several, picks one with the button. The variants (mim_leader: B, mim_chips: C) say what a
 # pair wins and when the table changes.
-from maus import call_unloaded
+from maus import moment
 from maus.capture.arbiter import VALID
 from maus.games.mim.rules import Engine
 from maus.ticks import ticks_diff
@@ -93,7 +93,10 @@ class Race(Engine):
                         t.cancel(name)
                     t.timer("decide", self.arb.decide_ms())
         elif ph == _CLAIM or ph == _CHOOSE:  # after the decision: logged, and queued (a moment of its own)
-            call_unloaded("maus.games.mim.claims", "late_press", self, p, t_us)
+            with moment():
+                import maus.games.mim.claims
+
+                maus.games.mim.claims.late_press(self, p, t_us)
         else:
             self.idle_press(p, t_us)
 
@@ -121,7 +124,10 @@ class Race(Engine):
                 self._wrong("too slow", True)
         elif name == "hint":
             if ph == _TABLE and not self.deciding:
-                call_unloaded("maus.games.mim.moments", "hint", self)  # hints are a setting, off by default
+                with moment():
+                    import maus.games.mim.moments
+
+                    maus.games.mim.moments.hint(self)  # hints are a setting, off by default
         elif name == "last":
             if ph == _TABLE and not self.deciding:
                 self.last()

@@ -5,7 +5,7 @@
 # once), the last two built on the claims of mim_race. Cards and the pair finder are here too, the
 # validator in mim_catalog, winners, summary and status in mim_moments (loaded for their moments).
 # Decisions where the rulebook is silent: docs/games/mim.md.
-from maus import call_unloaded
+from maus import moment
 from maus.games.base import Game
 from maus.text import Texts
 from micropython import const
@@ -123,7 +123,10 @@ def load_catalog(data):
     if isinstance(data, Catalog):
         return data
     # the builder is needed once per game: free its ~5 KB again unless someone else holds it
-    return call_unloaded(_CHECK, "build", data)
+    with moment():
+        import maus.games.mim.catalog
+
+        return maus.games.mim.catalog.build(data)
 
 
 # The prompts: 16 characters x 6 lines, ASCII only (the OLED font has no umlauts; pair names are folded by
@@ -238,7 +241,10 @@ class Engine:
         self.table.log("verdict", f)
 
     def end(self, reason):
-        call_unloaded(_END, "end", self, reason)
+        with moment():
+            import maus.games.mim.moments
+
+            maus.games.mim.moments.end(self, reason)
 
 class MIsForMouse(Game):
     GAME = "mim"
@@ -249,16 +255,25 @@ class MIsForMouse(Game):
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         super().__init__(table, players, settings, catalog, variant, seed)
         # the catalog and the variant's engine, by code loaded for this moment (ValueError: a bad one)
-        self.e = call_unloaded(_NEW, "engine", self)  # type: Engine
+        with moment():
+            import maus.games.mim.new
+
+            self.e = maus.games.mim.new.engine(self)  # type: Engine
 
     def start(self):
         self.e.start()
 
     def summary(self):
-        return call_unloaded(_END, "summary", self.e)
+        with moment():
+            import maus.games.mim.moments
+
+            return maus.games.mim.moments.summary(self.e)
 
     def status(self):
-        return call_unloaded(_END, "status", self.e)
+        with moment():
+            import maus.games.mim.moments
+
+            return maus.games.mim.moments.status(self.e)
 
     def on_tap(self, ident, uid, t_us):
         self.table.log("tap", {"identity": ident, "uid": _uid(uid)})

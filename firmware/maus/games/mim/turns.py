@@ -4,7 +4,7 @@
 # (either order); a pair puts a chip on the element it used on the middle card. A long press passes: that
 # player is out for the round. The last player left wins the round and puts a hand card aside; who gives
 # up the last card wins. The unit cannot see hands, so it counts them.
-from maus import call_unloaded
+from maus import moment
 from maus.games.mim.rules import Engine
 from micropython import const
 
@@ -38,7 +38,10 @@ class Turns(Engine):
     phase: "Any"
 
     def start(self):
-        call_unloaded(_ROUNDS, "new_round", self)
+        with moment():
+            import maus.games.mim.rounds
+
+            maus.games.mim.rounds.new_round(self)
 
     # --- rounds ----------------------------------------------------------------------------------
 
@@ -74,7 +77,10 @@ class Turns(Engine):
             return
         ph = self.phase
         if ph == _LAY:
-            call_unloaded(_ROUNDS, "a_lay", self, c)  # a moment: a middle card of the round
+            with moment():
+                import maus.games.mim.rounds
+
+                maus.games.mim.rounds.a_lay(self, c)  # a moment: a middle card of the round
         elif ph == _TURN:
             self.table.cancel("next")
             slot = self._slot(c)
@@ -83,7 +89,10 @@ class Turns(Engine):
             else:
                 self.hcard = c
             if self.hcard >= 0 and self.mslot >= 0:
-                call_unloaded(_ROUNDS, "a_try", self)  # a moment: the verdict on two cards
+                with moment():
+                    import maus.games.mim.rounds
+
+                    maus.games.mim.rounds.a_try(self)  # a moment: the verdict on two cards
             else:
                 self.table.sound("tick")
                 self.say("mid_card" if self.hcard >= 0 else "hand_card", p=self.turn)
@@ -99,10 +108,16 @@ class Turns(Engine):
             if kind == "click":
                 self.next_choice()
             elif kind == "long":
-                call_unloaded(_ROUNDS, "a_take", self, self.opt_i)
+                with moment():
+                    import maus.games.mim.rounds
+
+                    maus.games.mim.rounds.a_take(self, self.opt_i)
         elif kind == "long":
             if ph == _TURN and player == self.turn:
-                call_unloaded(_ROUNDS, "passes", self)  # a moment: the player is out of the round
+                with moment():
+                    import maus.games.mim.rounds
+
+                    maus.games.mim.rounds.passes(self)  # a moment: the player is out of the round
             else:
                 self.say("status", text="\n".join(self.g.status()))
         elif ph == _TURN and kind == "click" and player != self.turn:

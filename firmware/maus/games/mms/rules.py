@@ -6,7 +6,7 @@
 # combination left (pass). A double press reports a stick that slid off the castle (out of the game).
 # The castle_end-th stick in the castle ends the game (fewest sticks wins); placing one's last stick
 # wins at once. Decisions where the rulebook is silent: docs/games/mms.md.
-from maus import call_unloaded
+from maus import moment
 from maus.games.base import Game
 from maus.text import Texts
 from micropython import const
@@ -44,13 +44,19 @@ class Catalog:
 
 def validate_catalog(data):
     """Errors in a catalog dict (empty when it is good). The checker module is unloaded again after use."""
-    return call_unloaded(_CHECK, "validate_catalog", data)
+    with moment():
+        import maus.games.mms.catalog
+
+        return maus.games.mms.catalog.validate_catalog(data)
 
 
 def load_catalog(data):
     """The compact Catalog, or None when the data is not a valid catalog (the game then uses
     mms_catalog.default()). The checker and builder module is unloaded again after use."""
-    return call_unloaded(_CHECK, "build", data)
+    with moment():
+        import maus.games.mms.catalog
+
+        return maus.games.mms.catalog.build(data)
 
 
 class Mms(Game):
@@ -67,7 +73,13 @@ class Mms(Game):
             catalog = load_catalog(catalog)
         self.bad_catalog = given and not isinstance(catalog, Catalog)
         # no catalog or a bad one: the default castle and dice, made for this moment
-        self.cat = catalog if isinstance(catalog, Catalog) else call_unloaded(_CHECK, "default")
+        if isinstance(catalog, Catalog):
+            self.cat = catalog
+        else:
+            with moment():
+                import maus.games.mms.catalog
+
+                self.cat = maus.games.mms.catalog.default()
         lang = settings.get("lang", "de")
         self.lang = lang if lang in TEXT else "en"
         self.electronic = settings.get("dice", "electronic") != "real"
@@ -134,10 +146,16 @@ class Mms(Game):
         self._nudge()
 
     def summary(self):
-        return call_unloaded(_END, "summary", self)
+        with moment():
+            import maus.games.mms.end
+
+            return maus.games.mms.end.summary(self)
 
     def status(self):
-        return call_unloaded(_END, "status", self, TEXT[self.lang])
+        with moment():
+            import maus.games.mms.end
+
+            return maus.games.mms.end.status(self, TEXT[self.lang])
 
     def _end(self, reason, winners):
         self.phase = _OVER
