@@ -2,7 +2,7 @@
 to the menu and at a deploy. The unit's watchdog bites at 8,000 ms (maus.unit.WDT_MS); each figure
 should stay below 4,000: half the timeout, for a board slower than this computer.
 
-The watchdog model (maus/hw/sim.py _Watchdog) keeps the longest gap between two feeds (the app's and the keeper's,
+The watchdog model (maus/sim/hw.py _Watchdog) keeps the longest gap between two feeds (the app's and the keeper's,
 across soft resets) in the unit's .wdt file, which this script reads.
 - wdt.max_gap_ms.boot: main.py starts the watchdog, the boot steps run, the menu shows.
 - wdt.max_gap_ms.deploy: `mausbox deploy` to a unit running its app: raw REPL (boot.py's keeper), the copy,

@@ -48,7 +48,7 @@ def main() -> int:
         if peaks:
             _, _, b, t, *mods = peaks[-1].split()
             print(f"game peak (no qstr tables) {b} bytes at {t}; firmware modules loaded:")
-            print("  " + " ".join(sorted(m for m in mods if not m.startswith("maus.sim") and m != "maus.hw.sim")))
+            print("  " + " ".join(sorted(m for m in mods if not m.startswith("maus.sim") and m != "maus.sim.hw")))
         steps = [(int(m.group(1)), int(m.group(2))) for m in
                  (re.match(r"HEAPMODS game (\d+) t=(\d+)", ln) for ln in peaks)]
         big = [(t, b) for (b, t), (b0, _) in zip(steps[1:], steps) if b - b0 >= 512]

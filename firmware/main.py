@@ -17,7 +17,7 @@ def rtc_load():
         import machine
 
         return bytes(machine.RTC().memory())
-    except (ImportError, AttributeError):  # the virtual unit: RTC memory is ROOT/.rtcmem (maus.hw.sim)
+    except (ImportError, AttributeError):  # the virtual unit: RTC memory is ROOT/.rtcmem (maus.sim.hw)
         try:
             with open(".rtcmem", "rb") as f:
                 return f.read()
@@ -46,13 +46,13 @@ def count_boot():
 
 
 def start_watchdog(ms):
-    # machine.WDT on a board; the virtual unit's model in real time (maus.hw.sim). Cannot be stopped.
+    # machine.WDT on a board; the virtual unit's model in real time (maus.sim.hw). Cannot be stopped.
     try:
         import machine
 
         machine.WDT(timeout=ms)
     except (ImportError, AttributeError):
-        from maus.hw import sim
+        from maus.sim import hw as sim
 
         sim.boot_watchdog(ms)
         return

@@ -1,7 +1,7 @@
 # The web page's bridge to the firmware (MicroPython's WebAssembly port, in a Web Worker).
 #
 # The firmware is the one `mausbox sim` runs: maus/ in the unit's flash folder (here /unit in the port's
-# filesystem), with the simulated hardware of maus.hw.sim and maus.sim. Where the terminal sim has a control
+# filesystem), with the simulated hardware of maus.sim.hw and maus.sim. Where the terminal sim has a control
 # FIFO and an out stream, the page calls act() and reads the out lines through the `mausjs` module the worker
 # registers. The page plays in virtual time paced by real time: the worker calls advance(ms) each frame and
 # the unit runs its main loop (maus.unit.core Unit.step) until its clock has moved on that much, so where the
@@ -17,7 +17,7 @@ _CLICK_MS = 80  # as the terminal UI's gestures (host/mausbox/sim/tui.py)
 
 
 class _Out:
-    """maus.hw.sim.Out's file: lines to the page, whole or in pieces (the OLED frame comes in 64-byte parts)."""
+    """maus.sim.hw.Out's file: lines to the page, whole or in pieces (the OLED frame comes in 64-byte parts)."""
 
     def write(self, s):
         mausjs.out(s)
@@ -143,7 +143,7 @@ def scenario_run(steps):
     w = hw.world
     n = 0
     while n < steps or w.window:  # a race window runs through: the port's collection at the call's end
-        n += 1  # would be one inside it (maus.hw.sim _gc_check charges it), which the terminal's has not
+        n += 1  # would be one inside it (maus.sim.hw _gc_check charges it), which the terminal's has not
         unit.step()
         if unit.stop or hw.finished_and_idle(unit):
             from maus.unit import _crash_count

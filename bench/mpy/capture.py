@@ -14,7 +14,7 @@ import time
 from fwtest import Rand
 from maus.capture.arbiter import VALID, Arbiter
 from maus.capture.irq import EV_PRESS, Capture, RaceWindow
-from maus.hw.sim import Hardware
+from maus.sim.hw import Hardware
 from maus.sim.world import Esp32Timing, World
 from maus.ticks import ticks_diff
 

@@ -105,7 +105,7 @@ def _sampled_import(*a):
     # samples miss. Not what the simulator imports (a tag's contents made with maus.drivers.ndef_write as
     # it is put on the pad), nor what those imports import in turn: that is the simulator's share.
     g = a[1] if len(a) > 1 else None
-    sim = g is not None and (g.get("__name__") or "").startswith(("maus.sim", "maus.hw.sim"))
+    sim = g is not None and (g.get("__name__") or "").startswith(("maus.sim", "maus.sim.hw"))
     if sim:
         _st["quiet"] += 1
     try:
@@ -143,7 +143,7 @@ def _probe(u):
     _unit.clear()
     del u, g
     for k in sorted(sys.modules):
-        if k.startswith("maus") and not k.startswith("maus.sim") and k not in ("maus.hw.sim", "maus", "maus.hw"):
+        if k.startswith("maus") and not k.startswith("maus.sim") and k not in ("maus.sim.hw", "maus", "maus.hw"):
             m = sys.modules[k]
             parent, _, leaf = k.rpartition(".")
             if parent in sys.modules:

@@ -30,7 +30,7 @@ BOOT_FILES = ("boot.py", "main.py")  # firmware/boot.py (the watchdog keeper), f
 MAIN_PY = (FIRMWARE_DIR / "main.py").read_bytes()
 TRIES = 4  # rounds of sending what still differs; attempts at a step the link broke
 READY = b"MAUSBOX READY "
-SIM_ONLY = ("maus/sim/", "maus/hw/sim.py")  # never sent to a board
+SIM_ONLY = ("maus/sim/",)  # never sent to a board
 
 _PROBE = """import sys,os,hashlib
 def _h(p):

@@ -1,4 +1,5 @@
-"""`make check`: every firmware file compiles for the ESP32, lint passes, firmware and host type-check.
+"""`make check`: every firmware file compiles for the ESP32, lint passes, firmware and host type-check, and the
+firmware's imports keep to its layers (docs/architecture.md).
 
 Each failure names the file and line. Run as `python -m mausbox.devcheck`.
 """
@@ -51,6 +52,10 @@ def main() -> int:
     env_host = dict(os.environ, MYPYPATH=str(FIRMWARE_DIR))
     results.append(step("mypy host", [str(bindir / "mypy"), "--cache-dir", str(REPO_ROOT / ".mypy_cache" / "host"),
                                       str(REPO_ROOT / "host" / "mausbox")], env=env_host))
+    # the firmware's import architecture: layers, independent games (pyproject.toml [tool.importlinter])
+    env_fw = dict(os.environ, PYTHONPATH=str(FIRMWARE_DIR))
+    results.append(step("import-linter: firmware layers and games", [str(bindir / "lint-imports"), "--no-cache"],
+                        env=env_fw))
     if all(results):
         print("check: all passed")
         return 0

@@ -38,7 +38,7 @@ FROZEN_POOL_ALLOC = 10
 QSTR_ENTRY = 7
 QSTR_POOL_HEAD = 24
 # The most names the firmware interns in a game, for the pool the virtual unit makes for them
-# (maus.hw.sim.FW_QSTRS; bench/bench_heap.py prints the counts): a board's pools for them are the board's.
+# (maus.sim.hw.FW_QSTRS; bench/bench_heap.py prints the counts): a board's pools for them are the board's.
 FW_QSTRS = 1200
 
 
@@ -60,7 +60,7 @@ SIM_SHARE = {
     "rfid": 35840,  # the MFRC522 register emulator (22 chip variants, half-bit RF model) and six NTAG216 tags
     "piezo": 6144,  # the piezo waveform model (measured 5,520: 6,048 before tests/fw/simshare.py's own names grew)
     "world": 9216,  # virtual time, the soft-IRQ queue, the ESP32 timing model and six simulated pins
-    # the virtual unit's hardware (maus.hw.sim, the world's wiring maus.sim.wiring, the emulated machine, time,
+    # the virtual unit's hardware (maus.sim.hw, the world's wiring maus.sim.wiring, the emulated machine, time,
     # esp32, neopixel and the SSD1306 controller) less what a board holds too (maus.hw.esp32, the SSD1306 driver,
     # framebuffer, LEDs); measured 47,646, a qstr pool for the simulator's names among it (42,814 before its last
     # names pushed the pools over a doubling)
@@ -94,7 +94,7 @@ SIM_MODULES = {
     "rfid": ("maus.sim.mfrc522_emu", "maus.sim.mfrc522_rf", "maus.sim.rf_field", "maus.sim.nfc_tags"),
     "piezo": ("maus.sim.piezo",),
     "world": ("maus.sim.world",),
-    "hw": ("maus.hw.sim",),
+    "hw": ("maus.sim.hw",),
     "flash": ("maus.sim.ramblock",),
 }
 

@@ -27,7 +27,7 @@ if MODE == "plain":  # what tests/fw/unitheap.py's set-up leaves the firmware (a
     with open("board.json") as f:
         board = json.load(f)
     gc.collect()
-    from maus.hw import sim
+    from maus.sim import hw as sim
     from maus.sim.world import qstr_room
 
     hw = sim.Hardware(board, scenario="plain.jsonl")
@@ -155,7 +155,7 @@ data = None
 
 import json  # noqa: E402
 
-from maus.hw import sim  # noqa: E402
+from maus.sim import hw as sim  # noqa: E402
 from maus.sim.uart import Uart  # noqa: E402
 from maus.ticks import ticks_diff  # noqa: E402
 

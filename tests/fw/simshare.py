@@ -51,7 +51,7 @@ def _board_modules():
 
 def hw():
     # The virtual unit's Hardware beyond the chips above (built with no RFID reader and no piezo, and on a
-    # world measured apart): maus.hw.sim and the world's wiring, the emulated machine, time, esp32 and
+    # world measured apart): maus.sim.hw and the world's wiring, the emulated machine, time, esp32 and
     # neopixel, six button pins, the LEDs, buzzer and the OLED's controller, and the output channel. What a
     # board holds too is taken out: its hardware layer and display driver, the LED buffer and the OLED's
     # framebuffer (the driver's).
@@ -60,7 +60,7 @@ def hw():
     w = World()
     before = live()
     board_too = _board_modules()
-    from maus.hw import sim as hwsim
+    from maus.sim import hw as hwsim
 
     board = {"buttons": [13, 14, 27, 33, 32, 35], "pull": "external",
              "parts": {"leds": {"pin": 4}, "buzzer": {"pin": 25}, "oled": {"sda": 21, "scl": 22}}}

@@ -20,7 +20,7 @@ def _load(name):
 
 def _firmware(mods):
     # the firmware's own modules (a board's), not the simulator's
-    return {m for m in mods if m.startswith("maus.") and not m.startswith("maus.sim.") and m != "maus.hw.sim"}
+    return {m for m in mods if m.startswith("maus.") and not m.startswith("maus.sim.") and m != "maus.sim.hw"}
 
 
 def test_the_virtual_unit_loads_every_module_a_boards_hardware_loads():

@@ -70,7 +70,7 @@ def _hw():
         import framebuf  # noqa: F401 - the virtual unit's display: MicroPython only (this runs there)
     except ImportError:
         return None
-    from maus.hw import sim
+    from maus.sim import hw as sim
 
     return sim.Hardware(board.load(repo_path("boards") + "/sim.json"))
 

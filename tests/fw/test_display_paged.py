@@ -11,8 +11,8 @@ def test_a_press_during_a_display_refresh_is_timed_within_a_page():
     except ImportError:
         return
     from maus.capture.irq import EV_PRESS, Capture
-    from maus.hw import sim
     from maus.settings.values import Settings
+    from maus.sim import hw as sim
     from maus.unit.feedback import Feedback
 
     hw = sim.Hardware(board.load(repo_path("boards") + "/sim.json"))

@@ -1,4 +1,4 @@
-# The virtual unit's gestures (maus.hw.sim Hardware.apply): a control line's hold or double press is timed by the
+# The virtual unit's gestures (maus.sim.hw Hardware.apply): a control line's hold or double press is timed by the
 # unit's clock, and one on a button still held by the last one starts once that one let go (a click typed while
 # a long press is held was swallowed by it: the terminal's M is for Mouse game lost its join click).
 from fwtest import repo_path
@@ -22,7 +22,7 @@ def test_a_click_during_a_long_press_is_a_press_of_its_own():
         import framebuf  # noqa: F401 - the virtual unit's display: MicroPython only (this runs there)
     except ImportError:
         return
-    from maus.hw import sim
+    from maus.sim import hw as sim
 
     hw = sim.Hardware(board.load(repo_path("boards") + "/sim.json"))
     pin = hw.buttons[0]
@@ -48,7 +48,7 @@ def test_a_long_press_after_the_clock_is_rebased_is_still_long():
         import framebuf  # noqa: F401 - the virtual unit's display: MicroPython only (this runs there)
     except ImportError:
         return
-    from maus.hw import sim
+    from maus.sim import hw as sim
 
     hw = sim.Hardware(board.load(repo_path("boards") + "/sim.json"))
     pin = hw.buttons[0]

@@ -24,7 +24,7 @@ class _Mem:
 
 
 class _Hw:
-    # The hardware a RaceWindow drives, on a World (what maus.hw.sim.Hardware does, without the chips).
+    # The hardware a RaceWindow drives, on a World (what maus.sim.hw.Hardware does, without the chips).
     def __init__(self, w, mode="irq", n=4):
         self.world = w
         self.board = {"capture": mode}

@@ -1,4 +1,4 @@
-# The interactive virtual unit's real-time world (maus.hw.sim RealWorld: `make sim`, `mausbox sim --serial`). A
+# The interactive virtual unit's real-time world (maus.sim.hw RealWorld: `make sim`, `mausbox sim --serial`). A
 # gesture's timed edges (a control line's "double": press, release 80 ms later, press again ...) that fall due
 # while the host process does not run (a busy machine stalls it) still happen at their own times, each IRQ
 # handler run then: taken together at the host's time, a click's press and release got one timestamp and the
@@ -13,9 +13,9 @@ def _world():
         import framebuf  # noqa: F401
     except ImportError:
         return None
-    from maus.hw import sim
+    from maus.sim import hw as sim
 
-    host = sim.time  # the host's own clock (time's names are the world's once maus.hw.sim is loaded)
+    host = sim.time  # the host's own clock (time's names are the world's once maus.sim.hw is loaded)
     return host, sim.RealWorld(lambda ms: host.sleep_ms(ms))
 
 

@@ -30,7 +30,7 @@ def test_virtual_unit_runs_the_chip_at_the_board_clock():
         import framebuf  # noqa: F401 - the virtual unit's display: MicroPython only (this runs there)
     except ImportError:
         return
-    from maus.hw import sim
+    from maus.sim import hw as sim
 
     b = board.load(repo_path("boards") + "/sim.json")
     b = json.loads(json.dumps(b))

@@ -14,7 +14,7 @@ def _line():
         import framebuf  # noqa: F401 - the virtual unit's display: MicroPython only (this runs there)
     except ImportError:
         return None
-    from maus.hw import sim
+    from maus.sim import hw as sim
 
     hw = sim.Hardware(board.load(repo_path("boards") + "/sim.json"))
     return hw.world, hw._uart()

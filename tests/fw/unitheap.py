@@ -62,7 +62,7 @@ def _run(name, logs=0, ballast=0, host=None):
             if k.startswith("maus."):
                 maus.unload(k)
             elif getattr(sys.modules[k], "__name__", "").startswith("maus.sim."):
-                del sys.modules[k]  # the emulated machine, time, ... (maus.hw.sim), with the world they held
+                del sys.modules[k]  # the emulated machine, time, ... (maus.sim.hw), with the world they held
         gc.collect()
 
 

@@ -1,8 +1,8 @@
 # The virtual unit's watchdog in virtual time: the ESP32's machine.WDT semantics, and the keeper the firmware
-# hands it to when the app stops (maus/hw/sim.py). MicroPython only (the simulated display needs framebuf):
+# hands it to when the app stops (maus/sim/hw.py). MicroPython only (the simulated display needs framebuf):
 # tests/host/test_watchdog.py runs it under the capped 32-bit interpreter, with the real-time checks.
 from fwtest import raises
-from maus.hw import sim
+from maus.sim import hw as sim
 
 BOARD = {"name": "t", "family": "sim", "buttons": [4, 5], "parts": {}}
 

@@ -1,5 +1,5 @@
 """`mausbox doctor --hardware` on a virtual unit built right and built wrong: the bring-up check (maus.checks.bringup) walks a
-person through every part, and each fault (faults at the pin and bus level: MAUSBOX_SIM_FAULTS, maus/hw/sim.py) is
+person through every part, and each fault (faults at the pin and bus level: MAUSBOX_SIM_FAULTS, maus/sim/hw.py) is
 named with its pins from the board file. The person is this test: it reads the prompts doctor prints and presses,
 taps and knocks on the virtual unit's control channel, as a person at the table would."""
 

@@ -8,7 +8,7 @@ def test_bad_control_lines_do_not_stop_the_unit(tmp_path):
     script = tmp_path / "ctl.py"
     script.write_text(
         "import json\n"
-        "from maus.hw import sim\n"
+        "from maus.sim import hw as sim\n"
         "b = {'name': 'sim', 'family': 'sim', 'players': 2, 'buttons': [0, 1], 'parts': {}}\n"
         "hw = sim.Hardware(b)\n"
         "for act in ({'press': 9}, {'press': 'x'}, {'release': 0}, {'hold': 1, 'ms': 'long'}, {'press': 2}):\n"

@@ -45,14 +45,14 @@ def _on_unit(cwd: Path, code: str) -> str:
 def test_a_soft_reset_keeps_it_running(tmp_path):
     # One interpreter starts it (as the app does); the next, after a soft reset, finds it running in boot.py.
     assert MAIN.binary
-    first = _on_unit(tmp_path, "from maus.hw import sim\nsim._wdt.start(8000, None, True)\nprint('started')\n")
+    first = _on_unit(tmp_path, "from maus.sim import hw as sim\nsim._wdt.start(8000, None, True)\nprint('started')\n")
     assert first == "started" and json.loads((tmp_path / ".wdt").read_text())["ms"] == 8000
-    assert _on_unit(tmp_path, "from maus.hw import sim\nprint(sim.keep_watchdog(), sim._wdt.ms, sim._wdt.keep)") \
+    assert _on_unit(tmp_path, "from maus.sim import hw as sim\nprint(sim.keep_watchdog(), sim._wdt.ms, sim._wdt.keep)") \
         == "True 8000 True"
     st = json.loads((tmp_path / ".wdt").read_text())
     st["fed_ms"] -= 9000  # not fed for 9 s: it would have reset the unit meanwhile, so nothing runs now
     (tmp_path / ".wdt").write_text(json.dumps(st))
-    assert _on_unit(tmp_path, "from maus.hw import sim\nprint(sim.keep_watchdog())") == "False"
+    assert _on_unit(tmp_path, "from maus.sim import hw as sim\nprint(sim.keep_watchdog())") == "False"
     assert not (tmp_path / ".wdt").exists()
 
 
@@ -106,7 +106,7 @@ def test_a_host_session_never_trips_it(tmp_path):
         before = unit.resets
         # mpremote stops the app (Ctrl-C), soft-resets in the raw REPL (boot.py runs, main.py does not), runs
         # a command and leaves the unit at its REPL: with no app, only the keeper feeds the watchdog now
-        r = subprocess.run([MPREMOTE, "connect", unit.pty_path, "exec", "import maus.hw.sim as s; print(s._wdt.ms, s._wdt.keep)"],
+        r = subprocess.run([MPREMOTE, "connect", unit.pty_path, "exec", "import maus.sim.hw as s; print(s._wdt.ms, s._wdt.keep)"],
                            capture_output=True, timeout=120)
         assert r.returncode == 0 and r.stdout.split() == [b"8000", b"True"], r.stdout + r.stderr
         assert unit.resets == before + 1  # mpremote's soft reset

@@ -16,7 +16,7 @@ from mausbox.sim import run as simrun
 SCEN = Path(__file__).resolve().parents[1] / "scenarios"
 EVERY = sorted(p.name for p in SCEN.glob("*.jsonl"))
 SOME = ["mg-4p-mice.jsonl", "mim-a-3p.jsonl", "mms-2p-draw.jsonl"]
-WEB_UNIT_ID = "5e1d00000001"  # maus.hw.sim's default unique_id: the page has no MAUSBOX_UNIT_ID
+WEB_UNIT_ID = "5e1d00000001"  # maus.sim.hw's default unique_id: the page has no MAUSBOX_UNIT_ID
 SKIP_FIELDS = ("crc", "wall")
 
 

@@ -5,7 +5,6 @@ from maus import moment
 from maus.cards.reader import uid_hex  # noqa: F401 - the enrolment key; its home is maus.cards.reader, which reads cards
 
 ENROL_PATH = "cards/enrol.json"
-_COLD = "maus.cards.file"
 
 
 def existing(path=ENROL_PATH):

@@ -96,13 +96,12 @@ def latency(hw, unit, n=200):
     start delay, measured and taken off), "gc_us" (one garbage collection), or None without a jumper."""
     import gc
 
-    from maus.unit.core import LOOP_US
-
     out = hw.jumper
     if out is None:
         return None
     cap = unit.capture
     win = unit.window
+    loop_us = unit.loop_us  # a main-loop pass (maus.unit.core.LOOP_US)
     idx = hw.board.get("parts", {}).get("jumper", {}).get("player", 1) - 1
     pulse = getattr(hw, "pulse", None)  # the edge from a peripheral (RMT) at a set time, else written here
     got = []
@@ -135,7 +134,7 @@ def latency(hw, unit, n=200):
                 mark[0] = hw.ticks_us()  # timed just before the write: the loop is where it always is
                 out.value(0)
             for _ in range(3000):  # the race loop (maus.unit.step in a window) until the press is confirmed
-                hw.spend(LOOP_US)
+                hw.spend(loop_us)
                 cap.service()
                 if len(got) > before:
                     break

@@ -96,7 +96,6 @@ _POLL_US = const(50)  # ComIrqReg is read this often while an answer may come
 # None is refused: a chip that answers any version but 0x00/0xFF (MISO floating) is tried, and it is a
 # reader if it takes the configuration and reads it back.
 _VersionReg = const(0x37)
-_SETUP = "maus.drivers.mfrc522_setup"
 
 # The configuration init() writes: (register, value, readback mask). Value 0xFF in RFCfgReg means the
 # gain, in TReloadRegH/L the answer window (both set at run time). CommandReg: PowerDown must read 0.

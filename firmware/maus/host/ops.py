@@ -279,7 +279,7 @@ def _boot_now():
         import machine
 
         data = bytes(machine.RTC().memory())
-    except (ImportError, AttributeError):  # the virtual unit (maus.hw.sim)
+    except (ImportError, AttributeError):  # the virtual unit (maus.sim.hw)
         try:
             with open(".rtcmem", "rb") as f:
                 data = f.read()

@@ -30,7 +30,7 @@ def load_board(path="board.json"):
 
 def open_hardware(board, **kw):
     fam = board.get("family")
-    if fam == "sim":
+    if fam == "sim":  # the virtual unit (maus.sim, never on a board)
         import gc
 
         # With a board's heap to spare (a scenario's 512 KB, not a heap capped at a budget, whose layout the
@@ -43,11 +43,9 @@ def open_hardware(board, **kw):
             low = bytearray(n) if n >= 111936 else None  # (a board's GC heap, heapbudget.BOARD_HEAP)
         except MemoryError:  # the free space is not in one piece: the layout as it comes
             low = None
-        from maus.hw import sim
-        from maus.sim.world import qstr_room
+        from maus.sim import hw as sim
 
-        hw = sim.Hardware(board, **kw)
-        qstr_room(sim.FW_QSTRS)  # the virtual unit: the firmware's names get a pool made now
+        hw = sim.open_hardware(board, **kw)
         low = None  # noqa: F841 - the room below goes to the firmware
         gc.collect()
         return hw
@@ -64,7 +62,7 @@ def keep_watchdog():
     except (OSError, ValueError):
         return False  # no board file: no app was ever deployed here, so no watchdog either
     if fam == "sim":
-        from maus.hw import sim
+        from maus.sim import hw as sim
 
         return sim.keep_watchdog()
     from maus.hw import esp32

@@ -22,7 +22,7 @@ def start_game(store, clock, game, variant, players, board, unit, fw, settings, 
     # reserve: the bytes this game's log may take (default WORST[game]); log.short says the flash has less.
     # logs/reserve keeps room for the end records whatever fills the flash meanwhile (maus.log.end._reopen).
     # players: [(id, colour, young)] or [{"id":..,"colour":..,"young":..}]
-    # wrap(f): the simulator's flash layer around the file (maus.hw.sim flash_file), None on a board.
+    # wrap(f): the simulator's flash layer around the file (maus.sim.hw flash_file), None on a board.
     # extra: further game_start fields (maus.settings.classroom start_fields: the unit's name, its seats).
     # feed(): the watchdog's (make_room may look through thousands of logs). Only pulled logs go to make room:
     # when that is not enough, log.short, and the unit says "flash full: pull the logs" before the game.

@@ -6,7 +6,6 @@ from maus import moment
 
 FILE = "settings.json"
 BAK = "settings.bak"
-_F = "maus.settings.file"
 
 
 def __getattr__(name):

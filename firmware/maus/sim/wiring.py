@@ -275,7 +275,7 @@ class WatchdogReset(SystemExit):
 class Watchdog:
     """machine.WDT as the ESP32 port has it, in the world's time: once started it runs until a hard reset, a
     second start never makes it slower (machine_wdt.c), and not fed within its timeout it resets the unit
-    whatever the firmware does. (maus.hw.sim's model adds real time and soft resets.)"""
+    whatever the firmware does. (maus.sim.hw's model adds real time and soft resets.)"""
 
     def __init__(self):
         self.ms = 0  # 0: never started
@@ -320,7 +320,7 @@ class Wiring:
     def __init__(self, board, world, out=None, seed=0, uid=b"\x5e\x1d\x00\x00\x00\x01"):
         self.board = board
         self.world = world
-        self.out = out  # maus.hw.sim.Out-like: send(obj), send_frame(buf); None = nowhere
+        self.out = out  # maus.sim.hw.Out-like: send(obj), send_frame(buf); None = nowhere
         self.uid = uid
         self.nodes = {}
         self.spi_devs = {}  # type: dict[int, tuple[Any, int]]  # SCK pin -> (device, CS pin)

@@ -65,7 +65,7 @@ class Esp32Timing:
     # allocation table entry; marking follows live objects. ~1 ms fixed + 20 µs per KB of heap +
     # 40 µs per KB live: ~5.7 ms for the 109 KB heap with 64 KB live, in line with the 3-10 ms reported
     # for ESP32_GENERIC (the self-test prints the board's own gc_us). Charged for the firmware's own
-    # collections (hw.collect) and for one a race window would force (maus.hw.sim).
+    # collections (hw.collect) and for one a race window would force (maus.sim.hw).
     gc_base_us = 1000
     gc_us_per_heap_kb = 20
     gc_us_per_live_kb = 40
@@ -75,11 +75,11 @@ class Esp32Timing:
     live_kb = 64
     # Free heap the unit has at a reveal on the board, after the window's own collection: heap_kb less
     # live_kb is ~45 KB; 16 KB leaves room for fragmentation. A window that allocates more would collect
-    # inside it (maus.hw.sim counts it; `make bench` prints the most a window allocated).
+    # inside it (maus.sim.hw counts it; `make bench` prints the most a window allocated).
     window_room_kb = 16
     # I2C at 400 kHz: an SSD1306 128x64 frame is 1 KB + addressing, ~9 bits a byte: ~23 ms (the port's
     # machine.I2C blocks until the transfer ends). SPI at 10 MHz to the MFRC522: ~1 µs a byte plus
-    # the call; an RFID poll is ~30 register accesses at ~50 µs each of MicroPython (maus/hw/sim.py).
+    # the call; an RFID poll is ~30 register accesses at ~50 µs each of MicroPython (maus/sim/hw.py).
 
     def __init__(self, seed=1):
         self._r = (seed % 65536) or 1
@@ -404,7 +404,7 @@ class World:
         self.spend(us)
 
     def collected(self):
-        """A garbage collection ran (maus.hw.sim): it stops the world for the board's pause."""
+        """A garbage collection ran (maus.sim.hw): it stops the world for the board's pause."""
         self.gcs += 1
         if self.window:
             self.window_gcs += 1
@@ -490,7 +490,7 @@ class SimPin:
                 self.world.irq(self.handler, self)
 
 
-# The virtual unit's pool for the firmware's names (maus.hw.sim.FW_QSTRS says why; maus.hw.open_hardware calls it).
+# The virtual unit's pool for the firmware's names (maus.sim.hw.FW_QSTRS says why; maus.hw.open_hardware calls it).
 def qstr_room(n):
     """Intern throwaway names until a pool with room for n more has just been allocated; once a process
     (the firmware package keeps the mark: another Hardware, or a tool that made room itself, skips it)."""

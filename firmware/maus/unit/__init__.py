@@ -78,7 +78,7 @@ def main(hw=None, **kw):
         print("MAUSBOX READY", unit.status["version"])
         hw.wdt_feed()
         # The host's link (docs/protocol.md), served by the main loop: the service loads when a frame comes.
-        con = getattr(hw, "console", None)  # a scenario's simulated line (maus.hw.sim); a board: stdin
+        con = getattr(hw, "console", None)  # a scenario's simulated line (maus.sim.hw); a board: stdin
         unit.host = HostWake(unit, *con()) if con is not None else HostWake(unit)
         _kbd_intr(-1)  # the app reads Ctrl-C itself: a lone one is a stray byte (HostWake.intr)
         try:

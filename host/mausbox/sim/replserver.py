@@ -460,7 +460,7 @@ def _host_links(real_getenv, real_system, real_time):
         return real_getenv(name) if name.startswith("MAUSBOX_") else None
 
     def die():
-        # The reset line (maus/hw/sim.py's watchdog bite): this interpreter ends at once, wherever it is; the
+        # The reset line (maus/sim/hw.py's watchdog bite): this interpreter ends at once, wherever it is; the
         # bridge starts a new one. The unix port has no os.kill; the shell's parent is this process.
         real_system("kill -9 $PPID")
 
@@ -571,7 +571,7 @@ def _board_modules():
     for k in vutime.NAMES:
         m.__dict__[k] = getattr(vutime, k)
     _board["time"] = m
-    m = _module("_vunit")  # for the firmware's simulated hardware (maus/hw/sim.py) only; no board has it
+    m = _module("_vunit")  # for the firmware's simulated hardware (maus/sim/hw.py) only; no board has it
     m.__dict__.update({"getenv": _vunit_getenv, "die": _vunit_die, "host_ms": _vunit_host_ms})
     _board["_vunit"] = m
     impl = sys.implementation

@@ -2,7 +2,7 @@
 
 The firmware runs as it is deployed: `maus/` copied into the unit's flash folder (ROOT), `board.json`
 (the sim board) and a two-line `main.py`, executed by the MicroPython unix port with ROOT as its
-current directory. Simulated hardware lives in the firmware tree (`maus/hw/sim.py`, `maus/sim/`): the board's own
+current directory. Simulated hardware lives in the firmware tree (`maus/sim/hw.py`, `maus/sim/`): the board's own
 hardware layer (`maus/hw/esp32.py`) runs on an emulated `machine` wired to the simulated world.
 """
 

@@ -205,7 +205,7 @@ class Link:
                 self.tone_at = now
 
     # gestures -------------------------------------------------------------------------------------
-    # One control line a gesture, its release timed by the unit's clock (maus.hw.sim): a unit that a busy
+    # One control line a gesture, its release timed by the unit's clock (maus.sim.hw): a unit that a busy
     # machine stalls still sees a click as a click, not a press and release read back to back.
     def click(self, p: int) -> None:
         self.send({"hold": p, "ms": 80})

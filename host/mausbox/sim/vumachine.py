@@ -11,7 +11,7 @@ WDT_RESET = 3
 DEEPSLEEP_RESET = 4
 SOFT_RESET = 5
 RTC_MEM_MAX = 2048  # ports/esp32/machine_rtc.h: MICROPY_HW_RTC_USER_MEM_MAX
-CLOCK = vutime.CLOCK  # the wall clock as an offset from the host's (firmware/maus/hw/sim.py reads it too)
+CLOCK = vutime.CLOCK  # the wall clock as an offset from the host's (firmware/maus/sim/hw.py reads it too)
 RTC_MEM = "/.rtcmem"  # RTC memory: kept across soft and hard resets, gone at power-on
 _fs = None  # replserver's _vunit: open and rename for the simulator's files, which the unit's own os hides
 

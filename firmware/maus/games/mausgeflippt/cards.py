@@ -15,7 +15,6 @@ MIN_WEARS = const(2)
 MAX_WEARS = const(4)
 _P = const(7)  # per-player lists are indexed by player id 1..6
 
-_CHECK = "maus.games.mausgeflippt.catalog"
 
 
 def __getattr__(name):  # item_code, default_path, load_file

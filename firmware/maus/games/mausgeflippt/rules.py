@@ -26,10 +26,6 @@ _COLLECT = const(4)  # a claimant taps every hand card, then presses
 _CHEESE = const(5)  # waiting for the next cheese
 _OVER = const(6)
 
-_START = "maus.games.mausgeflippt.start"
-_CLAIMS = "maus.games.mausgeflippt.claims"
-_COLLECTION = "maus.games.mausgeflippt.collection"
-_END = "maus.games.mausgeflippt.moments"
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it

@@ -20,7 +20,6 @@ _CLAIM = const(4)
 _CHOOSE = const(5)
 _OVER = const(6)
 _SHOW_MS = const(1500)
-_CLAIMS = "maus.games.mim.claims"  # rounds begin and end there (loaded for the moment)
 
 
 class Chips(Race):

@@ -110,9 +110,6 @@ class Pairs:
 _OTHER = const(-1)  # parse(): a card of another game
 _UNKNOWN = const(-2)  # parse(): no identity or a bad one
 
-_CHECK = "maus.games.mim.catalog"
-_END = "maus.games.mim.moments"
-_NEW = "maus.games.mim.new"
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if _TYPES:
     from typing import Any

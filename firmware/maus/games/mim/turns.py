@@ -16,7 +16,6 @@ _LAY = const(0)  # reading the middle cards
 _TURN = const(1)  # the player on turn taps a hand card and a middle card
 _CHOOSE = const(2)  # the two cards allow several pairs: the player picks one
 _OVER = const(3)
-_ROUNDS = "maus.games.mim.rounds"  # rounds begin and end there (loaded for the moment)
 
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 

@@ -21,9 +21,7 @@ _OVER = const(6)
 
 STICKS = const(16)  # rulebook component counts (mms_catalog checks them)
 CASTLE_END = const(12)
-_CHECK = "maus.games.mms.catalog"
 
-_END = "maus.games.mms.end"
 
 # The prompts: 16 characters x 6 lines, ASCII only (the OLED font has no umlauts), in
 # maus/texts/mms.<lang>.json, read from flash when shown (maus.text).

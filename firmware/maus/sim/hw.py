@@ -811,3 +811,13 @@ def boot_watchdog(ms):
     machine.WDT). A scenario in virtual time gets the app's (Hardware.wdt_start) and stays deterministic."""
     if _env("MAUSBOX_SIM_CTL"):
         _wdt.start(ms, None, True)
+
+
+
+def open_hardware(board, **kw):
+    """The virtual unit's Hardware, for maus.hw.open_hardware (a board file whose family is "sim")."""
+    from maus.sim.world import qstr_room
+
+    hw = Hardware(board, **kw)
+    qstr_room(FW_QSTRS)  # the virtual unit: the firmware's names get a pool made now
+    return hw
