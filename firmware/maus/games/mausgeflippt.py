@@ -35,7 +35,8 @@ _SHOW_MS = const(1500)  # a verdict stays on the display this long before the ne
 
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if _TYPES:
-    from typing import Any
+    from maus.arbiter import Arbiter
+    from maus.games.mausgeflippt_cards import Catalog, TableState
 
 _KINDS = ("mouse", "clothing", "cheese")
 _COUNTS = (MICE, CLOTHING, CHEESES)
@@ -46,29 +47,29 @@ class Mausgeflippt(Game):
     TITLE = "Mausgeflippt"
     TEXT = TEXT  # type: ignore[assignment]  # a maus.text.Texts: read from flash when asked
     # The state, made by maus.games.mausgeflippt_start (bare annotations: the compiler keeps nothing of them)
-    cat: "Any"  # maus.games.mausgeflippt_cards.Catalog
-    lang: "Any"
-    claim_ms: "Any"
-    protect_ms: "Any"
-    nudge_ms: "Any"
-    arb: "Any"  # maus.arbiter.Arbiter
-    colour: "Any"  # by player id
-    s: "Any"  # maus.games.mausgeflippt_cards.TableState
-    phase: "Any"
-    reason: "Any"
-    mouse: "Any"
-    under: "Any"
-    protected: "Any"
-    revealer: "Any"
-    early_t: "Any"
-    queue: "Any"
-    qi: "Any"
-    claimant: "Any"
-    valid: "Any"
-    took_cheese: "Any"
-    deciding: "Any"
-    coll: "Any"
-    ncoll: "Any"
+    cat: "Catalog"
+    lang: str  # the prompts' language (a key of TEXT)
+    claim_ms: int
+    protect_ms: int
+    nudge_ms: int
+    arb: "Arbiter"
+    colour: "list[str]"  # by player id
+    s: "TableState"
+    phase: int  # _SETUP .. _OVER
+    reason: str  # why the game ended ("" until then)
+    mouse: int  # the open mouse
+    under: int  # the mouse that went under the stack last
+    protected: bool
+    revealer: int  # who reveals next (0: anyone)
+    early_t: "list[int | None]"  # by player id: ticks_us of a press while waiting for the mouse
+    queue: "list[int]"  # this reveal's claimants, in press order
+    qi: int
+    claimant: int
+    valid: int  # valid claims this reveal
+    took_cheese: int  # cheeses taken this reveal
+    deciding: bool  # the race's decide timer runs
+    coll: bytearray  # the collection being tapped (clothing ids)
+    ncoll: int
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         super().__init__(table, players, settings, catalog, variant, seed)
