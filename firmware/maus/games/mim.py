@@ -116,7 +116,9 @@ _END = "maus.games.mim_moments"
 _NEW = "maus.games.mim_new"
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if _TYPES:
-    from typing import Any
+    from typing import Any, Callable
+
+    from maus.game import Table
 
 
 def load_catalog(data):
@@ -164,25 +166,25 @@ class Engine:
     # What each variant provides (the Game hands its events on), as bare annotations: the compiler keeps
     # nothing of them, where empty methods here would each cost RAM while a game is played.
     # (Their winners, summary and status are maus.games.mim_moments's, loaded for the moment.)
-    start: "Any"  # ()
+    start: "Callable[[], None]"
     # The state every variant has, made by maus.games.mim_new (as each variant's own)
-    g: "Any"  # the MIsForMouse
-    table: "Any"
-    cat: "Any"  # Catalog
-    settings: "Any"
-    lang: "Any"
-    ids: "Any"  # player ids in seating order
-    colour: "Any"  # by player id
-    finder: "Any"  # Pairs
-    opts: "Any"  # bytearray: the pairs two tapped cards allow (4 at most), as Pairs.out
-    opt_cards: "Any"  # bytearray: the two cards of those pairs (slot 0, slot 1)
-    n_opts: "Any"
-    opt_i: "Any"
-    reason: "Any"
-    on_tap: "Any"  # (ident, t_us)
-    on_press: "Any"  # (player, t_us)
-    on_gesture: "Any"  # (player, kind)
-    on_timer: "Any"  # (name)
+    g: "MIsForMouse"
+    table: "Table"
+    cat: "Catalog"
+    settings: "dict[str, Any]"  # the game's settings (maus.settings schema: JSON values)
+    lang: str
+    ids: "list[int]"  # player ids in seating order
+    colour: "list[str]"  # by player id
+    finder: "Pairs"
+    opts: bytearray  # the pairs two tapped cards allow (4 at most), as Pairs.out
+    opt_cards: bytearray  # the two cards of those pairs (slot 0, slot 1)
+    n_opts: int
+    opt_i: int
+    reason: str  # why the game ended ("" until then)
+    on_tap: "Callable[[str | None, int], None]"  # (ident, t_us)
+    on_press: "Callable[[int, int], None]"  # (player, t_us)
+    on_gesture: "Callable[[int, str], None]"  # (player, kind)
+    on_timer: "Callable[[str], None]"  # (name)
 
     def say(self, key, **kw):
         self.table.say(key, **kw)

@@ -8,10 +8,6 @@ from maus import call_unloaded
 from maus.games.mim import LETTERS, ascii
 from maus.games.mim_race import Race
 
-_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
-if _TYPES:
-    from typing import Any
-
 _ROUND = const(8)  # cards a round
 
 _LAY = const(1)  # phases: as in mim_race
@@ -26,10 +22,10 @@ _CLAIMS = "maus.games.mim_claims"  # rounds begin and end there (loaded for the 
 
 class Chips(Race):
     # State made by maus.games.mim_new (bare annotations: the compiler keeps nothing of them)
-    chips: "Any"
-    placed: "Any"
-    round: "Any"
-    box: "Any"
+    chips: "list[int]"  # in hand, by player id
+    placed: "list[int]"  # by player id
+    round: int
+    box: int  # the chips left over at the split
 
     def start(self):
         self.table.log("note", {"text": "chips", "each": self.chips[self.ids[0]], "box": self.box})

@@ -6,10 +6,6 @@ from micropython import const
 from maus import call_unloaded
 from maus.games.mim_race import Race
 
-_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
-if _TYPES:
-    from typing import Any
-
 _LEADER = const(0)  # phases: as in mim_race
 _TABLE = const(3)
 _CLAIM = const(4)
@@ -18,9 +14,9 @@ _OVER = const(6)
 
 class Leader(Race):
     # State made by maus.games.mim_new (bare annotations: the compiler keeps nothing of them)
-    seen: "Any"
-    leader: "Any"
-    cards: "Any"
+    seen: bytearray  # by card index: laid this game
+    leader: int  # the game leader's player id (0: none yet)
+    cards: "list[int]"  # won, by player id
 
     choose = False
 
