@@ -32,6 +32,7 @@ class Game:
     TITLE = ""  # shown on the display
     VARIANTS = (None,)  # type: tuple  # variants the game supports; None when it has just one
     TEXT = {"en": {}, "de": {}}  # type: dict  # prompt texts by language: key -> format string with {name} fields
+    table: "Table"  # the runtime's (maus.unit.play.TableView; tests/fw/tablefake.py)
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         # table: the runtime's Table; players: list of Player (ids 1..6, in seating order);
