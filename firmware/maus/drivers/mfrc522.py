@@ -21,7 +21,9 @@
 from micropython import const
 
 if False:  # the type checker's only
-    from typing import Any
+    from typing import Callable
+
+    from machine import SPI, Pin
 
 from maus import moment
 
@@ -150,10 +152,10 @@ class MFRC522:
     gain = 7  # RFCfgReg RxGain: 0..7 = 18, 23, 18, 23, 33, 38, 43, 48 dB; 48: a weak field (a detuned antenna,
     # a thick lid) is still heard (the reset value 33 dB loses a card a few mm above the pad)
     # Made by mfrc522_setup.make (bare annotations: the compiler keeps nothing of them)
-    _spi: "Any"
-    _cs: "Any"
-    _rst: "Any"
-    _sleep: "Any"
+    _spi: "SPI"
+    _cs: "Pin"
+    _rst: "Pin"
+    _sleep: "Callable[[int], None]"  # time.sleep_us, or the caller's
     _w2: bytearray
     _r2: bytearray
     _views: dict

@@ -9,7 +9,13 @@ micropython.alloc_emergency_exception_buf(100)
 
 TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if TYPE_CHECKING:  # maus.hw.esp32_setup sets the parts
-    from typing import Any
+    from array import array
+    from typing import Callable
+
+    from machine import ADC, PWM, SPI, Pin
+    from neopixel import NeoPixel
+
+    from maus.drivers.ssd1306 import SSD1306_I2C
 
 # The watchdog keeper's hardware timer (0..3 on the ESP32; nothing else here uses 3). Never 2: on MicroPython
 # v1.28 machine.Timer(2) resets timer group 0, which drives the us counter (ticks_us) and the watchdog: every
@@ -21,21 +27,22 @@ _RTC_WDT = 2  # RTC memory byte: the watchdog's timeout in s while one runs (byt
 
 class Hardware:
     # Made by maus.hw.esp32_setup.build (bare annotations: the compiler keeps nothing of them)
-    adc: "Any"
-    buttons: "Any"
-    buzzer: "Any"
-    display: "Any"
-    jumper: "Any"
-    leds: "Any"
-    levels: "Any"
-    piezo_pin: "Any"
-    problems: "Any"
-    rfid_cs: "Any"
-    rfid_rst: "Any"
-    scan: "Any"
-    spi: "Any"
-    ticks_ms: "Any"
-    ticks_us: "Any"
+    adc: "ADC | None"  # the piezo's input (analog mode)
+    buttons: "list[Pin]"  # by player id - 1
+    buzzer: "PWM | None"
+    display: "SSD1306_I2C | None"
+    jumper: "Pin | None"  # the latency self-test's output
+    leds: "NeoPixel | None"
+    levels: "Callable[[], int] | None"  # the buttons held down, a bit each (ESP32 family: a register loop)
+    # the poll capture's register loop: scan(armed, max_us, out) -> the buttons seen low (out[k]: button k's us)
+    scan: "Callable[[int, int, array[int]], int] | None"
+    piezo_pin: "Pin | None"  # the piezo comparator's output (digital mode)
+    problems: "list[str]"
+    rfid_cs: "Pin | None"
+    rfid_rst: "Pin | None"
+    spi: "SPI | None"  # the reader's bus
+    ticks_ms: "Callable[[], int]"
+    ticks_us: "Callable[[], int]"
     # The REPL UART's transmit FIFO (SOC_UART_FIFO_LEN): the console write (ports/esp32/uart.c uart_stdout_tx_strn)
     # stays in C, soft IRQs held off, until the rest of what it was given fits in it. (USB consoles: maus.host.frame console)
     tx_fifo = 128

@@ -20,7 +20,20 @@ from maus.ticks import ticks_diff
 
 TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if TYPE_CHECKING:  # maus.unit.build sets the unit's attributes
+    from types import ModuleType
     from typing import Any
+
+    from maus.capture.buttons import Gestures
+    from maus.capture.irq import Capture, RaceWindow
+    from maus.cards.reader import Presence
+    from maus.drivers.mfrc522 import MFRC522
+    from maus.games.base import Game, Player
+    from maus.hw.esp32 import Hardware
+    from maus.log.writer import GameLog
+    from maus.piezo.cal import DigitalDetector
+    from maus.piezo.detect import Detector
+    from maus.settings.values import Settings
+    from maus.unit.feedback import Feedback
 
 _HEALTHY_MS = const(30000)  # running this long clears the crash counter
 _RFID_POLL_MS = const(50)
@@ -47,40 +60,40 @@ class Unit:
     _piezo_read = None  # its reading: the ADC's read_u16, or a comparator pin's value (bound with it)
     named = ()  # type: tuple  # the games whose names are interned (maus.unit.names, when first chosen)
     # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
-    _boot_ms: "Any"  # None once the unit has run _HEALTHY_MS and cleared the crash counter
-    _gc_at: "Any"
-    _mark: "Any"
-    _next: "Any"
-    capture: "Any"
-    choice: "Any"
-    detector: "Any"
-    fb: "Any"
-    game: "Any"
-    gest: "Any"
-    host: "Any"
-    hw: "Any"
-    joined: "Any"
-    lang: "Any"
-    log: "Any"
-    menu_i: "Any"
-    mode: "Any"
-    n: "Any"
-    pending_abort: "Any"
-    phase: "Any"
-    race: "Any"
-    reader: "Any"
-    recovered: "Any"
-    rfid: "Any"
-    seed: "Any"
-    settings: "Any"
-    settings_i: "Any"
-    status: "Any"
-    stop: "Any"
-    timers: "Any"
-    unrecovered: "Any"
-    variant: "Any"
-    variant_i: "Any"
-    window: "Any"
+    _boot_ms: "int | None"  # ticks_ms at boot; None once the unit has run _HEALTHY_MS and cleared the crash counter
+    _gc_at: int  # ticks_ms of the last idle collection
+    _mark: "tuple[str, ...] | None"  # the modules loaded before the phase (maus.loaded): what stays when it goes
+    _next: "tuple[str, str | None] | None"  # a phase switch asked for (name, arg), done when the handler returns
+    capture: "Capture"
+    choice: "str | None"  # the selected game's key (maus.unit.GAMES)
+    detector: "Detector | DigitalDetector | None"  # the piezo, while a game that needs it is on
+    fb: "Feedback"
+    game: "Game | None"
+    gest: "Gestures"
+    host: "HostWake | None"  # set by maus.unit.main
+    hw: "Hardware"  # maus.hw.esp32's, or the virtual unit's (maus.hw.sim, a subclass)
+    joined: "list[Player]"  # in join order
+    lang: str
+    log: "GameLog | None"  # while a game is on
+    menu_i: int
+    mode: str  # "menu", "variant", "join", "settings", "play", "end"
+    n: int  # buttons
+    pending_abort: bool
+    phase: "ModuleType | None"  # the phase taking the input (maus.unit.menu, .join, .setup, .play)
+    race: bool  # a race window is open
+    reader: "MFRC522 | None"
+    recovered: "list[dict[str, Any]]"  # boot recovery's reports (maus.logrepair.recover)
+    rfid: "Presence | None"
+    seed: int
+    settings: "Settings"
+    settings_i: int
+    status: "dict[str, Any]"  # status.json's fields (JSON values)
+    stop: bool
+    timers: "dict[str, int]"  # name -> due ticks_ms
+    unrecovered: "list[str]"  # logs boot recovery could not repair (names)
+    variant: "str | None"
+    variant_i: int
+    window: "RaceWindow"
 
     def __init__(self, hw, root="", seed=0, recovered=None):
         # The set-up runs once: its code (maus.unit.build) is loaded for it and let go again.
@@ -180,7 +193,9 @@ class Unit:
         if d is None:
             return
         if armed:
-            d.set_sensitivity(self.settings.get("sensitivity"))
+            # a DigitalDetector (a comparator board) has no set_sensitivity: AttributeError, a known defect left
+            # for a fix of its own (issue 31 item 3 changes types only)
+            d.set_sensitivity(self.settings.get("sensitivity"))  # type: ignore[union-attr]
             d.arm(self.hw.ticks_us())
         else:
             d.disarm()

@@ -1,5 +1,5 @@
 # Mausgeflippt card data: the validator (format and rulebook counts) and the compact Catalog built from a
-# good catalog. The game loads catalogs through mausgeflippt_cards.load, which runs this once and unloads
+# good catalog. The game loads catalogs through mausgeflippt.cards.load, which runs this once and unloads
 # it again.
 #
 # catalogs/mg.json (docs/games/mausgeflippt.md): colours, clothing types and cheese types by name; 32 mice

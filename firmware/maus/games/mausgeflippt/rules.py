@@ -2,9 +2,9 @@
 #
 # This file: the game's state, reveals, races, cheeses, the claims' order and the round's end: what a
 # game needs at any moment. The rules of a claim (items, "Mausgeflippt!" with a whole collection,
-# protected mice, penalties, passing a claim on) are mausgeflippt_claims's, the end, summary, status and
-# late ties mausgeflippt_moments's: each loaded for its moment (a card, a press, a timer of a claim) and
-# let go again. The table the unit can know and the cards are in mausgeflippt_cards. Decisions where the
+# protected mice, penalties, passing a claim on) are mausgeflippt.claims's, the end, summary, status and
+# late ties mausgeflippt.moments's: each loaded for its moment (a card, a press, a timer of a claim) and
+# let go again. The table the unit can know and the cards are in mausgeflippt.cards. Decisions where the
 # rulebook is silent: docs/games/mausgeflippt.md.
 from maus import moment
 from maus.capture.arbiter import VALID
@@ -21,7 +21,7 @@ TEXT = Texts("mg")
 _SETUP = const(0)  # waiting for the first cheese
 _REVEAL = const(1)  # waiting for a mouse on the pad
 _RACE = const(2)  # a mouse is open, presses race
-_CLAIM = const(3)  # a claimant plays a clothing card or double-presses (mausgeflippt_claims)
+_CLAIM = const(3)  # a claimant plays a clothing card or double-presses (mausgeflippt.claims)
 _COLLECT = const(4)  # a claimant taps every hand card, then presses
 _CHEESE = const(5)  # waiting for the next cheese
 _OVER = const(6)
@@ -30,7 +30,8 @@ _SHOW_MS = const(1500)  # a verdict stays on the display this long before the ne
 
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if _TYPES:
-    from typing import Any
+    from maus.capture.arbiter import Arbiter
+    from maus.games.mausgeflippt.cards import Catalog, TableState
 
 _KINDS = ("mouse", "clothing", "cheese")
 _COUNTS = (MICE, CLOTHING, CHEESES)
@@ -41,29 +42,29 @@ class Mausgeflippt(Game):
     TITLE = "Mausgeflippt"
     TEXT = TEXT  # type: ignore[assignment]  # a maus.text.Texts: read from flash when asked
     # The state, made by maus.games.mausgeflippt.start (bare annotations: the compiler keeps nothing of them)
-    cat: "Any"  # maus.games.mausgeflippt.cards.Catalog
-    lang: "Any"
-    claim_ms: "Any"
-    protect_ms: "Any"
-    nudge_ms: "Any"
-    arb: "Any"  # maus.capture.arbiter.Arbiter
-    colour: "Any"  # by player id
-    s: "Any"  # maus.games.mausgeflippt.cards.TableState
-    phase: "Any"
-    reason: "Any"
-    mouse: "Any"
-    under: "Any"
-    protected: "Any"
-    revealer: "Any"
-    early_t: "Any"
-    queue: "Any"
-    qi: "Any"
-    claimant: "Any"
-    valid: "Any"
-    took_cheese: "Any"
-    deciding: "Any"
-    coll: "Any"
-    ncoll: "Any"
+    cat: "Catalog"
+    lang: str  # the prompts' language (a key of TEXT)
+    claim_ms: int
+    protect_ms: int
+    nudge_ms: int
+    arb: "Arbiter"
+    colour: "list[str]"  # by player id
+    s: "TableState"
+    phase: int  # _SETUP .. _OVER
+    reason: str  # why the game ended ("" until then)
+    mouse: int  # the open mouse
+    under: int  # the mouse that went under the stack last
+    protected: bool
+    revealer: int  # who reveals next (0: anyone)
+    early_t: "list[int | None]"  # by player id: ticks_us of a press while waiting for the mouse
+    queue: "list[int]"  # this reveal's claimants, in press order
+    qi: int
+    claimant: int
+    valid: int  # valid claims this reveal
+    took_cheese: int  # cheeses taken this reveal
+    deciding: bool  # the race's decide timer runs
+    coll: bytearray  # the collection being tapped (clothing ids)
+    ncoll: int
 
     def __init__(self, table, players, settings, catalog, variant=None, seed=0):
         super().__init__(table, players, settings, catalog, variant, seed)
@@ -280,7 +281,7 @@ class Mausgeflippt(Game):
             self.table.log("claim", {"player": p, "offset_us": off, "tied": len(won) > 1})
         self._next_claim()
 
-    # --- claims, in press order (each one's rules: mausgeflippt_claims) --------------------------
+    # --- claims, in press order (each one's rules: mausgeflippt.claims) --------------------------
     def _next_claim(self):
         if self.qi >= len(self.queue):
             self._round_end()
@@ -294,7 +295,7 @@ class Mausgeflippt(Game):
         self._say("claim", p=p)
         self.table.timer("claim", self.claim_ms)
 
-    # --- what a verdict does (both kinds of claim: mausgeflippt_claims, mausgeflippt_collection) --
+    # --- what a verdict does (both kinds of claim: mausgeflippt.claims, mausgeflippt.collection) --
     def _verdict(self, p, ok, reason):
         self.table.log("verdict", {"player": p, "ok": ok, "reason": reason})
 

@@ -7,13 +7,9 @@ from maus.games.mim.race import Race
 from maus.games.mim.rules import LETTERS, ascii
 from micropython import const
 
-_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
-if _TYPES:
-    from typing import Any
-
 _ROUND = const(8)  # cards a round
 
-_LAY = const(1)  # phases: as in mim_race
+_LAY = const(1)  # phases: as in mim.race
 _READY = const(2)
 _TABLE = const(3)
 _CLAIM = const(4)
@@ -24,10 +20,10 @@ _SHOW_MS = const(1500)
 
 class Chips(Race):
     # State made by maus.games.mim.new (bare annotations: the compiler keeps nothing of them)
-    chips: "Any"
-    placed: "Any"
-    round: "Any"
-    box: "Any"
+    chips: "list[int]"  # in hand, by player id
+    placed: "list[int]"  # by player id
+    round: int
+    box: int  # the chips left over at the split
 
     def start(self):
         self.table.log("note", {"text": "chips", "each": self.chips[self.ids[0]], "box": self.box})

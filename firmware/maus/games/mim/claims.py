@@ -2,14 +2,14 @@
 # moment and let go again (maus.call_unloaded), so none of it stays in RAM while a game is played: a press
 # while a claim is checked, B's cards (the leader's reveals) and good claims, C's rounds (begun, ended).
 # Each moment is an event (a card read, a press, a timer), never a main-loop pass. A's moments are
-# mim_rounds', the end's mim_moments'.
+# mim.rounds', the end's mim.moments'.
 from maus.games.mim.rules import ascii
 from maus.ticks import ticks_diff
 from micropython import const
 
-_B_LEADER = const(0)  # B: phases (as mim_race)
+_B_LEADER = const(0)  # B: phases (as mim.race)
 _B_TABLE = const(3)
-_C_LAY = const(1)  # C: reading the round's cards (as mim_race)
+_C_LAY = const(1)  # C: reading the round's cards (as mim.race)
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 

@@ -5,11 +5,7 @@ from maus import moment
 from maus.games.mim.race import Race
 from micropython import const
 
-_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
-if _TYPES:
-    from typing import Any
-
-_LEADER = const(0)  # phases: as in mim_race
+_LEADER = const(0)  # phases: as in mim.race
 _TABLE = const(3)
 _CLAIM = const(4)
 _OVER = const(6)
@@ -17,9 +13,9 @@ _OVER = const(6)
 
 class Leader(Race):
     # State made by maus.games.mim.new (bare annotations: the compiler keeps nothing of them)
-    seen: "Any"
-    leader: "Any"
-    cards: "Any"
+    seen: bytearray  # by card index: laid this game
+    leader: int  # the game leader's player id (0: none yet)
+    cards: "list[int]"  # won, by player id
 
     choose = False
 

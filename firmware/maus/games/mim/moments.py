@@ -1,11 +1,11 @@
 # M is for Mouse: what the variants do at moments only, loaded for that moment and let go again
 # (maus.call_unloaded), so none of it stays in RAM while a game is played: the game's end and winners, the
 # summary for the log, the status screen of a long press, B and C's hints (A's rounds:
-# mim_rounds, B and C's claims: mim_claims).
+# mim.rounds, B and C's claims: mim.claims).
 from maus.games.mim.rules import LETTERS
 from micropython import const
 
-_HAND = const(3)  # A: cards in each hand at the start (as mim_new)
+_HAND = const(3)  # A: cards in each hand at the start (as mim.new)
 
 
 def end(e, reason):

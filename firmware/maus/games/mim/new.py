@@ -8,12 +8,12 @@ from maus.capture.arbiter import Arbiter
 from maus.games.mim.rules import Catalog, Pairs, load_catalog
 from micropython import const
 
-_LEADER = const(0)  # B and C: the first phase (mim_race)
-_CHIPS = const(30)  # C: chips in the game (mim_chips)
-_ROUND = const(8)  # C: cards a round (mim_chips)
-_T_LAY = const(0)  # A: the first phase (mim_turns)
-_MIDDLE = const(3)  # A: middle cards (mim_turns)
-_HAND = const(3)  # A: cards in each hand at the start (mim_turns)
+_LEADER = const(0)  # B and C: the first phase (mim.race)
+_CHIPS = const(30)  # C: chips in the game (mim.chips)
+_ROUND = const(8)  # C: cards a round (mim.chips)
+_T_LAY = const(0)  # A: the first phase (mim.turns)
+_MIDDLE = const(3)  # A: middle cards (mim.turns)
+_HAND = const(3)  # A: cards in each hand at the start (mim.turns)
 
 
 def engine(g):

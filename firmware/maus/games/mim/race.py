@@ -1,6 +1,6 @@
 # M is for Mouse, variants B and C: what both races share. A press claims (the Arbiter decides the first
 # one by its edge time); claims queue in press order; the claimer taps the two cards of the pair and, when
-# they allow several, picks one with the button. The variants (mim_leader: B, mim_chips: C) say what a
+# they allow several, picks one with the button. The variants (mim.leader: B, mim.chips: C) say what a
 # pair wins and when the table changes.
 from maus import moment
 from maus.capture.arbiter import VALID
@@ -18,7 +18,9 @@ _OVER = const(6)
 
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if _TYPES:
-    from typing import Any
+    from typing import Callable
+
+    from maus.capture.arbiter import Arbiter
 
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 # (the variants repeat the phases they use as their own consts: a const costs no RAM, a name would)
@@ -26,25 +28,25 @@ _SHOW_MS = const(1500)  # a verdict stays on the display this long before the ne
 
 class Race(Engine):
     # State made by maus.games.mim.new (bare annotations: the compiler keeps nothing of them)
-    arb: "Any"
-    claim_ms: "Any"
-    hint_ms: "Any"
-    total: "Any"
-    slots: "Any"
-    used: "Any"
-    n: "Any"
-    laid: "Any"
-    lock: "Any"
-    queue: "Any"
-    claimer: "Any"
-    tap1: "Any"
-    cs: "Any"
-    tap_t: "Any"
-    deciding: "Any"
-    reveal_t: "Any"
-    ok: "Any"
-    wrong: "Any"
-    phase: "Any"
+    arb: "Arbiter"
+    claim_ms: int
+    hint_ms: int  # 0: no hints
+    total: int  # cards in the catalog
+    slots: bytearray  # the face-up cards (card indexes), oldest first
+    used: bytearray  # chips on them (Pairs bits; C: letters only)
+    n: int  # face-up cards
+    laid: int  # B: cards laid so far
+    lock: bytearray  # B: by player id: no claims while laid < lock[p]
+    queue: "list[tuple[int, int]]"  # waiting claims (offset_us, player), earliest first
+    claimer: int  # 0: none
+    tap1: int  # table slot of the claimer's first card (-1: none yet)
+    cs: bytearray  # table slots of the two cards on offer
+    tap_t: int  # ticks_us of the claimer's second card
+    deciding: bool
+    reveal_t: int  # ticks_us the table last changed
+    ok: "list[int]"  # good claims, by player id
+    wrong: "list[int]"  # wrong claims, by player id
+    phase: int  # _LEADER .. _OVER
 
     def _leds(self):
         t = self.table
@@ -135,11 +137,11 @@ class Race(Engine):
             self.prompt()
 
     # hooks of the variants: what both define are bare annotations (the compiler keeps nothing of them)
-    card_tap: "Any"  # (card, t_us): a card tap outside a claim
-    idle_gesture: "Any"  # (player, kind): a gesture outside a choice
-    prompt: "Any"  # (): the prompt of the phase
-    won: "Any"  # (player, k, letter): claim k of the offered pairs is good (letter: its letter index)
-    penalty: "Any"  # (player, slow): the claim was wrong (slow: the claim window ran out)
+    card_tap: "Callable[[int, int], None]"  # (card, t_us): a card tap outside a claim
+    idle_gesture: "Callable[[int, str], None]"  # (player, kind): a gesture outside a choice
+    prompt: "Callable[[], None]"  # (): the prompt of the phase
+    won: "Callable[[int, int, int], None]"  # (player, k, letter): claim k of the offered pairs is good (letter: its letter index)
+    penalty: "Callable[[int, bool], None]"  # (player, slow): the claim was wrong (slow: the claim window ran out)
 
     def idle_press(self, p, t_us):
         pass

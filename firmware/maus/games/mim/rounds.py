@@ -1,15 +1,15 @@
 # M is for Mouse, variant A (maus.games.mim.turns): its rounds and verdicts, loaded for their moments and
 # let go again (maus.call_unloaded), so none of it stays in RAM while a game is played: a round begun, its
 # middle cards, a pass, a round won, the verdict on two cards. Each moment is an event (a card read, a
-# gesture, a timer), never a main-loop pass. B and C's moments are mim_claims', the end's mim_moments'.
+# gesture, a timer), never a main-loop pass. B and C's moments are mim.claims', the end's mim.moments'.
 from maus.games.mim.rules import LETTERS, ascii
 from micropython import const
 
-_A_LAY = const(0)  # A: phases (as mim_turns)
+_A_LAY = const(0)  # A: phases (as mim.turns)
 _A_TURN = const(1)
 _A_CHOOSE = const(2)
 _A_OVER = const(3)
-_MIDDLE = const(3)  # A: middle cards (as mim_new)
+_MIDDLE = const(3)  # A: middle cards (as mim.new)
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 

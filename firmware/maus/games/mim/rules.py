@@ -1,9 +1,9 @@
 # M is for Mouse (rulebook: shared/rules/m-is-for-mouse.txt), variants A, B and C.
 #
 # The Game the shell runs is MIsForMouse; it hands every event to the engine of its variant:
-# mim_turns (A: turns round the table), mim_leader (B: a game leader reveals) and mim_chips (C: all at
-# once), the last two built on the claims of mim_race. Cards and the pair finder are here too, the
-# validator in mim_catalog, winners, summary and status in mim_moments (loaded for their moments).
+# mim.turns (A: turns round the table), mim.leader (B: a game leader reveals) and mim.chips (C: all at
+# once), the last two built on the claims of mim.race. Cards and the pair finder are here too, the
+# validator in mim.catalog, winners, summary and status in mim.moments (loaded for their moments).
 # Decisions where the rulebook is silent: docs/games/mim.md.
 from maus import moment
 from maus.games.base import Game
@@ -112,7 +112,9 @@ _UNKNOWN = const(-2)  # parse(): no identity or a bad one
 
 _TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
 if _TYPES:
-    from typing import Any
+    from typing import Any, Callable
+
+    from maus.games.base import Table
 
 
 def load_catalog(data):
@@ -163,25 +165,25 @@ class Engine:
     # What each variant provides (the Game hands its events on), as bare annotations: the compiler keeps
     # nothing of them, where empty methods here would each cost RAM while a game is played.
     # (Their winners, summary and status are maus.games.mim.moments's, loaded for the moment.)
-    start: "Any"  # ()
+    start: "Callable[[], None]"
     # The state every variant has, made by maus.games.mim.new (as each variant's own)
-    g: "Any"  # the MIsForMouse
-    table: "Any"
-    cat: "Any"  # Catalog
-    settings: "Any"
-    lang: "Any"
-    ids: "Any"  # player ids in seating order
-    colour: "Any"  # by player id
-    finder: "Any"  # Pairs
-    opts: "Any"  # bytearray: the pairs two tapped cards allow (4 at most), as Pairs.out
-    opt_cards: "Any"  # bytearray: the two cards of those pairs (slot 0, slot 1)
-    n_opts: "Any"
-    opt_i: "Any"
-    reason: "Any"
-    on_tap: "Any"  # (ident, t_us)
-    on_press: "Any"  # (player, t_us)
-    on_gesture: "Any"  # (player, kind)
-    on_timer: "Any"  # (name)
+    g: "MIsForMouse"
+    table: "Table"
+    cat: "Catalog"
+    settings: "dict[str, Any]"  # the game's settings (maus.settings.values schema: JSON values)
+    lang: str
+    ids: "list[int]"  # player ids in seating order
+    colour: "list[str]"  # by player id
+    finder: "Pairs"
+    opts: bytearray  # the pairs two tapped cards allow (4 at most), as Pairs.out
+    opt_cards: bytearray  # the two cards of those pairs (slot 0, slot 1)
+    n_opts: int
+    opt_i: int
+    reason: str  # why the game ended ("" until then)
+    on_tap: "Callable[[str | None, int], None]"  # (ident, t_us)
+    on_press: "Callable[[int, int], None]"  # (player, t_us)
+    on_gesture: "Callable[[int, str], None]"  # (player, kind)
+    on_timer: "Callable[[str], None]"  # (name)
 
     def say(self, key, **kw):
         self.table.say(key, **kw)

@@ -8,10 +8,6 @@ from maus import moment
 from maus.games.mim.rules import Engine
 from micropython import const
 
-_TYPES = const(0)  # a constant: the compiler drops the block below, the type checker reads it
-if _TYPES:
-    from typing import Any
-
 _LAY = const(0)  # reading the middle cards
 _TURN = const(1)  # the player on turn taps a hand card and a middle card
 _CHOOSE = const(2)  # the two cards allow several pairs: the player picks one
@@ -22,19 +18,19 @@ _SHOW_MS = const(1500)  # a verdict stays on the display this long before the ne
 
 class Turns(Engine):
     # State made by maus.games.mim.new (bare annotations: the compiler keeps nothing of them)
-    mid: "Any"
-    used: "Any"
-    nmid: "Any"
-    hand: "Any"
-    out: "Any"
-    won: "Any"
-    pairs: "Any"
-    passes: "Any"
-    turn: "Any"
-    round: "Any"
-    hcard: "Any"
-    mslot: "Any"
-    phase: "Any"
+    mid: bytearray  # the middle cards (card indexes)
+    used: bytearray  # chips on them (Pairs bits)
+    nmid: int
+    hand: "list[int]"  # cards in each hand, by player id
+    out: bytearray  # by player id: passed this round
+    won: bytearray  # rounds won, by player id
+    pairs: "list[int]"  # by player id
+    passes: "list[int]"  # by player id
+    turn: int  # the player on turn
+    round: int
+    hcard: int  # the hand card tapped (-1: none yet)
+    mslot: int  # the middle card's slot tapped (-1: none yet)
+    phase: int  # _LAY .. _OVER
 
     def start(self):
         with moment():

@@ -19,7 +19,7 @@ _AFTER = const(4)  # after an alarm: double presses report sticks that slid off
 _SHOW = const(5)  # a verdict on the display before the next turn
 _OVER = const(6)
 
-STICKS = const(16)  # rulebook component counts (mms_catalog checks them)
+STICKS = const(16)  # rulebook component counts (mms.catalog checks them)
 CASTLE_END = const(12)
 
 
