@@ -24,6 +24,8 @@ from mausbox.paths import micropython_binary  # noqa: E402
 SCRIPT = r"""
 import gc, sys, time, vfs
 from maus.log import writer as gamelog
+from maus.log import repair as logrepair
+from maus.log import start as logstart
 from maus.log.store import LogStore
 from maus.sim.ramblock import RAMBlockDev
 import powercut
@@ -35,7 +37,7 @@ def mount(blocks, bs):
     return dev
 
 def game(st, n, close=True):
-    log = gamelog.start_game(st, powercut.Clock(), "mausgeflippt", "classic", powercut.PLAYERS, "devkitc",
+    log = logstart.start_game(st, powercut.Clock(), "mausgeflippt", "classic", powercut.PLAYERS, "devkitc",
                              "a4cf12fe0b10", "0.1.0", powercut.SETTINGS, None, 1, reserve=4096)
     for typ, f in powercut.events(n, 3):
         log.record(typ, f)
@@ -70,14 +72,14 @@ log = game(st, 250, False)
 with open(st.path(log.name), "ab") as f:
     f.write(b'{"seq":251,"t":99,"type":"press","pla')
 t0 = time.ticks_us()
-rep = gamelog.recover(st)
+rep = logrepair.recover(st)
 dt = time.ticks_diff(time.ticks_us(), t0)
 assert rep[0]["cut_bytes"] == 37, rep
 print("logs.recovery_torn_250_records: %.1f ms" % (dt / 1000))
 for i in range(20):
     game(st, 30)
 t0 = time.ticks_us()
-assert gamelog.recover(st) == []
+assert logrepair.recover(st) == []
 dt = time.ticks_diff(time.ticks_us(), t0)
 print("logs.recovery_check_21_finished_logs: %.1f ms" % (dt / 1000))
 t0 = time.ticks_us()
@@ -123,7 +125,7 @@ for n in (100, 2000):
     else:
         print("logs.listing_100_logs: %.1f ms" % (dt / 1000))
 t0 = time.ticks_us()
-assert gamelog.recover(st) == []
+assert logrepair.recover(st) == []
 print("logs.recovery_check_2000_finished_logs: %.1f ms" % (time.ticks_diff(time.ticks_us(), t0) / 1000))
 vfs.umount("/b")
 

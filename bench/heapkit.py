@@ -147,7 +147,7 @@ def firmware_names(root: Path) -> set[str]:
     names: set[str] = set()
     for p in (root / "maus").rglob("*.mpy"):
         rel = p.relative_to(root / "maus").as_posix()
-        if not rel.startswith("sim/") and rel != "hw/sim.mpy":
+        if not rel.startswith("sim/"):
             names.update(mpy_qstrs(p))
     return names
 

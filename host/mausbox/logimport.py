@@ -61,9 +61,9 @@ def read_sources(path: Path) -> list[tuple[str, str, bytes]]:
 
 
 def unit_of(data: bytes) -> str | None:
-    from maus.log import read as logread
+    from maus.log import check as logcheck
 
-    start = logread.read(data, keep=False).start or {}
+    start = logcheck.read(data, keep=False).start or {}
     return check_unit_id(start.get("unit"))
 
 

@@ -285,7 +285,7 @@ class Store:
             return self._ingest(unit, raw_path, data)
 
     def _ingest(self, unit: str, raw_path: Path, data: bytes | None) -> tuple[int, bool]:
-        from maus.log import read as logread
+        from maus.log import check as logcheck
 
         if data is None:
             data = Path(raw_path).read_bytes()
@@ -294,7 +294,7 @@ class Store:
         row = self.db.execute("SELECT id, sha256 FROM games WHERE unit=? AND name=?", (unit, name)).fetchone()
         if row and row[1] == sha:
             return row[0], False
-        res = logread.read(data)
+        res = logcheck.read(data)
         start: dict[str, Any] = res.start or {}
         end: dict[str, Any] = res.end or {}
         status = "unfinished"

@@ -8,7 +8,8 @@ import sys
 import vfs
 from fwtest import Rand
 from maus.log import read as logread
-from maus.log import writer as gamelog
+from maus.log import repair as logrepair
+from maus.log import start as logstart
 from maus.log.store import LogStore
 from maus.sim.ramblock import RAMBlockDev
 
@@ -57,7 +58,7 @@ def play(store, evs, dev=None):
     # Plays one game; returns (log, acks): acks[i] = device ops done when record i returned.
     # With a device that loses power, play stops at the cut (the CPU is off too).
     acks = []
-    log = gamelog.start_game(store, Clock(), "mausgeflippt", "classic", PLAYERS, "devkitc", "a4cf12fe0b10",
+    log = logstart.start_game(store, Clock(), "mausgeflippt", "classic", PLAYERS, "devkitc", "a4cf12fe0b10",
                              "0.1.0", SETTINGS, None, 123456, reserve=2048)
     acks.append(_ops(dev))
     for typ, f in evs:
@@ -165,9 +166,9 @@ def check_after_cut(stats, n, dev, ref, flushed, old_name, old_sha):
         return
     try:
         st = LogStore(MNT)
-        if gamelog.recover(st):
+        if logrepair.recover(st):
             stats.recovered += 1
-        if gamelog.recover(st):
+        if logrepair.recover(st):
             stats.bad += 1
             stats.fail("second recovery changed something", n)
         names = st.names()
@@ -299,7 +300,7 @@ def recovery_cuts(blocks, n_events, points, seed=1):
             dev.cut_after = m
             dev.tear = m % 2 == 0
             try:
-                gamelog.recover(LogStore(MNT))
+                logrepair.recover(LogStore(MNT))
             except Exception as e:  # noqa: BLE001 - recovery must not crash, even losing power itself
                 stats.crashes += 1
                 stats.fail("recovery cut at %d: %r" % (m, e), n)
@@ -315,7 +316,7 @@ def _recovery_ops(dev, snap):
     dev.restore(snap)
     vfs.mount(vfs.VfsLfs2(dev), MNT)
     try:
-        gamelog.recover(LogStore(MNT))
+        logrepair.recover(LogStore(MNT))
     finally:
         vfs.umount(MNT)
     return dev.ops

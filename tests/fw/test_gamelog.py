@@ -5,7 +5,10 @@ import sys
 
 import logfs
 from fwtest import Rand, raises
+from maus.log import check as logcheck
 from maus.log import read as logread
+from maus.log import repair as logrepair
+from maus.log import start as logstart
 from maus.log import writer as gamelog
 from maus.log.store import LogStore, valid_name
 from maus.ticks import PERIOD
@@ -25,7 +28,7 @@ class Clock:
 
 
 def start(store, clock=None, game="mausgeflippt", **kw):
-    return gamelog.start_game(store, clock or Clock(), game, None, PLAYERS, "devkitc", "a4cf12fe0b10", "0.1.0",
+    return logstart.start_game(store, clock or Clock(), game, None, PLAYERS, "devkitc", "a4cf12fe0b10", "0.1.0",
                               {"lang": "de"}, kw.pop("wall", None), 4242, reserve=kw.pop("reserve", 1024), **kw)
 
 
@@ -42,7 +45,7 @@ def finish(log):
 
 def read(store, name, keep=True):
     with open(store.path(name), "rb") as f:
-        return logread.read_stream(f, keep)
+        return logcheck.read_stream(f, keep)
 
 
 def same_file(path, lines):
@@ -57,7 +60,7 @@ def test_round_trip():
     with logfs.Fs() as fs:
         st = LogStore(fs.root)
         lines = []
-        log = start(st, listener=lambda parts: lines.append(b"".join(parts)), wall=gamelog.wall_iso((2026, 11, 30, 4, 5, 6)))
+        log = start(st, listener=lambda parts: lines.append(b"".join(parts)), wall=logstart.wall_iso((2026, 11, 30, 4, 5, 6)))
         play(log, 20)
         log.record("tap", {"identity": "mg/clothing/07", "uid": "04a1b2c3"})
         finish(log)
@@ -234,17 +237,17 @@ def test_recover_torn_tail():
         good = logfs.read(p)
         st.mark_pulled(log.name, st.sha256(log.name))
         logfs.write(p, good + gamelog.encode(9, 9, "press", {"player": 1})[:25])
-        rep = gamelog.recover(st)
+        rep = logrepair.recover(st)
         assert rep == [{"name": log.name, "cut_bytes": 25, "records": 9, "aborted": True}]
         data = logfs.read(p)
         assert data.startswith(good)
-        r = logread.read(data)
+        r = logcheck.read(data)
         assert r.ok, r.problems
         assert [x["type"] for x in r.records[-2:]] == ["recovered", "game_abort"]
         assert r.records[-2]["cut_bytes"] == 25 and r.records[-2]["records"] == 9
         assert r.end["reason"] == gamelog.POWER_LOSS
         assert not st.is_pulled(log.name)  # the bytes changed: the host must pull again
-        assert gamelog.recover(st) == []  # idempotent
+        assert logrepair.recover(st) == []  # idempotent
 
 
 def test_recover_unfinished_and_finished_and_empty():
@@ -259,26 +262,26 @@ def test_recover_unfinished_and_finished_and_empty():
         play(open_, 3)
         open_.close()
         logfs.write(st.dir + "/00003-x.jsonl.tmp", b"half a copy")
-        rep = gamelog.recover(st)
+        rep = logrepair.recover(st)
         assert rep == [{"name": open_.name, "cut_bytes": 0, "records": 4, "aborted": True}], rep
-        assert gamelog.recover(st) == []  # closed now
+        assert logrepair.recover(st) == []  # closed now
         early = start(st)
         play(early, 2)
         early.close()  # left open by a cut
         empty = st.create("00009-mucks.jsonl")  # a start cut before its first record (logs/index names it)
         empty.close()
-        assert gamelog.recover(st) == [{"name": early.name, "cut_bytes": 0, "records": 3, "aborted": True},
+        assert logrepair.recover(st) == [{"name": early.name, "cut_bytes": 0, "records": 3, "aborted": True},
                                        {"name": "00009-mucks.jsonl", "cut_bytes": 0, "records": 0,
                                         "deleted": True}]  # the one before an empty start is read too
         # that took a pass over logs/ (the index named a log that went): it removed the temp file a cut left
         assert "00003-x.jsonl.tmp" not in __import__("os").listdir(st.dir)
         with st.create("00010-mucks.jsonl") as f:
             f.write(b'{"seq":0,"t":0,"type":"game_st')
-        assert gamelog.recover(st) == [{"name": "00010-mucks.jsonl", "cut_bytes": 30, "records": 0,
+        assert logrepair.recover(st) == [{"name": "00010-mucks.jsonl", "cut_bytes": 30, "records": 0,
                                         "deleted": True}]
         with st.create("00011-mucks.jsonl") as f:
             f.write(b"not a record\nnor this\n")
-        assert gamelog.recover(st) == [{"name": "00011-mucks.jsonl", "cut_bytes": 0, "records": 0,
+        assert logrepair.recover(st) == [{"name": "00011-mucks.jsonl", "cut_bytes": 0, "records": 0,
                                         "damaged": True}]
         assert st.names() == [done.name, open_.name, early.name, "00011-mucks.jsonl"]  # damage kept for the reader
         assert read(st, done.name).ok and read(st, open_.name).ok and read(st, early.name).ok
@@ -296,7 +299,7 @@ def test_recover_keeps_good_records_after_damage_inside():
         i = data.index(b'"seq":3') + 2
         data[i] ^= 1
         logfs.write(p, bytes(data))
-        gamelog.recover(st)
+        logrepair.recover(st)
         r = read(st, log.name)
         assert [(q.line, q.what) for q in r.problems] == [(4, logread.BAD_CRC)]
         assert r.good == 6 + 2 and r.end["type"] == "game_abort"
@@ -467,7 +470,7 @@ def test_disk_full_again_and_again():
             degraded += log.degraded
             assert log.seq + log.lost >= k + 2, (log.seq, log.lost, k)  # every record written or counted lost
             st = QuotaStore(fs.root, 12000) if not MPY else LogStore(fs.root)  # next boot
-            gamelog.recover(st)
+            logrepair.recover(st)
             stuck.update(st.unrecovered)
             for n in st.names():
                 rep = read(st, n, False)

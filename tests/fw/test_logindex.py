@@ -9,6 +9,7 @@ import sys
 
 from fwtest import rmtree, tmpdir
 from maus.log import index as logindex
+from maus.log import start as logstart
 from maus.log import writer as gamelog
 from maus.log.store import LogStore
 
@@ -171,7 +172,7 @@ class Unit:
 
 
 def _game(u, finish=True, records=3):
-    log = gamelog.start_game(u.store, lambda: 0, "mausgeflippt", None, [(1, "red", False), (2, "blue", False)],
+    log = logstart.start_game(u.store, lambda: 0, "mausgeflippt", None, [(1, "red", False), (2, "blue", False)],
                              "b", "u", "f", {}, reserve=0)
     for k in range(records):
         log.record("press", {"player": 1, "offset_us": k})
@@ -183,9 +184,9 @@ def _game(u, finish=True, records=3):
 
 
 def _aborted(u, name):
-    from maus.log import read as logread
+    from maus.log import check as logcheck
 
-    r = logread.read(u.read(name))
+    r = logcheck.read(u.read(name))
     assert r.ok, r.problems
     return r.records[-2]["type"] == "recovered" and r.records[-1]["type"] == "game_abort"
 

@@ -1,6 +1,7 @@
 import sys
 
 from fwtest import Rand
+from maus.log import check as logcheck
 from maus.log import read as logread
 from maus.log import writer as gamelog
 
@@ -27,7 +28,7 @@ def whats(r):
 
 def test_good_log():
     data = b"".join(make_log())
-    r = logread.read(data)
+    r = logcheck.read(data)
     assert r.ok, r.problems
     assert len(r.records) == 13 and r.good == 13
     assert r.start["game"] == "mausgeflippt" and r.end["type"] == "game_end"
@@ -48,38 +49,38 @@ def test_each_damage_named_with_line_and_offset():
     # bad crc: one character changed in line 3's body
     bad = list(lines)
     bad[2] = bad[2].replace(b'"player"', b'"plaxer"')
-    r = logread.read(b"".join(bad))
+    r = logcheck.read(b"".join(bad))
     assert whats(r) == [(3, logread.BAD_CRC)], r.problems
     assert r.problems[0].offset == off3
     # line without crc
     bad = list(lines)
     bad[2] = b'{"seq":2,"t":1,"type":"press"}\n'
-    assert whats(logread.read(b"".join(bad))) == [(3, logread.NO_CRC)]
+    assert whats(logcheck.read(b"".join(bad))) == [(3, logread.NO_CRC)]
     # not json at all
     bad = list(lines)
     bad[2] = b"\x00\xffgarbage\n"
-    assert whats(logread.read(b"".join(bad))) == [(3, logread.BAD_JSON)]
+    assert whats(logcheck.read(b"".join(bad))) == [(3, logread.BAD_JSON)]
     # seq gap: a whole record missing
-    r = logread.read(b"".join(lines[:5] + lines[6:]))
+    r = logcheck.read(b"".join(lines[:5] + lines[6:]))
     assert whats(r) == [(6, logread.SEQ_GAP)]
     assert "expected 5" in r.problems[0].detail
     # torn tail: the last record cut half-way
     data = b"".join(lines[:-1]) + lines[-1][:30]
-    r = logread.read(data)
+    r = logcheck.read(data)
     assert whats(r) == [(13, logread.TORN), (13, logread.NO_END)]
     assert r.good_end == len(data) - 30
     # complete record, newline missing
-    r = logread.read(b"".join(lines)[:-1])
+    r = logcheck.read(b"".join(lines)[:-1])
     assert whats(r)[0] == (13, logread.TORN)
     # no game_end
-    assert whats(logread.read(b"".join(make_log(end=False)))) == [(12, logread.NO_END)]
+    assert whats(logcheck.read(b"".join(make_log(end=False)))) == [(12, logread.NO_END)]
     # missing game_start
-    r = logread.read(b"".join(lines[1:]))
+    r = logcheck.read(b"".join(lines[1:]))
     assert (1, logread.NO_START) in whats(r) and (1, logread.SEQ_GAP) in whats(r)
     # a record after the end
-    r = logread.read(b"".join(lines) + gamelog.encode(13, 5, "note", {"text": "x"}))
+    r = logcheck.read(b"".join(lines) + gamelog.encode(13, 5, "note", {"text": "x"}))
     assert whats(r) == [(14, logread.AFTER_END)]
-    assert whats(logread.read(b"")) == [(0, logread.EMPTY)]
+    assert whats(logcheck.read(b"")) == [(0, logread.EMPTY)]
 
 
 def test_never_raises_on_odd_input():
@@ -87,7 +88,7 @@ def test_never_raises_on_odd_input():
                  b'"x","crc":"00000000"}\n', b"\xff" * 40, bytearray(b"abc\n"), memoryview(b"{\n"),
                  b'{"seq":0,"t":0,"type":5' + b',"crc":"' + logread.crc_hex(b'{"seq":0,"t":0,"type":5') + b'"}\n',
                  b'[1' + b',"crc":"' + logread.crc_hex(b"[1") + b'"}\n', None, 12, "text"):
-        r = logread.read(data)
+        r = logcheck.read(data)
         assert not r.ok
         assert all(p.what != logread.INTERNAL for p in r.problems), (data, r.problems)
 
@@ -95,7 +96,7 @@ def test_never_raises_on_odd_input():
 def test_crc_valid_but_not_an_object():
     # (MicroPython's json is lenient and reads this as a list: "bad record" there, "bad json" here)
     body = b'[1,2'
-    r = logread.read(body + b',"crc":"' + logread.crc_hex(body) + b'"}\n')
+    r = logcheck.read(body + b',"crc":"' + logread.crc_hex(body) + b'"}\n')
     assert whats(r)[0] in ((1, logread.BAD_JSON), (1, logread.BAD_RECORD))
 
 
@@ -124,7 +125,7 @@ def test_random_bit_flips_all_found_on_their_line():
         bit = 1 << r.randint(0, 7)
         bad = bytearray(data)
         bad[i] ^= bit
-        rep = logread.read(bytes(bad))
+        rep = logcheck.read(bytes(bad))
         line = data.count(b"\n", 0, i) + 1
         assert rep.problems, (i, bit)
         p = rep.problems[0]
@@ -153,5 +154,5 @@ def test_fuzz_mutated_lines_never_raise():
                 line = line[:j]
         rec, err = logread.check_line(bytes(line))
         assert (rec is None) != (err is None)
-        rep = logread.read(bytes(line) * (1 + k % 3))
+        rep = logcheck.read(bytes(line) * (1 + k % 3))
         assert all(p.what != logread.INTERNAL for p in rep.problems), (bytes(line), rep.problems)

@@ -8,6 +8,8 @@ import sys
 
 from fwtest import Rand, rmtree, tmpdir
 from maus.log import check as logcheck
+from maus.log import repair as logrepair
+from maus.log import start as logstart
 from maus.log import writer as gamelog
 from maus.log.store import LogStore, log_number
 
@@ -79,7 +81,7 @@ def _log(store, name, parts):
 
 
 def _recover(store):
-    return gamelog.recover(store)
+    return logrepair.recover(store)
 
 
 def test_every_valid_record_survives_a_damaged_line_of_any_length():
@@ -149,7 +151,7 @@ def test_strays_in_logs_never_move_the_numbering_nor_stop_recovery():
             assert log_number(n) < 0, n
             os.stat(st.dir + "/" + n)  # left alone
         assert st.names() == ["00003-mg.jsonl"] and st.next_number() == 4
-        log = gamelog.start_game(st, lambda: 0, "mausgeflippt", None, [(1, "red", False)], "b", "u", "f", {},
+        log = logstart.start_game(st, lambda: 0, "mausgeflippt", None, [(1, "red", False)], "b", "u", "f", {},
                                  reserve=0)
         assert log.name == "00005-mausgeflippt.jsonl", log.name  # 4 went to next_number() above
         log.close()
@@ -189,7 +191,7 @@ def test_the_boot_recovers_a_unit_with_two_thousand_logs_in_the_heap():
         def feed():
             fed[0] += 1
 
-        reps = gamelog.recover(st, feed)
+        reps = logrepair.recover(st, feed)
         assert [r["name"] for r in reps] == ["02000-mg.jsonl"] and reps[0]["records"] == 1, reps
         assert fed[0] >= 10 and st.stray == (1, ["notes.txt"]) and st.next_number() == 2001
         assert os.stat(st.path("01234-mg.jsonl"))[6] == len(done) - 20  # finished or not, never opened at boot

@@ -81,7 +81,7 @@ def test_leftover_temp_file_is_ignored():
         Settings(fs.root).set("sensitivity", 9)
         logfs.write(fs.root + "/" + settings.FILE + ".tmp", b"half")
         assert Settings(fs.root)["sensitivity"] == 9
-        settings.remove_all(fs.root)
+        settings.remove_all(Settings(fs.root))
         assert Settings(fs.root).source == "defaults"
 
 

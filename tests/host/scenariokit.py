@@ -7,7 +7,7 @@ from pathlib import Path
 
 import jsonschema
 from conftest import MICROPYTHON, ROOT
-from maus.log import read as logread
+from maus.log import check as logcheck
 from mausbox.sim import run as simrun
 
 SCENARIOS = ROOT / "tests" / "scenarios"  # the folder
@@ -34,7 +34,7 @@ def check_log(path: Path) -> None:
     for n, line in enumerate(data.decode().splitlines(), 1):
         errors = sorted(VALIDATOR.iter_errors(json.loads(line)), key=str)
         assert not errors, f"{path.name}:{n}: {errors[0].message}"
-    report = logread.read(data)
+    report = logcheck.read(data)
     assert report.ok, f"{path.name}: {[(p.line, p.what) for p in report.problems]}"
 
 

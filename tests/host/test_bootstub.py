@@ -39,8 +39,8 @@ def _breakers():
         (root / "maus" / "unit" / "core.mpy").unlink()  # an ImportError inside main()
 
     def raising(root):
-        (root / "maus" / "selftest.mpy").unlink()
-        (root / "maus" / "selftest.py").write_text("raise RuntimeError('broken at import')\n")
+        (root / "maus" / "checks" / "selftest.mpy").unlink()
+        (root / "maus" / "checks" / "selftest.py").write_text("raise RuntimeError('broken at import')\n")
 
     def board(root):
         (root / "board.json").write_text('{"name": "sim", "family": ')  # a corrupt board file

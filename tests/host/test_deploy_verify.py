@@ -43,8 +43,7 @@ def test_the_host_service_start_is_checked_too(tmp_path, monkeypatch):
     (root / "maus").mkdir()
     (root / "maus" / "__init__.py").write_text("")
     (root / "maus" / "host").mkdir()
-    (root / "maus" / "host" / "__init__.py").write_text("")
-    (root / "maus" / "host" / "service.py").write_text("import time\ndef serve():\n while True:\n  time.sleep(0.05)\n")
+    (root / "maus" / "host" / "repl.py").write_text("import time\ndef serve():\n while True:\n  time.sleep(0.05)\n")
     starts = []
     real = RawRepl.start_exec
 

@@ -10,7 +10,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 from conftest import ROOT, run_micropython
+from maus.log import check as logcheck
 from maus.log import read as logread
+from maus.log import repair as logrepair
+from maus.log import start as logstart
 from maus.log import writer as gamelog
 from maus.log.store import LogStore
 
@@ -36,10 +39,10 @@ EVENTS = [
 
 
 def play(store: LogStore, end: str = "end") -> str:
-    log = gamelog.start_game(store, iter(range(0, 10**9, 137)).__next__, "mausgeflippt", "young",
+    log = logstart.start_game(store, iter(range(0, 10**9, 137)).__next__, "mausgeflippt", "young",
                              [(1, "red", False), (2, "blue", True), (3, "green", False)], "devkitc",
                              "a4cf12fe0b10", "0.1.0", {"lang": "de", "volume": 2},
-                             gamelog.wall_iso((2026, 11, 30, 9, 15, 0)), 123456, reserve=0)
+                             logstart.wall_iso((2026, 11, 30, 9, 15, 0)), 123456, reserve=0)
     for typ, fields in EVENTS:
         log.record(typ, fields)
     if end == "end":
@@ -55,7 +58,7 @@ def play(store: LogStore, end: str = "end") -> str:
 
 def validate_file(path: Path) -> int:
     data = path.read_bytes()
-    rep = logread.read(data)
+    rep = logcheck.read(data)
     assert rep.ok, rep.problems
     n = 0
     for line in data.splitlines():
@@ -72,7 +75,7 @@ def test_cpython_logs_validate(tmp_path):
     torn = play(st, "none")
     p = Path(st.path(torn))
     p.write_bytes(p.read_bytes() + b'{"seq":99,"t":1,"ty')
-    assert gamelog.recover(st)[0]["cut_bytes"] == 19
+    assert logrepair.recover(st)[0]["cut_bytes"] == 19
     types = set()
     for name in st.names():
         assert validate_file(Path(st.path(name))) > 10
@@ -86,13 +89,15 @@ def test_micropython_logs_validate(tmp_path):
     script.write_text(textwrap.dedent("""
         import sys
         from maus.log import writer as gamelog
+        from maus.log import repair as logrepair
+        from maus.log import start as logstart
         from maus.log.store import LogStore
         st = LogStore(sys.argv[1])
         t = [0]
         def clock():
             t[0] += 97
             return t[0]
-        log = gamelog.start_game(st, clock, "mucks", None, [(1, "red", False), (4, "blue", True)], "devkitc",
+        log = logstart.start_game(st, clock, "mucks", None, [(1, "red", False), (4, "blue", True)], "devkitc",
                                  "a4cf12fe0b10", "0.1.0", {"lang": "en", "sensitivity": 5}, None, 77, reserve=0)
         log.record("alarm", {"player": 1, "level": 812})
         log.record("score", {"player": 4, "delta": 1, "why": "stick placed"})

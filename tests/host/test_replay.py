@@ -8,7 +8,7 @@ import sys
 
 import pytest
 from conftest import ROOT
-from maus.log import read as logread
+from maus.log import check as logcheck
 from maus.log import writer as gamelog
 from mausbox.sim import replay as simreplay
 from scenariokit import SCENARIOS, play
@@ -35,7 +35,7 @@ def logs(tmp_path_factory):
 
 
 def _records(path):
-    return logread.read(path.read_bytes()).records
+    return logcheck.read(path.read_bytes()).records
 
 
 def _cli(*args, cwd=ROOT):
@@ -52,7 +52,7 @@ def _rewrite(path, dest, change):
         fields = {k: v for k, v in rec.items() if k not in ("seq", "t", "type", "crc")}
         out.append(gamelog.encode(rec["seq"], rec["t"], rec["type"], fields))
     dest.write_bytes(b"".join(out))
-    assert logread.read(dest.read_bytes()).ok
+    assert logcheck.read(dest.read_bytes()).ok
     return dest
 
 

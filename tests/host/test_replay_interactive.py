@@ -8,7 +8,7 @@ import threading
 import time
 
 import pytest
-from maus.log import read as logread
+from maus.log import check as logcheck
 from maus.log import writer as gamelog
 from mausbox.sim import replay as simreplay
 from mausbox.sim import run as simrun
@@ -39,7 +39,7 @@ def _jittered(actions: list[dict], rng: random.Random) -> list[dict]:
 def _ended(unit) -> bool:
     logs = unit.logs()
     return bool(logs) and any(r["type"] in ("game_end", "game_abort")
-                              for r in logread.read(logs[-1].read_bytes()).records)
+                              for r in logcheck.read(logs[-1].read_bytes()).records)
 
 
 def play_real_time(stem: str, root, seed: int) -> list:
@@ -95,7 +95,7 @@ def test_a_game_played_in_real_time_replays_with_the_same_verdicts(stem, played,
     logs = played.get(stem)
     assert logs, f"{stem}: no game log written in real time"
     log = logs[0]
-    recs = logread.read(log.read_bytes()).records
+    recs = logcheck.read(log.read_bytes()).records
     assert recs[-1]["type"] in ("game_end", "game_abort"), recs[-1]
     assert sum(r["type"] == "verdict" for r in recs) >= 3, "the game was played"
     res = simreplay.replay_log(log, tmp_path)
@@ -108,7 +108,7 @@ def test_a_pair_tapped_a_few_ms_before_its_verdict_is_not_chosen_on_the_unit(tmp
     # The case: on a board the tap and its verdict are 3-9 ms apart. Moving every record from a
     # pair's verdict on by 7 ms must not make the replay inject a long press (which would count as a pass).
     found, _ = play(SCENARIOS / "mim-a-3p.jsonl", tmp_path / "made")
-    recs = logread.read(found[0].read_bytes()).records
+    recs = logcheck.read(found[0].read_bytes()).records
     shift, out, chosen = 0, [], 0
     for i, rec in enumerate(recs):
         if rec["type"] == "verdict" and rec.get("reason") == "pair":

@@ -5,6 +5,8 @@
 from micropython import const
 
 HDR = const(25)  # "#MB1Q ssss llll cccccccc " before the payload
+BOOT_BAUD = const(115200)  # the console's rate at power-on (ports/esp32: MICROPY_HW_UART_REPL_BAUD)
+BAUD_WAIT_MS = const(2000)  # after a switch (op baud) a valid frame comes this soon, or the unit goes back
 _HEX = b"0123456789abcdef"
 
 
@@ -121,3 +123,8 @@ def hexs(b):
 def _mem(gc, name):
     fn = getattr(gc, name, None)  # MicroPython's; a CPython test run has none
     return fn() if fn is not None else None
+
+
+def why(e):
+    """An exception's text for an error answer (the service's and its rarer operations')."""
+    return str(e.args[0]) if e.args else type(e).__name__

@@ -21,8 +21,8 @@ import sys
 
 from maus import moment
 from maus.host import frame
+from maus.host.frame import BAUD_WAIT_MS, BOOT_BAUD, PROTO, why  # noqa: F401 - the rates: here for the host's tests too
 from maus.host.frame import HDR as _HDR
-from maus.host.frame import PROTO
 from maus.host.frame import fits as _fits
 from maus.host.frame import hexs as _hexs
 from maus.host.frame import puthex as _puthex
@@ -44,8 +44,6 @@ _STALL_MS = const(500)  # a frame is written whole: a gap this long inside one m
 _DLE = const(0x10)
 _CR = const(0x0D)
 _NL = const(0x0A)
-BOOT_BAUD = const(115200)  # the console's rate at power-on (ports/esp32: MICROPY_HW_UART_REPL_BAUD)
-BAUD_WAIT_MS = const(2000)  # after a switch (op baud) a valid frame comes this soon, or the unit goes back
 _BAUD_LOST_MS = const(1000)  # at a switched rate: bytes this long that make no valid frame (the host talks at another rate)
 _BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'
 _SPARE = const(32)  # as maus.unit.desk: of the transmit FIFO, room for what else the unit prints
@@ -331,7 +329,7 @@ class HostService:
         # build time (nothing to allocate but the frame's crc), or none, and the host's wait runs out.
         try:
             if not isinstance(e, MemoryError):
-                self._error(seq, code, _why(e) if code != "internal" else "%s: %s" % (type(e).__name__, _why(e)))
+                self._error(seq, code, why(e) if code != "internal" else "%s: %s" % (type(e).__name__, why(e)))
                 return
         except MemoryError:
             pass
@@ -615,13 +613,6 @@ class HostService:
         return {}
 
 
-def serve(idle_s=60):
-    """The service on the REPL's console, for a unit whose app does not run (safe mode, stopped): the host
-    starts it from the raw REPL (`maus.host.service.serve()`) and ends it with an `exit` request, or it ends
-    after idle_s quiet seconds. maus.host.ops has it."""
-    from maus.host.ops import serve
-
-    serve(idle_s)
 
 
 def _rare(svc, op, req):
@@ -654,10 +645,6 @@ def _mode(p):
         return os.stat(p)[0] & 0xF000
     except OSError:
         return 0  # unreadable: _list skips and reports it
-
-
-def _why(e):
-    return str(e.args[0]) if e.args else type(e).__name__
 
 
 def _diff(a, b):

@@ -30,7 +30,7 @@ def line(c, name, done, size):
 
 def read(d):
     # -> (counter, newest log name or "", finished, size), or None: missing, torn, garbled
-    from maus.log.store import log_number
+    from maus.log.name import log_number
 
     try:
         with open(d + "/" + NAME, "rb") as f:

@@ -72,17 +72,3 @@ def check_line(line):
     if type(seq) is not int or seq < 0 or type(t) is not int or t < 0 or not isinstance(typ, str):
         return None, (BAD_RECORD, "seq, t or type missing or wrong")
     return rec, None
-
-
-def read_stream(f, keep=True):
-    # Parse a log from a binary file object, line by line (no copy of the whole file in RAM).
-    from maus.log.check import read_stream
-
-    return read_stream(f, keep)
-
-
-def read(data, keep=True):
-    # Parse a whole log (bytes) -> Checker with records, problems, start, end.
-    from maus.log.check import read
-
-    return read(data, keep)

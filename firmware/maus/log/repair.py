@@ -4,7 +4,8 @@
 import os
 import re
 
-from maus.log.store import PULLED, RESERVE_FILE, log_number
+from maus.log.name import log_number
+from maus.log.store import PULLED, RESERVE_FILE
 from maus.log.writer import POWER_LOSS, encode
 from micropython import const
 

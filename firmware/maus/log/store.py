@@ -6,6 +6,7 @@ import os
 import sys
 
 from maus import moment, write_atomic  # noqa: F401 - write_atomic: here for the log code and the host
+from maus.log.name import log_number  # noqa: F401 - here too for the host service
 from micropython import const
 
 DIR = "logs"
@@ -15,11 +16,10 @@ _COUNTER = "counter"
 _CHUNK = const(512)  # hashing / copying buffer
 _STREAM = const(4096)  # stream() chunk for the host's fast pull
 _NAME_MAX = const(64)
+_GAME_MAX = const(9999999)  # highest game number (maus.log.name): a garbled counter above it is not believed
 _BATCH = const(8)  # pulled logs make_room takes from one directory scan
 _MAX_READ = const(16384)  # largest chunk the host may ask for
 _OK = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
-_SLUG = b"abcdefghijklmnopqrstuvwxyz0123456789_"
-_GAME_MAX = const(9999999)  # highest game number: 5 to 7 digits (the host takes up to 10), a small int
 RESERVE_FILE = "reserve"  # room kept for a running game's last records (maus.log.start, maus.log.writer)
 
 
@@ -33,28 +33,6 @@ def valid_name(name):
         if c not in _OK:
             return False
     return True
-
-
-def log_number(name):
-    """The game number of a log name this unit writes (NNNNN-slug.jsonl, str or bytes), -1 for any other
-    name: a stray or foreign file in logs/ never counts for numbering and is not listed (docs/log-format.md)."""
-    b = name.encode() if isinstance(name, str) else name
-    n = len(b)
-    if not 13 <= n <= _NAME_MAX or b[n - 6:] != b".jsonl":
-        return -1
-    i = b.find(b"-")
-    if not 5 <= i <= 7 or not 1 <= n - 6 - i - 1 <= 24:
-        return -1
-    v = 0
-    for k in range(i):
-        c = b[k]
-        if not 0x30 <= c <= 0x39:
-            return -1
-        v = v * 10 + c - 0x30
-    for k in range(i + 1, n - 6):
-        if b[k] not in _SLUG:
-            return -1
-    return v if 0 < v <= _GAME_MAX else -1
 
 
 def _exists(path):

@@ -20,16 +20,6 @@ HOLD = const(32)  # records a race window can hold (6 players' presses, gestures
 POWER_LOSS = "power loss"
 
 
-def __getattr__(name):  # start_game, wall_iso (maus.log.start), recover, recover_one (maus.log.repair)
-    if name.startswith("recover"):
-        import maus.log.repair
-
-        return getattr(maus.log.repair, name)
-    import maus.log.start
-
-    return getattr(maus.log.start, name)
-
-
 def crc_hex(body):
     return b"%08x" % (binascii.crc32(body) & 0xFFFFFFFF)
 

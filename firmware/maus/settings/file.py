@@ -7,7 +7,6 @@ import json
 import os
 
 from maus import write_atomic
-from maus.settings.values import BAK, FILE
 
 # key: (default, lo, hi) for ints, (default,) for bools, (default, (choices,)) for strings.
 # Game helpers: add your keys here (one dict, one place).
@@ -171,12 +170,10 @@ def reset(st):
     update(st, defaults())
 
 
-def remove_all(root=""):
-    # Factory reset: drop both files.
-    if root and not root.endswith("/"):
-        root += "/"
-    for n in (FILE, BAK, FILE + ".tmp", BAK + ".tmp"):
+def remove_all(st):
+    # Factory reset: drop both files (and a write's leftovers) of the Settings st.
+    for p in (st.path, st.bak, st.path + ".tmp", st.bak + ".tmp"):
         try:
-            os.remove(root + n)
+            os.remove(p)
         except OSError:
             pass

@@ -1,6 +1,6 @@
 # Unit settings: what a running unit reads (Settings.get) stays in RAM; the schema, its checks and the
 # file handling (maus.settings.file) are loaded only to load, change or reset the settings, and let go again
-# (docs/build.md section 7). SCHEMA, defaults, check, parse, dump, remove_all, FILE, BAK are maus.settings.file's,
+# (docs/build.md section 7). SCHEMA, defaults, check, parse, dump and remove_all are maus.settings.file's,
 # reachable here too (loading it) for the host and the tests.
 from maus import moment
 

@@ -20,7 +20,7 @@ from mpremote.transport_serial import SerialTransport  # type: ignore[import-unt
 from mausbox.cli import EXIT_PROBLEM, UserError
 from mausbox.paths import FIRMWARE_PKG
 
-CEXEC = FIRMWARE_PKG / "cexec.py"
+CEXEC = FIRMWARE_PKG / "host" / "cexec.py"
 REFUSED = "MBX-DAMAGED"  # maus.host.cexec.MBX_DAMAGED
 TRIES = 4
 

@@ -515,7 +515,7 @@ class UnitLink:
         repl = self._raw_repl()
         repl.enter_raw()
         for _ in range(TRIES):
-            repl.start_exec("import maus.host.service\nmaus.hostsvc.serve()\n")
+            repl.start_exec("import maus.host.repl\nmaus.host.repl.serve()\n")
             self.served = True
             # serve() is up once the first request is answered; an old firmware without it ends the exec now.
             head = repl.peek_exec_end(0.5)

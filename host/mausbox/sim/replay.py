@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 from maus import unit as fw_unit
-from maus.log import read as logread
+from maus.log import check as logcheck
 from maus.settings import values as fw_settings
 from maus.unit.begin import load_game
 
@@ -63,7 +63,7 @@ def _game_key(game: str) -> str:
 
 def check_log(data: bytes):
     """(logread.Checker, lines): lines[n - 1] is line n as text."""
-    rep = logread.read(data)
+    rep = logcheck.read(data)
     lines = data.decode("utf-8", "replace").split("\n")
     return rep, lines
 
@@ -490,7 +490,7 @@ def _records(path: Path | None) -> tuple[list[dict], list[str]]:
     if path is None:
         return [], []
     data = path.read_bytes()
-    rep = logread.read(data)
+    rep = logcheck.read(data)
     return rep.records, data.decode("utf-8", "replace").split("\n")
 
 
