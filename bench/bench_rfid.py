@@ -38,7 +38,7 @@ from mausbox.paths import micropython_binary  # noqa: E402
 install()
 
 from maus.cards import reader as rfid  # noqa: E402
-from maus.drivers import ndef  # noqa: E402
+from maus.drivers import ndef_write  # noqa: E402
 from maus.drivers.mfrc522 import MFRC522  # noqa: E402
 from maus.sim.mfrc522_emu import MFRC522Emu, Pin  # noqa: E402
 
@@ -54,7 +54,7 @@ def frame_fc(bits: int) -> int:
 
 
 def rf_lower_bound_us(ident: str) -> float:
-    tlv = len(ndef.tlv(ndef.text_record("mausbox:" + ident)))
+    tlv = len(ndef_write.tlv(ndef_write.text_record("mausbox:" + ident)))
     reads = -(-tlv // 16)
     fdt = 1172
     fc = frame_fc(7) + fdt + frame_fc(16)  # WUPA, ATQA

@@ -4,7 +4,7 @@ from rfidkit import reader, uid  # first: the emulator is the biggest compile (9
 # isort: split
 from maus.cards import reader as rfid
 from maus.cards import writer as cw
-from maus.drivers import ndef
+from maus.drivers import ndef_write
 from maus.sim import mfrc522_emu as emu_mod
 from maus.sim.mfrc522_emu import NTAG, MifareClassic1K
 
@@ -22,7 +22,7 @@ def test_write_blank_then_read():
     emu.add_tag(tag)
     res = cw.write_identity(r, "mg/mouse/7")
     assert res == (cw.W_OK, "04112233445566", None)
-    data = ndef.tlv(ndef.text_record("mausbox:mg/mouse/07"))
+    data = ndef_write.tlv(ndef_write.text_record("mausbox:mg/mouse/07"))
     assert tag.mem[16:16 + len(data)] == data
     p = rfid.Presence(r)
     assert p.poll(0) == [("tap", "mg/mouse/07", "04112233445566")]

@@ -1,7 +1,7 @@
 # Writing identities to blank NTAG stickers (guided from the host CLI): capability container check,
 # NDEF text record from page 4, read-back verify; a tag holding other data is left alone unless forced.
 from maus.cards import ident as cards
-from maus.drivers import mfrc522, ndef
+from maus.drivers import mfrc522, ndef, ndef_write
 from maus.drivers.ndef import read_area
 from maus.drivers.tagwrite import write
 from micropython import const
@@ -118,7 +118,7 @@ def write_identity(reader, ident, force=False):
     c = cards.normalise(ident)
     if c is None:
         return (W_BAD_ID, None, None)
-    data = ndef.tlv(ndef.text_record(cards.PREFIX + c))
+    data = ndef_write.tlv(ndef_write.text_record(cards.PREFIX + c))
     data += bytes((-len(data)) % 4)  # whole pages
     w = _Writer(reader, data, c, force)
     reader.scan(w.count_card)

@@ -3,6 +3,8 @@
 # reader side (REQA/WUPA, ANTICOLLISION for 4-, 7- and 10-byte UIDs, SELECT, HLTA), the anticollision
 # loop that finds every tag on the pad (scan), and the NTAG21x READ. The tag type (GET_VERSION) is
 # tagtype.identify's, WRITE the card writer's (tagwrite.write).
+# Over 600 lines on purpose: split into modules, the parts would still be in RAM together, each paying a
+# module's fixed heap cost (docs/architecture.md).
 #
 # Built for polling from a main loop: registers are const(), buffers are made once, the wait for
 # an answer ends on the chip's own timer (an empty poll is about 1 ms), the CRC_A of a frame sent

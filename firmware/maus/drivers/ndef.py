@@ -24,12 +24,6 @@ _NAK = const(4)
 _CC_MAGIC = const(0xE1)  # capability container: NDEF present
 
 
-def __getattr__(name):  # tlv, text_record: the card writer's (and the simulator's), not loaded to read a card
-    import maus.drivers.ndef_write
-
-    return getattr(maus.drivers.ndef_write, name)
-
-
 def find_message(buf, n=-1, start=0):
     """Locate the first NDEF message TLV in buf[start:n].
 

@@ -13,6 +13,10 @@
 # (the ESP32 port polls its UART / USB ring buffer, extmod/modselect.c + ports/esp32/mphalport.c).
 # Buffers are made once; a log is streamed a chunk per frame, a listing an entry batch per frame, so
 # neither needs memory that grows with the file or the number of logs.
+#
+# Over 600 lines on purpose: this is what a host reaches while a game runs, and it is in RAM as one module;
+# the rarer operations are maus.host.ops (loaded per request), the REPL's service maus.host.repl. Split
+# further, each piece would cost a module's fixed heap at a game's moments (docs/architecture.md).
 import binascii
 import hashlib
 import json

@@ -4,6 +4,8 @@
 # soft-IRQ queue of maus.sim.world, the RFID reader is the register-level MFRC522 emulator on the SPI bus, the
 # OLED an SSD1306 controller on the I2C bus, the piezo an ADC fed with generated waveforms. Only the register
 # loops (viper code reading ESP32 addresses: hw.levels, hw.scan) get the world's stand-in.
+# Over 600 lines on purpose: the one adapter between the board's layer and the emulated world (pins, buses,
+# console, flash, clocks, watchdog); never deployed to a board.
 #
 # This module is the world's side: the clock (virtual, or real time for interactive play), inputs from a
 # scenario file (virtual time; MAUSBOX_SIM_SCENARIO) or a control FIFO (real time; MAUSBOX_SIM_CTL), peripheral

@@ -1,4 +1,6 @@
 # Register-level MFRC522 emulator behind a fake SPI bus, with ISO 14443-A tag models.
+# Over 600 lines on purpose: the chip's registers, FIFO, timer and commands are one state machine, laid out
+# as the datasheet's sections; never deployed to a board.
 #
 # The bus object has the machine.SPI methods the driver uses (write, write_readinto, readinto).
 # SPI framing as in datasheet 8.1.2: address byte (reg << 1) & 0x7E, bit 7 set for a read; a read

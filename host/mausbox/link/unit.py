@@ -1,5 +1,8 @@
 """UnitLink: the host's one link to a unit, over any serial port (a board's USB bridge or a virtual unit's pty).
 
+Over 600 lines on purpose: UnitLink is one state machine (a session, its requests and waits, recovery at the
+REPL, the line's speed), and its parts share that state; the frames, bounds and raw REPL are modules of their own.
+
 Every command talks to the unit's host service (firmware/maus/host/service.py) through it: requests and responses
 in the frames of `frame.py`, while the unit keeps playing. Only when the unit shows its REPL (no app runs:
 safe mode, a stopped app) does the link start the same service from the raw REPL (`recover`), and only

@@ -1,6 +1,9 @@
 """`mausbox sim --replay LOG`: play a pulled game log's physical events again on the virtual unit and
 check that every verdict comes out the same (settling a dispute after a real game). See docs/replay.md.
 
+Over 600 lines on purpose: turning a log of any of the three games into a scenario and comparing every
+verdict is one job; each game's part is a function of its own.
+
 The log is turned into a scenario: the game card, the variant, the same players joining (young ones
 holding their button), the double press that starts, then every button press at its reveal time plus
 its logged offset, every card tap, every alarm as a hard knock, and the gestures (click, double, long)

@@ -3,6 +3,8 @@
 # The CPython bridge speaks the REPL protocol on the pty; this process boots like a board
 # (boot.py, then main.py in friendly mode) and runs the code blocks the bridge sends, as
 # shared/runtime/pyexec.c's parse_compile_execute does on an ESP32.
+# Over 600 lines on purpose: it runs as one file under the MicroPython unix port, in a process of its own,
+# before any package is on that interpreter's path.
 #
 # argv: replserver.py ROOT MODE CTL_FD CMD_FD PING_FD SHIM_DIR [DIR ...]   MODE: "f" friendly, "r" raw.
 # Each DIR is mounted read-only at /.simN and put on sys.path (simulated hardware modules).
