@@ -2,7 +2,7 @@
 # "First power-up"). Each part gets a pass/fail, and a failure a hint naming its pins from the board file.
 # It ends with a one-screen summary, saved as bringup.json (pulled with the logs, shown by `mausbox doctor
 # --hardware`). From the menu ("Bring-up check") or the host (`mausbox doctor --hardware`); loaded for its
-# moment only (maus.call_unloaded) and let go again.
+# moment only (maus.moment) and let go again.
 #
 # The parts, in order: each player's button (a press on another player's pin names the swap), each LED in
 # its colour and the buzzer (shown: the person looks and listens), any card (UID and type), a knock on the

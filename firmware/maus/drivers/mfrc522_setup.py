@@ -1,6 +1,6 @@
 # The MFRC522 driver's cold part (maus.drivers.mfrc522): making the reader object (every buffer the driver
 # uses, once), the receiver gain and the antenna switch. Loaded for that and let go again
-# (maus.call_unloaded), never per poll. Setting the chip up again stays in the driver: a poll does it
+# (maus.moment), never per poll. Setting the chip up again stays in the driver: a poll does it
 # without allocating when the chip reset itself.
 from micropython import const
 

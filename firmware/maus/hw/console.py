@@ -1,4 +1,4 @@
-# The console's rate (docs/protocol.md, `baud`): loaded for a switch and let go again (maus.call_unloaded), so
+# The console's rate (docs/protocol.md, `baud`): loaded for a switch and let go again (maus.moment), so
 # neither a game nor the board's hardware layer (maus.hw.esp32, which a game holds) carries this code.
 #
 # On an ESP32 the console is UART0, the REPL's. MicroPython v1.28.0, ports/esp32/machine_uart.c: machine.UART(0)

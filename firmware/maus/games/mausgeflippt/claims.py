@@ -1,7 +1,7 @@
 # Mausgeflippt: the rules of a claim with one clothing item, the part after a race is decided: worn or
 # not, a protected mouse, a claim window that runs out with nothing played, a claim passed on.
 # "Mausgeflippt!" with a whole collection is mausgeflippt.collection's. Each loaded for its moment (a card
-# played, a claim's timer: maus.call_unloaded from maus.games.mausgeflippt.rules) and let go again, so none of
+# played, a claim's timer: maus.moment from maus.games.mausgeflippt.rules) and let go again, so none of
 # it stays in RAM between claims. g is the game (mausgeflippt.Mausgeflippt: what a verdict does is its own).
 
 

@@ -1,5 +1,5 @@
 # Mausgeflippt: "Mausgeflippt!", a claim with a whole collection: the call (a double press of the
-# claimant), each card of the hand tapped, the collection judged. Loaded for its moment (maus.call_unloaded
+# claimant), each card of the hand tapped, the collection judged. Loaded for its moment (maus.moment
 # from maus.games.mausgeflippt.rules) and let go again. A collection's window that runs out with no card tapped is
 # a claim with nothing played (mausgeflippt.claims.no_claim). g is the game (mausgeflippt.Mausgeflippt).
 from micropython import const

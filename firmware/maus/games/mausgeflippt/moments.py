@@ -1,5 +1,5 @@
 # Mausgeflippt: what the game does at moments only, loaded for that moment and let go again
-# (maus.call_unloaded from maus.games.mausgeflippt.rules), so none of it stays in RAM while a game is played: the
+# (maus.moment from maus.games.mausgeflippt.rules), so none of it stays in RAM while a game is played: the
 # end, the winners, the summary for the log, the status screen of a long press (from the table's state,
 # maus.games.mausgeflippt.cards.TableState: `s`), a late press that ties with the winner.
 from micropython import const

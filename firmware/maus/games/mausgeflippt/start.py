@@ -1,5 +1,5 @@
 # Mausgeflippt: the game's state made at its start, loaded for that and let go again
-# (maus.call_unloaded from mausgeflippt.Mausgeflippt.__init__): the settings it plays with, the arbiter,
+# (maus.moment from mausgeflippt.Mausgeflippt.__init__): the settings it plays with, the arbiter,
 # the table (maus.games.mausgeflippt.cards.TableState) and what a reveal and a claim keep.
 from maus.capture.arbiter import Arbiter
 from maus.games.mausgeflippt.cards import TableState, load

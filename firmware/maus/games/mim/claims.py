@@ -1,5 +1,5 @@
 # M is for Mouse, variants B and C (maus.games.mim.race): what they do at moments only, loaded for that
-# moment and let go again (maus.call_unloaded), so none of it stays in RAM while a game is played: a press
+# moment and let go again (maus.moment), so none of it stays in RAM while a game is played: a press
 # while a claim is checked, B's cards (the leader's reveals) and good claims, C's rounds (begun, ended).
 # Each moment is an event (a card read, a press, a timer), never a main-loop pass. A's moments are
 # mim.rounds', the end's mim.moments'.

@@ -1,5 +1,5 @@
 # M is for Mouse: what the variants do at moments only, loaded for that moment and let go again
-# (maus.call_unloaded), so none of it stays in RAM while a game is played: the game's end and winners, the
+# (maus.moment), so none of it stays in RAM while a game is played: the game's end and winners, the
 # summary for the log, the status screen of a long press, B and C's hints (A's rounds:
 # mim.rounds, B and C's claims: mim.claims).
 from maus.games.mim.rules import LETTERS

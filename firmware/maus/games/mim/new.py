@@ -1,4 +1,4 @@
-# M is for Mouse: the making of a game, loaded for that moment and let go again (maus.call_unloaded from
+# M is for Mouse: the making of a game, loaded for that moment and let go again (maus.moment from
 # maus.games.mim.rules.MIsForMouse): its catalog and its variant's engine, with the engine's state set up here
 # rather than in __init__ methods that would stay in RAM for the whole game. Each class names the state
 # made here (bare annotations: the compiler keeps nothing of them).

@@ -1,5 +1,5 @@
 # M is for Mouse, variant A (maus.games.mim.turns): its rounds and verdicts, loaded for their moments and
-# let go again (maus.call_unloaded), so none of it stays in RAM while a game is played: a round begun, its
+# let go again (maus.moment), so none of it stays in RAM while a game is played: a round begun, its
 # middle cards, a pass, a round won, the verdict on two cards. Each moment is an event (a card read, a
 # gesture, a timer), never a main-loop pass. B and C's moments are mim.claims', the end's mim.moments'.
 from maus.games.mim.rules import LETTERS, ascii

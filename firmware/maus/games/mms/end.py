@@ -1,5 +1,5 @@
 # Mucks Mäuschen Still: what the game (maus.games.mms.rules.Mms) tells at moments only: the summary for the log,
-# the status screen of a long press. Loaded for that moment and let go again (maus.call_unloaded from
+# the status screen of a long press. Loaded for that moment and let go again (maus.moment from
 # maus.games.mms.rules), so none of it stays in RAM while a game is played.
 
 
