@@ -64,18 +64,24 @@ def start():
 def _boot():
     # maus.unit.main() to its main loop, and Unit.run()'s first lines
     global unit
-    from maus import call_unloaded
+    from maus import moment
     from maus.unit import WDT_MS
 
     hw.wdt_start(WDT_MS)
-    board_problems, recovered = call_unloaded("maus.unit.boot", "prepare", hw)
+    with moment():
+        import maus.unit.boot
+
+        board_problems, recovered = maus.unit.boot.prepare(hw)
     hw.wdt_feed()
     from maus.unit.core import Unit
 
     unit = Unit(hw, recovered=recovered)
     hw.wdt_feed()
     unit.status["problems"] = list(hw.problems) + board_problems
-    call_unloaded("maus.unit.boot", "selftest", unit)
+    with moment():
+        import maus.unit.boot
+
+        maus.unit.boot.selftest(unit)
     print("MAUSBOX READY", unit.status["version"])
     hw.wdt_feed()
     # No host link: the page has no USB console (its logs go out by download).
