@@ -8,6 +8,28 @@ from maus.sim.wiring import ADC_READ_US, I2C_BITS, I2C_CALL_US, SPI_CALL_US
 
 _w = None  # the wiring (maus.sim.wiring.Wiring)
 
+
+class _Unwired:
+    """The virtual unit before its app's hardware layer attaches a wiring (the REPL after a soft reset, where boot.py
+    loaded maus.hw.sim but main.py did not run): the parts act on maus.sim.vuparts' live wiring of the board file,
+    made at the first use, as a board's machine works from the first prompt. The watchdog stays the app's
+    (maus.hw.sim's model, which boot.py starts when machine.WDT has no wiring)."""
+
+    def __getattr__(self, name):
+        if name[:4] == "wdt_":
+            raise AttributeError(name)
+        from maus.sim import vuparts
+
+        return getattr(vuparts.attach_default(), name)
+
+
+try:
+    import _vunit  # noqa: F401  # type: ignore[import-not-found]  # the virtual unit (host/mausbox/sim/replserver.py)
+
+    _w = _Unwired()
+except ImportError:
+    pass
+
 PWRON_RESET = const(1)  # ports/esp32/modmachine.c: reset_cause() values
 HARD_RESET = const(2)
 WDT_RESET = const(3)
@@ -492,7 +514,7 @@ def unique_id():
 
 
 def idle():
-    if _w is None:
+    if _w is None or type(_w) is _Unwired:
         import time
 
         time.sleep_ms(1)

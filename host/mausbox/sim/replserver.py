@@ -166,6 +166,9 @@ def _mount():
     os.mount(os.VfsPosix(_root), "/")
     # Read-only: code on the unit (mpremote's `fs rm -r :/`, say) must not delete the host's sources.
     os.mount(os.VfsPosix(_shim), "/.vu", readonly=True)
+    parts = os.getenv("MAUSBOX_SIM_PARTS")  # the emulated machine's modules (unitproc.parts_dir): _load_parts
+    if parts:
+        os.mount(os.VfsPosix(parts), _PARTS_AT, readonly=True)
     path = ["", ".frozen", "/lib"]
     for i, p in enumerate(sys.argv[7:]):
         os.mount(os.VfsPosix(p), "/.sim%d" % i, readonly=True)
@@ -174,6 +177,7 @@ def _mount():
     os.chdir("/")
 
 
+_PARTS_AT = "/.simparts"  # hidden as the other /.simN mounts: vfs.mount() does not list it, umount refuses it
 _mount()
 
 
@@ -476,7 +480,10 @@ _vunit_getenv, _vunit_die, _vunit_host_ms = _host_links(os.getenv, os.system, ti
 
 
 def _frame_of_bridge(line):
-    return line.startswith('  File "%s/' % _shim) or line.startswith('  File "/.vu/')  # replserver, vumachine, ...
+    # replserver, vumachine, ...; and the emulated machine's modules, which on a board are C (no frames): from the
+    # bridge's folder (compiled: named by module) or the app's copy of them
+    return (line.startswith('  File "%s/' % _shim) or line.startswith('  File "/.vu/')
+            or line.startswith('  File "maus.sim.') or line.startswith('  File "%s/' % _PARTS_AT))
 
 
 def _print_board_exception(exc, f):
@@ -815,6 +822,8 @@ def _import(name, *args):
         sys.modules["machine"] = _machine  # the board's, also after a `del sys.modules[...]`
     if name in _HIDDEN:
         raise ImportError("no module named '%s'" % name)
+    if name in ("esp32", "neopixel") and name not in sys.modules:
+        _load_parts(name)  # the image's modules: there from power-on, as machine's parts
     board = _board_import(name)
     if board is not None:
         return board
@@ -829,6 +838,71 @@ def _import(name, *args):
 
 
 _host_ticks_ms = time.ticks_ms  # the unix port's time: the host's monotonic clock
+_parts = {}  # "machine", "uart", "esp32", "neopixel" -> the module loaded for it; "own" -> see _load_parts
+_parts_mods = {}  # the bridge's own maus.* modules (kept out of sys.modules between loads)
+
+
+def _load_parts(what="machine"):
+    # machine's emulated parts (Pin, SPI, I2C, ...; UART(1) and UART(2)), esp32 and neopixel, at the first use of one:
+    # a board's are there from power-on whatever main.py does, also in the raw REPL after a soft reset (mpremote,
+    # run-tests.py), where main.py does not run. firmware/maus/sim/vuparts.py wires them to a live world of the board
+    # file. Where the app's hardware layer has loaded its own (maus.hw.sim: boot.py's watchdog keeper loads it), they
+    # are already in machine (and esp32, neopixel in sys.modules) and only UART comes from here, the app's copy of it;
+    # else the modules come from the bridge's folder (_PARTS_AT), imported in a sys.modules of their own, so that the
+    # app's `maus` package on the unit's flash stays the app's. Each part is loaded when first used: they are Python
+    # here (about 34 KB of heap with machine's parts, 6 KB more with UART), where a board's are C.
+    got = _parts.get(what)
+    if got is not None:
+        return got
+    if what == "neopixel":
+        _load_parts()
+    mods = sys.modules
+    own = _parts.get("own")
+    if own is None:
+        own = _parts["own"] = "maus.sim.machine" not in mods
+    saved = {}
+    path = _sys.path[:]
+    if own:
+        for k in list(mods):
+            if k == "maus" or k[:5] == "maus.":
+                saved[k] = mods.pop(k)
+        mods.update(_parts_mods)
+        _sys.path[:] = [_PARTS_AT]
+    try:
+        from maus.sim import vuparts
+
+        d = _machine.__dict__
+        if what == "uart":
+            from maus.sim import vuart
+
+            if vuart.console is None:
+                vuart.console = d["UART"]  # UART(0): the console's line (vumachine.py)
+            d["UART"] = vuart.UART
+            got = vuart
+        elif what == "esp32":
+            from maus.sim import esp32 as got
+
+            got.attach(vuparts.wiring())
+            mods["esp32"] = got
+        elif what == "neopixel":
+            from maus.sim import neopixel as got  # its `from machine import bitstream`: loaded above
+
+            mods["neopixel"] = got
+        else:
+            vuparts.wiring()
+            for k in vuparts.MACHINE:
+                d[k] = getattr(vuparts._machine, k)
+            got = vuparts
+    finally:
+        if own:
+            for k in list(mods):
+                if k == "maus" or k[:5] == "maus.":
+                    _parts_mods[k] = mods.pop(k)
+            mods.update(saved)
+            _sys.path[:] = path
+    _parts[what] = got
+    return got
+
 
 _main_mod = _module("__main__")
 _g = _main_mod.__dict__  # the REPL's globals: boot.py, main.py and every command share them
@@ -846,7 +920,7 @@ import vumachine  # noqa: E402
 
 sys.path.pop()
 _machine = _module("machine")
-_machine.__dict__.update(vumachine.exports(_status, _real_machine, _vunit_getenv))
+_machine.__dict__.update(vumachine.exports(_status, _real_machine, _vunit_getenv, lambda what: _load_parts(what)))
 vumachine._fs = vumachine.vutime._fs = _board["_vunit"]  # the RTC's files, hidden from the unit's own os
 del vumachine
 sys.modules.pop("vumachine", None)
