@@ -22,9 +22,14 @@ class _Unwired:
 
         return getattr(vuparts.attach_default(), name)
 
+    def __setattr__(self, name, v):  # machine.freq(hz)
+        from maus.sim import vuparts
+
+        setattr(vuparts.attach_default(), name, v)
+
 
 try:
-    import _vunit  # noqa: F401  # type: ignore[import-not-found]  # the virtual unit (host/mausbox/sim/replserver.py)
+    import _vunit  # type: ignore[import-not-found]  # noqa: F401  # the virtual unit (host/mausbox/sim/replserver.py)
 
     _w = _Unwired()
 except ImportError:

@@ -6,7 +6,11 @@ from micropython import const
 from maus.sim import machine as _machine
 from maus.sim.vuparts import clock, wiring
 
-console = None  # vumachine's UART(0, rate): the console's line (set by the bridge)
+TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if TYPE_CHECKING:
+    from typing import Any  # noqa: F401 - for the type comments
+
+console = None  # type: Any  # vumachine's UART(0, rate): the console's line (set by the bridge)
 
 # --- UART(1) and UART(2) -------------------------------------------------------------------------------------
 # ports/esp32/machine_uart.c (v1.28.0): one object per UART (MP_STATE_PORT(machine_uart_objs)), its defaults on a fresh
@@ -20,7 +24,7 @@ console = None  # vumachine's UART(0, rate): the console's line (set by the brid
 _UART_NUM = const(3)  # SOC_UART_NUM on the ESP32
 _FIFO = const(128)  # SOC_UART_FIFO_LEN
 _APB_HZ = const(80000000)  # UART_SCLK_DEFAULT on the ESP32: the APB clock
-_uarts = [None] * _UART_NUM
+_uarts = [None] * _UART_NUM  # type: list[Any]
 
 
 def _real_baud(baud):
@@ -51,6 +55,8 @@ class UART:
     IRQ_RX = const(1)  # 1 << UART_DATA
     IRQ_RXIDLE = const(0x1000)
     IRQ_BREAK = const(2)  # 1 << UART_BREAK
+    _id = 0
+    _on = False
 
     def __new__(cls, id, *args, **kw):
         if type(id) is not int or not 0 <= id < _UART_NUM:

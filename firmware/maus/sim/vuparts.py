@@ -159,7 +159,7 @@ def _uid():
     import binascii
 
     try:
-        import _vunit
+        import _vunit  # type: ignore[import-not-found]
 
         return binascii.unhexlify(_vunit.getenv("MAUSBOX_UNIT_ID") or "5e1d00000001")
     except (ImportError, ValueError):
@@ -170,7 +170,7 @@ def _bite(late_us):
     # the task watchdog's reset: the ROM's line, then a hard reset (the bridge starts a new interpreter)
     print("E task_wdt: Task watchdog got triggered: the unit resets (not fed for %d ms)" % (late_us // 1000))
     try:
-        import _vunit
+        import _vunit  # type: ignore[import-not-found]
 
         _vunit.die()
     except ImportError:
@@ -191,7 +191,7 @@ def attach_default():
     if _live is None:
         world = clock()
         w = _LiveWires(_board(), world, None, 0, _uid())
-        w.wdt.bite = _bite
+        w.wdt.bite = _bite  # type: ignore[attr-defined]
         world.wiring = w
         _live = w
         _machine.attach(w)
