@@ -595,7 +595,8 @@ def _board_modules():
         sys.modules[k] = _board[k]
 
 
-_SIM_FILES = (".sim", ".wdt", ".rtcmem", "clock.json", "clock.json.tmp")  # the simulator's state, not the unit's
+# the simulator's state, not the unit's, and the folder of machine's emulated parts (_PARTS_AT)
+_SIM_FILES = (".sim", ".wdt", ".rtcmem", "clock.json", "clock.json.tmp", ".simparts")
 
 
 def _top_names(path):
@@ -838,69 +839,22 @@ def _import(name, *args):
 
 
 _host_ticks_ms = time.ticks_ms  # the unix port's time: the host's monotonic clock
-_parts = {}  # "machine", "uart", "esp32", "neopixel" -> the module loaded for it; "own" -> see _load_parts
-_parts_mods = {}  # the bridge's own maus.* modules (kept out of sys.modules between loads)
+_parts = {}  # "machine", "uart", "esp32", "neopixel" -> the module loaded for it (vuload.py)
 
 
 def _load_parts(what="machine"):
-    # machine's emulated parts (Pin, SPI, I2C, ...; UART(1) and UART(2)), esp32 and neopixel, at the first use of one:
-    # a board's are there from power-on whatever main.py does, also in the raw REPL after a soft reset (mpremote,
-    # run-tests.py), where main.py does not run. firmware/maus/sim/vuparts.py wires them to a live world of the board
-    # file. Where the app's hardware layer has loaded its own (maus.hw.sim: boot.py's watchdog keeper loads it), they
-    # are already in machine (and esp32, neopixel in sys.modules) and only UART comes from here, the app's copy of it;
-    # else the modules come from the bridge's folder (_PARTS_AT), imported in a sys.modules of their own, so that the
-    # app's `maus` package on the unit's flash stays the app's. Each part is loaded when first used: they are Python
-    # here (about 34 KB of heap with machine's parts, 6 KB more with UART), where a board's are C.
+    # machine's emulated parts, esp32 and neopixel at the first use of one: vuload.py (in the parts' folder, loaded
+    # only then: the REPL server's heap share stays without its code)
     got = _parts.get(what)
-    if got is not None:
-        return got
-    if what == "neopixel":
-        _load_parts()
-    mods = sys.modules
-    own = _parts.get("own")
-    if own is None:
-        own = _parts["own"] = "maus.sim.machine" not in mods
-    saved = {}
-    path = _sys.path[:]
-    if own:
-        for k in list(mods):
-            if k == "maus" or k[:5] == "maus.":
-                saved[k] = mods.pop(k)
-        mods.update(_parts_mods)
+    if got is None:
+        path = _sys.path[:]
         _sys.path[:] = [_PARTS_AT]
-    try:
-        from maus.sim import vuparts
-
-        d = _machine.__dict__
-        if what == "uart":
-            from maus.sim import vuart
-
-            if vuart.console is None:
-                vuart.console = d["UART"]  # UART(0): the console's line (vumachine.py)
-            d["UART"] = vuart.UART
-            got = vuart
-        elif what == "esp32":
-            from maus.sim import esp32 as got
-
-            got.attach(vuparts.wiring())
-            mods["esp32"] = got
-        elif what == "neopixel":
-            from maus.sim import neopixel as got  # its `from machine import bitstream`: loaded above
-
-            mods["neopixel"] = got
-        else:
-            vuparts.wiring()
-            for k in vuparts.MACHINE:
-                d[k] = getattr(vuparts._machine, k)
-            got = vuparts
-    finally:
-        if own:
-            for k in list(mods):
-                if k == "maus" or k[:5] == "maus.":
-                    _parts_mods[k] = mods.pop(k)
-            mods.update(saved)
+        try:
+            import vuload
+        finally:
             _sys.path[:] = path
-    _parts[what] = got
+        sys.modules.pop("vuload", None)
+        got = vuload.load(what, _parts, _machine.__dict__, _sys.path, _PARTS_AT)
     return got
 
 

@@ -69,18 +69,18 @@ def UART(id, baudrate=0, **kw):
     raise OSError(1)
 
 
-# machine's names that come from the emulated parts (firmware/maus/sim/vuparts.py MACHINE), loaded at the first use
-_PARTS = ("Pin", "Signal", "SPI", "SoftSPI", "I2C", "SoftI2C", "ADC", "PWM", "WDT", "Timer", "mem8", "mem16", "mem32",
-          "freq", "idle", "lightsleep", "disable_irq", "enable_irq", "time_pulse_us", "bitstream")
 _load = None  # replserver's _load_parts("machine" / "uart"): -> maus.sim.vuparts / vuart, put into machine
 
 
 def _part(name):
     # machine.Pin and the other parts (machine's __getattr__): there from power-on as on a board, loaded when first
     # asked for, so the app's heap pays for them only if code uses them (the app's hardware layer puts its own into
-    # machine before that)
-    if name in _PARTS:
-        return getattr(_load("machine")._machine, name)
+    # machine before that). Any name the module lacks loads them (a list of the parts' names here would intern its
+    # names in the REPL server's heap share)
+    if name[:1] != "_":
+        m = _load("machine")._machine
+        if name in m.__dict__ and name in _load("machine").MACHINE:
+            return getattr(m, name)
     raise AttributeError("module 'machine' has no attribute '%s'" % name)
 
 
