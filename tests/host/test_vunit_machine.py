@@ -115,3 +115,38 @@ def test_uart1_writes_at_its_baud_rate_and_loops_back(bare):
         assert "does not exist" in t.exec_raw("from machine import UART\nUART(3)")[1].decode()
     finally:
         t.close()
+
+
+LFS = """
+import os, time, vfs
+class RAM:
+    def __init__(self, n):
+        self.data = bytearray(n * 512)
+    def readblocks(self, b, buf, off):
+        a = b * 512 + off
+        buf[:] = self.data[a:a + len(buf)]
+    def writeblocks(self, b, buf, off):
+        a = b * 512 + off
+        self.data[a:a + len(buf)] = buf
+    def ioctl(self, op, arg):
+        return {4: len(self.data) // 512, 5: 512, 6: 0}.get(op)
+bdev = RAM(30)
+vfs.VfsLfs2.mkfs(bdev)
+fs = vfs.VfsLfs2(bdev, mtime=True)
+now = time.time()
+fs.open("f", "w").close()
+vfs.mount(fs, "/ram")
+print(now <= fs.stat("f")[8] <= now + 1, os.stat("/ram/f")[8] == fs.stat("f")[8], isinstance(fs, os.VfsLfs2))
+vfs.umount("/ram")
+"""
+
+
+def test_littlefs_stamps_files_with_the_units_clock(bare):
+    # ports/esp32: mtimes are the RTC's, since 2000, as time.time() (extmod/vfs_lfs_mtime.py); the unix port's littlefs
+    # stamps the host's since 1970
+    t = soft_reset_session(bare)
+    try:
+        assert run(t, "import machine\nmachine.RTC().datetime((2031, 5, 6, 0, 7, 8, 9, 0))") == ""
+        assert run(t, LFS) == "True True True\n"
+    finally:
+        t.close()

@@ -558,9 +558,24 @@ def _board_modules():
     d["mount"], d["umount"] = mount, umount
     m = _module("vfs")
     for k in _VFS_KEEP:
-        if hasattr(real_vfs, k):
+        if hasattr(real_vfs, k) and k != "VfsLfs2":
             m.__dict__[k] = getattr(real_vfs, k)
     m.__dict__["mount"], m.__dict__["umount"] = mount, umount
+    lfs, d_vfs = getattr(real_vfs, "VfsLfs2", None), m.__dict__
+
+    def __getattr__(name):
+        # vfs.VfsLfs2 (and os.VfsLfs2: modos.c keeps the filesystem types in os too) with stat's times on the unit's
+        # clock (vulfs.py), loaded at its first use. (Few new names here: each one interned counts in the REPL
+        # server's heap share, and one past a qstr pool's end takes a new pool.)
+        if name == "VfsLfs2" and lfs is not None:
+            if name not in d_vfs:
+                d_vfs[name] = _from_parts("vulfs").make(lfs, time.time_ns)
+            return d_vfs[name]
+        raise AttributeError(name)
+
+    d_vfs["__getattr__"] = __getattr__
+    if d.pop("VfsLfs2", None) is not None:
+        d["__getattr__"] = __getattr__
     _board["vfs"] = m
     m = _module("io")
     for k in dir(io):
@@ -659,9 +674,25 @@ def _user_mounts(raw_os, raw_open):
 
         return call
 
-    for k in ("stat", "statvfs", "remove", "unlink", "rmdir", "mkdir", "ilistdir", "listdir"):
+    def mounts_at_top(f, raw):
+        # the flash unmounted, "/" lists the mount points (extmod/vfs.c): not the bridge's own (/.simparts, /.simN)
+        def call(*a, **kw):
+            path = a[0] if a else ""
+            if not _theirs(path):
+                return f(*a, **kw)
+            got = raw(*a, **kw)
+            if _top_names(path):
+                return got
+            return [e for e in got if not (e[0] if isinstance(e, tuple) else e)[:4] in (".sim", b".sim")]
+
+        return call
+
+    for k in ("stat", "statvfs", "remove", "unlink", "rmdir", "mkdir"):
         if k in d:
             d[k] = direct(d[k], getattr(raw_os, k))
+    for k in ("ilistdir", "listdir"):
+        if k in d:
+            d[k] = mounts_at_top(d[k], getattr(raw_os, k))
     ren, rren, cd, rcd = d["rename"], raw_os.rename, d["chdir"], raw_os.chdir
 
     def rename(a, b):
@@ -847,15 +878,20 @@ def _load_parts(what="machine"):
     # only then: the REPL server's heap share stays without its code)
     got = _parts.get(what)
     if got is None:
-        path = _sys.path[:]
-        _sys.path[:] = [_PARTS_AT]
-        try:
-            import vuload
-        finally:
-            _sys.path[:] = path
-        sys.modules.pop("vuload", None)
-        got = vuload.load(what, _parts, _machine.__dict__, _sys.path, _PARTS_AT)
+        got = _from_parts("vuload").load(what, _parts, _machine.__dict__, _sys.path, _PARTS_AT)
     return got
+
+
+def _from_parts(name):
+    # a module of the parts' folder (vuload, vulfs), imported for the call at hand only
+    path = _sys.path[:]
+    _sys.path[:] = [_PARTS_AT]
+    try:
+        m = __import__(name)
+    finally:
+        _sys.path[:] = path
+    sys.modules.pop(name, None)
+    return m
 
 
 _main_mod = _module("__main__")

@@ -59,6 +59,7 @@ PARTS = ("__init__.py", "sim/__init__.py", "sim/vuparts.py", "sim/vuart.py", "si
          "sim/neopixel.py", "sim/wiring.py", "sim/world.py", "sim/piezo.py", "sim/mfrc522_emu.py", "sim/mfrc522_rf.py",
          "sim/rf_field.py", "sim/nfc_tags.py", "drivers/__init__.py", "drivers/mfrc522.py")
 VULOAD = REPLSERVER.with_name("vuload.py")
+VULFS = REPLSERVER.with_name("vulfs.py")  # the unit's vfs.VfsLfs2 (its mtimes on the unit's clock)
 
 
 def parts_dir() -> str:
@@ -75,7 +76,7 @@ def parts_dir() -> str:
             from mausbox.paths import FIRMWARE_PKG, cache_dir
             from mausbox.sim.run import sim_march
 
-            files = [(FIRMWARE_PKG / rel, Path("maus") / rel) for rel in PARTS] + [(VULOAD, Path("vuload.py"))]
+            files = [(FIRMWARE_PKG / rel, Path("maus") / rel) for rel in PARTS] + [(VULOAD, Path("vuload.py")), (VULFS, Path("vulfs.py"))]
             try:
                 cmd, march = repr(mpy_cross_cmd()), sim_march()
             except Exception:  # noqa: BLE001 - no compiler: the sources

@@ -81,7 +81,7 @@ def _part(name):
         m = _load("machine")._machine
         if name in m.__dict__ and name in _load("machine").MACHINE:
             return getattr(m, name)
-    raise AttributeError("module 'machine' has no attribute '%s'" % name)
+    raise AttributeError(name)
 
 
 def exports(status, real, getenv, load):
