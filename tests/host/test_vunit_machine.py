@@ -65,6 +65,13 @@ def test_pins_after_a_raw_soft_reset_on_an_empty_flash(bare):
                       ".info()[4])\n"
                       "print(ADC(Pin(34)).read_u16() if 0 else ADC(machine.Pin(34)).read_u16())\n"
                       "print(I2C(0).scan())") == "160000000 6 factory\n0\n[]\n"
+        # as the ESP32 port prints them (machine_hw_spi.c, extmod/machine_mem.c), and a name machine lacks is an
+        # ImportError in `from machine import`, as on a board (run-tests.py's machine_i2s_rate.py: SKIP)
+        assert run(t, "from machine import SPI, mem16\nprint(SPI(1, 800000), mem16)\n"
+                      "try:\n    mem16[1]\nexcept ValueError as e:\n    print(e)\n"
+                      "try:\n    from machine import Pin, NoSuchPart\nexcept ImportError:\n    print('ImportError')") == (
+            "SPI(id=1, baudrate=800000, polarity=0, phase=0, bits=8, firstbit=0, sck=14, mosi=13, miso=12) "
+            "<16-bit memory>\naddress 00000001 is not aligned to 2 bytes\nImportError\n")
         # a soft reset again: a fresh interpreter, the parts are there again
         t.exit_raw_repl()
         t.enter_raw_repl(soft_reset=True)

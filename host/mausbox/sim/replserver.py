@@ -683,7 +683,7 @@ def _user_mounts(raw_os, raw_open):
             got = raw(*a, **kw)
             if _top_names(path):
                 return got
-            return [e for e in got if not (e[0] if isinstance(e, tuple) else e)[:4] in (".sim", b".sim")]
+            return [e for e in got if (e[0] if isinstance(e, tuple) else e)[:4] not in (".sim", b".sim")]
 
         return call
 

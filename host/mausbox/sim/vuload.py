@@ -29,6 +29,11 @@ def load(what, parts, mdict, path, at):
     if own is None:
         own = parts["own"] = "maus.sim.machine" not in mods
         parts["mods"] = {}  # the parts' own maus.* modules, kept out of sys.modules between loads
+    if what == "machine":
+        # from now on a name machine lacks is looked up as on a board: `from machine import I2S` an ImportError
+        mdict.pop("__getattr__", None)
+        if not own:
+            return None  # the app's parts are in machine already
     saved = {}
     keep = path[:]
     if own:

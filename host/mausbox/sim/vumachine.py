@@ -78,9 +78,9 @@ def _part(name):
     # machine before that). Any name the module lacks loads them (a list of the parts' names here would intern its
     # names in the REPL server's heap share)
     if name[:1] != "_":
-        m = _load("machine")._machine
-        if name in m.__dict__ and name in _load("machine").MACHINE:
-            return getattr(m, name)
+        m = _load("machine")  # (None: the app's are in machine already)
+        if m is not None and name in m.MACHINE:
+            return getattr(m._machine, name)
     raise AttributeError(name)
 
 
