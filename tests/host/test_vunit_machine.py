@@ -157,3 +157,17 @@ def test_littlefs_stamps_files_with_the_units_clock(bare):
         assert run(t, LFS) == "True True True\n"
     finally:
         t.close()
+
+
+def test_a_watchdog_started_at_the_repl_resets_the_unit(bare):
+    # no app: the live world's thread plays the task watchdog (ports/esp32/machine_wdt.c), a hard reset when not fed
+    t = soft_reset_session(bare)
+    try:
+        assert run(t, "import machine\nmachine.WDT(timeout=500).feed()\nprint('fed')") == "fed\n"
+        t.exit_raw_repl()
+        t.serial.timeout = 10
+        out = t.serial.read_until(b"task_wdt")
+        out += t.serial.read_until(b"Type \"help()\" for more information.\r\n>>> ")
+        assert b"task_wdt" in out and b"hard reset" in out, out
+    finally:
+        t.close()
