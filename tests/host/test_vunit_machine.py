@@ -171,3 +171,13 @@ def test_a_watchdog_started_at_the_repl_resets_the_unit(bare):
         assert b"task_wdt" in out and b"hard reset" in out, out
     finally:
         t.close()
+
+
+def test_with_the_flash_unmounted_slash_lists_no_bridge_mount(bare):
+    # the parts' folder is mounted for the bridge (/.simparts): run-tests.py's builtin_execfile.py, vfs_basic.py and
+    # vfs_mountinfo.py unmount "/" and then every mount point os.listdir("/") names, which on a board is none
+    t = soft_reset_session(bare)
+    try:
+        assert run(t, "import os, vfs\nvfs.umount('/')\nprint(os.listdir('/'), list(os.ilistdir('/')))") == "[] []\n"
+    finally:
+        t.close()

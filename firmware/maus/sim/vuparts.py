@@ -64,13 +64,13 @@ class LiveWorld(World):
         self._last = time.ticks_us()
 
     def _wait(self, end):
-        # sleep to 1 ms before `end`, then spin: a write's flush ends within tens of µs of the line's time
+        # sleep to 2 ms before `end`, then spin: a write's flush ends within tens of µs of the line's time
         while True:
             rem = end - self.now
             if rem <= 0:
                 return
-            if rem > 1500:
-                time.sleep_us(rem - 1000)
+            if rem > 3000:
+                time.sleep_us(rem - 2000)
 
     def spend(self, us):
         self._wait(self.now + us)

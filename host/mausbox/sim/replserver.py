@@ -683,7 +683,9 @@ def _user_mounts(raw_os, raw_open):
             got = raw(*a, **kw)
             if _top_names(path):
                 return got
-            return [e for e in got if (e[0] if isinstance(e, tuple) else e)[:4] not in (".sim", b".sim")]
+            sim = lambda n: n[:4] == (b".sim" if isinstance(n, bytes) else ".sim")  # noqa: E731 - no new name
+            kept = [e for e in got if not sim(e[0] if isinstance(e, tuple) else e)]  # (read to its end)
+            return kept if isinstance(got, list) else iter(kept)  # listdir's list, ilistdir's iterator
 
         return call
 

@@ -74,4 +74,7 @@ def load(what, parts, mdict, path, at):
             mods.update(saved)
             path[:] = keep
     parts[what] = got
+    import gc
+
+    gc.collect()  # the import's garbage goes now, not in the first timed call of a part (a UART's write and flush)
     return got
