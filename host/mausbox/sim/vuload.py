@@ -16,9 +16,10 @@ def _ours(k):
 
 
 def load(what, parts, mdict, path, at):
-    """-> the module for `what` ("machine": maus.sim.vuparts, its parts put into machine's dict `mdict`; "uart":
-    maus.sim.vuart, its UART machine's; "esp32", "neopixel": the module, put into sys.modules). `parts` keeps them
-    (and "own", "mods": see the module's comment); `path` is the import path list, `at` the parts' folder."""
+    """Load `what` and -> for "machine": (the parts' names, the module they are in, or None: machine's dict `mdict`
+    holds them), the parts put into `mdict`; for "uart": maus.sim.vuart, its UART machine's; for "esp32" and
+    "neopixel": the module, put into sys.modules. `parts` keeps them (and "own", "mods": see the module's comment);
+    `path` is the import path list, `at` the parts' folder."""
     got = parts.get(what)
     if got is not None:
         return got
@@ -27,13 +28,23 @@ def load(what, parts, mdict, path, at):
     mods = sys.modules
     own = parts.get("own")
     if own is None:
+        if "maus.sim.machine" not in mods:
+            # The app's simulator layer on the unit's flash (boot.py's keeper loads it; a boot.py of its own may not,
+            # and main.py asks for machine.WDT before the app's hardware is made): its parts are machine's, as they
+            # will be once the app runs, not a second copy in the app's heap. Its WDT, with no wiring yet, raises
+            # AttributeError: the boot then starts the simulator's watchdog model (firmware/main.py).
+            try:
+                __import__("maus.hw.sim")
+            except Exception:  # noqa: BLE001 - no app on the flash (or a broken one): the parts' folder's
+                pass
         own = parts["own"] = "maus.sim.machine" not in mods
         parts["mods"] = {}  # the parts' own maus.* modules, kept out of sys.modules between loads
     if what == "machine":
         # from now on a name machine lacks is looked up as on a board: `from machine import I2S` an ImportError
         mdict.pop("__getattr__", None)
         if not own:
-            return None  # the app's parts are in machine already
+            parts[what] = (mdict, None)  # the app's parts are in machine now
+            return parts[what]
     saved = {}
     keep = path[:]
     if own:
@@ -65,7 +76,7 @@ def load(what, parts, mdict, path, at):
             vuparts.wiring()
             for k in vuparts.MACHINE:
                 mdict[k] = getattr(vuparts._machine, k)
-            got = vuparts
+            got = (vuparts.MACHINE, vuparts._machine)
     finally:
         if own:
             for k in list(mods):

@@ -78,9 +78,9 @@ def _part(name):
     # machine before that). Any name the module lacks loads them (a list of the parts' names here would intern its
     # names in the REPL server's heap share)
     if name[:1] != "_":
-        m = _load("machine")  # (None: the app's are in machine already)
-        if m is not None and name in m.MACHINE:
-            return getattr(m._machine, name)
+        m = _load("machine")  # (the parts' names, their module; None: machine's dict, where the app's are)
+        if name in m[0]:
+            return getattr(m[1], name) if m[1] is not None else m[0][name]
     raise AttributeError(name)
 
 
