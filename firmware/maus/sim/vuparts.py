@@ -70,7 +70,7 @@ class LiveWorld(World):
             if rem <= 0:
                 return
             if rem > 3000:
-                time.sleep_us(rem - 2000)
+                time.sleep((rem - 2000) / 1000000)  # (the GIL released: the timers' thread runs meanwhile)
 
     def spend(self, us):
         self._wait(self.now + us)
@@ -129,13 +129,15 @@ class LiveWorld(World):
                     self._lock.acquire()
                     a.insert(0, item)
                     self._lock.release()
-                    time.sleep_ms(1)
+                    time.sleep(0.001)
                 continue
             if d is not None and d.ms and not d.keep and now - d.vfed > d.ms * 1000:
                 d.bite(now - d.vfed)
                 return
             nxt = a[0][0] - now if a else _WDT_TICK_MS * 1000
-            time.sleep_us(min(nxt, _WDT_TICK_MS * 1000))
+            # time.sleep: the unix port's releases the GIL while it waits (sleep_ms/sleep_us hold it: the REPL's
+            # thread would wait with it, each exec took 0.4 s while a watchdog ran)
+            time.sleep(min(nxt, _WDT_TICK_MS * 1000) / 1000000)
 
 
 class _LiveWires(Wiring):
