@@ -72,10 +72,18 @@ def upstream() -> Path | None:
 
 
 def install_unittest(tree: Path, root: Path) -> None:
-    """`mpremote mip install unittest` on the unit: the package in its /lib."""
+    """`mpremote mip install unittest` on the unit: the package in its /lib, compiled to .mpy as mip installs it
+    (the index's files are .mpy for the device's version), so importing it does not compile its source in the unit's
+    heap (with machine's emulated parts loaded, extmod/machine1.py ran out of memory there)."""
+    from mausbox.build import compile_file
+
     src = tree / UNITTEST / "unittest"
     if src.is_dir():
-        shutil.copytree(src, root / "lib" / "unittest")
+        dest = root / "lib" / "unittest"
+        dest.mkdir(parents=True)
+        for f in sorted(src.glob("*.py")):
+            if compile_file(f, dest / (f.stem + ".mpy"), march=None, shown=Path(f.name)) is not None:
+                shutil.copyfile(f, dest / f.name)  # no compiler: the source, as before
 
 
 HEAP = str(BOARD_HEAP + SIM_SHARE["repl"])  # a board's heap for the tests, the REPL server's share on top (a board's is C)

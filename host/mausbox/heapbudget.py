@@ -63,8 +63,10 @@ SIM_SHARE = {
     # the virtual unit's hardware (maus.sim.hw, the world's wiring maus.sim.wiring, the emulated machine, time,
     # esp32, neopixel and the SSD1306 controller) less what a board holds too (maus.hw.esp32, the SSD1306 driver,
     # framebuffer, LEDs); measured 47,646, a qstr pool for the simulator's names among it (42,814 before its last
-    # names pushed the pools over a doubling)
-    "hw": 48128,
+    # names pushed the pools over a doubling); 49,310 with the emulated machine's stand-in wiring for the REPL
+    # (maus.sim.machine _Unwired, issue 28: machine's parts after a soft reset, where main.py does not run) and
+    # the port's SPI print and memory checks (machine_hw_spi.c, machine_mem.c: run-tests.py's machine tests)
+    "hw": 49408,
     "flash": 22016,  # a 32 x 512-byte RAM block device mounted as littlefs (a board's flash is not heap)
     # The virtual unit's simulated hardware together, as `mausbox sim` builds it from boards/sim.json (every
     # part, four tags on the pad, and the qstr pool it makes for the firmware's names: maus.sim.world.qstr_room),
@@ -85,8 +87,12 @@ SIM_SHARE = {
     # (vumachine.py: the console's rate, issue 32) + the image's sys and micropython, builtins that override, the
     # filesystems the unit mounts and ticks from the reset (issue 28 items 5 and 6), less the setup code, which
     # replboot.py lets go after the import, loaded from .mpy, + the ESP32 port's help() text and sys.ps1/ps2 told
-    # to the bridge (a board keeps the text in flash; measured 34,464)
-    "repl": 34560,
+    # to the bridge (a board keeps the text in flash; measured 34,464) + machine's parts loaded at their first use
+    # and vfs.VfsLfs2 at its first (the parts' folder mounted, machine's and vfs's __getattr__, the loader's stub:
+    # 35,648 with the bridge's mounts kept out of "/" when the flash is unmounted; the parts themselves, ~35 KB,
+    # are charged to the code that uses them, where a board's are C: docs/host.md). Near a qstr pool's end: a few
+    # more interned names here cost a new pool (about 2.8 KB)
+    "repl": 35840,
 }
 
 # Which firmware modules make up each simulated part (a test importing one carries that part).

@@ -8,6 +8,33 @@ from maus.sim.wiring import ADC_READ_US, I2C_BITS, I2C_CALL_US, SPI_CALL_US
 
 _w = None  # the wiring (maus.sim.wiring.Wiring)
 
+
+class _Unwired:
+    """The virtual unit before its app's hardware layer attaches a wiring (the REPL after a soft reset, where boot.py
+    loaded maus.hw.sim but main.py did not run): the parts act on maus.sim.vuparts' live wiring of the board file,
+    made at the first use, as a board's machine works from the first prompt. The watchdog stays the app's
+    (maus.hw.sim's model, which boot.py starts when machine.WDT has no wiring)."""
+
+    def __getattr__(self, name):
+        if name[:4] == "wdt_":
+            raise AttributeError(name)
+        from maus.sim import vuparts
+
+        return getattr(vuparts.attach_default(), name)
+
+    def __setattr__(self, name, v):  # machine.freq(hz)
+        from maus.sim import vuparts
+
+        setattr(vuparts.attach_default(), name, v)
+
+
+try:
+    import _vunit  # type: ignore[import-not-found]  # noqa: F401  # the virtual unit (host/mausbox/sim/replserver.py)
+
+    _w = _Unwired()
+except ImportError:
+    pass
+
 PWRON_RESET = const(1)  # ports/esp32/modmachine.c: reset_cause() values
 HARD_RESET = const(2)
 WDT_RESET = const(3)
@@ -139,6 +166,10 @@ class SPI:
         if id not in (1, 2) and type(self) is SPI:
             raise ValueError("SPI(%s) doesn't exist" % (id,))
         d = SPI._DEFAULT.get(id, (-1, -1, -1))
+        self._id = id
+        self._pins = (_pin_num(sck) if sck is not None else d[0], _pin_num(mosi) if mosi is not None else d[1],
+                      _pin_num(miso) if miso is not None else d[2])
+        self._mode = (polarity, phase, bits, firstbit)
         self._sck = _pin_num(sck) if sck is not None else d[0]
         self._dev, cs = _w.spi_devs.get(self._sck, (None, -1))
         if self._dev is not None:  # bound once: found here, not looked up in the device's class at each transfer
@@ -148,6 +179,9 @@ class SPI:
         self.init(baudrate)
 
     def init(self, baudrate=500000, **kw):
+        # the clock the ESP32's divider makes of the 80 MHz APB clock (ports/esp32/machine_hw_spi.c:
+        # spi_get_actual_clock(APB_CLK_FREQ, baudrate, 0), the nearest not above)
+        baudrate = 80000000 // ((80000000 + baudrate - 1) // baudrate) if 0 < baudrate < 80000000 else baudrate
         self.baudrate = baudrate
         self._ns_per_byte = 8000000 // (baudrate // 1000)
         if self._dev is not None:
@@ -155,6 +189,10 @@ class SPI:
 
     def deinit(self):
         pass
+
+    def __repr__(self):  # machine_hw_spi.c machine_hw_spi_print
+        return "SPI(id=%u, baudrate=%u, polarity=%u, phase=%u, bits=%u, firstbit=%u, sck=%d, mosi=%d, miso=%d)" % (
+            (self._id, self.baudrate) + self._mode + self._pins)
 
     # The RFID poll's ~50 transfers a pass are most of the virtual unit's time: each is one call here and one
     # to the wiring's block (a C call: no handler runs in it), the device's when its CS is low.
@@ -451,10 +489,21 @@ class _Mem:
 
     def __init__(self, width):
         self._mask = (1 << width) - 1
+        self._align = width // 8 - 1
         self._latch = self._latch_old = 0
         self._lag = 0
 
+    def __repr__(self):  # extmod/machine_mem.c
+        return "<%u-bit memory>" % (8 * (self._align + 1))
+
+    def _bad(self, a):
+        if type(a) is not int:
+            raise TypeError("can't convert %s to int" % type(a).__name__)
+        raise ValueError("address %08x is not aligned to %d bytes" % (a, self._align + 1))
+
     def __getitem__(self, a):
+        if type(a) is not int or a & self._align:
+            self._bad(a)
         if a == 0x3FF4403C:  # GPIO_IN_REG
             return _w.gpio_in() & 0xFFFFFFFF & self._mask
         if a == 0x3FF44040:  # GPIO_IN1_REG
@@ -467,6 +516,8 @@ class _Mem:
         return 0
 
     def __setitem__(self, a, v):
+        if type(a) is not int or a & self._align:
+            self._bad(a)
         if a == 0x3FF5F080:  # TIMG0 LACTUPDATE
             self._latch_old = self._latch
             self._latch = (_w.world.now * 2) & 0xFFFFFFFF
@@ -492,7 +543,7 @@ def unique_id():
 
 
 def idle():
-    if _w is None:
+    if _w is None or type(_w) is _Unwired:
         import time
 
         time.sleep_ms(1)

@@ -168,6 +168,9 @@ def _mount():
     os.mount(os.VfsPosix(_root), "/")
     # Read-only: code on the unit (mpremote's `fs rm -r :/`, say) must not delete the host's sources.
     os.mount(os.VfsPosix(_shim), "/.vu", readonly=True)
+    parts = os.getenv("MAUSBOX_SIM_PARTS")  # the emulated machine's modules (unitproc.parts_dir): _load_parts
+    if parts:
+        os.mount(os.VfsPosix(parts), _PARTS_AT, readonly=True)
     path = ["", ".frozen", "/lib"]
     for i, p in enumerate(sys.argv[7:]):
         os.mount(os.VfsPosix(p), "/.sim%d" % i, readonly=True)
@@ -176,6 +179,7 @@ def _mount():
     os.chdir("/")
 
 
+_PARTS_AT = "/.simparts"  # hidden as the other /.simN mounts: vfs.mount() does not list it, umount refuses it
 _mount()
 
 
@@ -478,7 +482,10 @@ _vunit_getenv, _vunit_die, _vunit_host_ms = _host_links(os.getenv, os.system, ti
 
 
 def _frame_of_bridge(line):
-    return line.startswith('  File "%s/' % _shim) or line.startswith('  File "/.vu/')  # replserver, vumachine, ...
+    # replserver, vumachine, ...; and the emulated machine's modules, which on a board are C (no frames): from the
+    # bridge's folder (compiled: named by module) or the app's copy of them
+    return (line.startswith('  File "%s/' % _shim) or line.startswith('  File "/.vu/')
+            or line.startswith('  File "maus.sim.') or line.startswith('  File "%s/' % _PARTS_AT))
 
 
 def _print_board_exception(exc, f):
@@ -553,9 +560,24 @@ def _board_modules():
     d["mount"], d["umount"] = mount, umount
     m = _module("vfs")
     for k in _VFS_KEEP:
-        if hasattr(real_vfs, k):
+        if hasattr(real_vfs, k) and k != "VfsLfs2":
             m.__dict__[k] = getattr(real_vfs, k)
     m.__dict__["mount"], m.__dict__["umount"] = mount, umount
+    lfs, d_vfs = getattr(real_vfs, "VfsLfs2", None), m.__dict__
+
+    def __getattr__(name):
+        # vfs.VfsLfs2 (and os.VfsLfs2: modos.c keeps the filesystem types in os too) with stat's times on the unit's
+        # clock (vulfs.py), loaded at its first use. (Few new names here: each one interned counts in the REPL
+        # server's heap share, and one past a qstr pool's end takes a new pool.)
+        if name == "VfsLfs2" and lfs is not None:
+            if name not in d_vfs:
+                d_vfs[name] = _from_parts("vulfs").make(lfs, time.time_ns)
+            return d_vfs[name]
+        raise AttributeError(name)
+
+    d_vfs["__getattr__"] = __getattr__
+    if d.pop("VfsLfs2", None) is not None:
+        d["__getattr__"] = __getattr__
     _board["vfs"] = m
     m = _module("io")
     for k in dir(io):
@@ -590,7 +612,8 @@ def _board_modules():
         sys.modules[k] = _board[k]
 
 
-_SIM_FILES = (".sim", ".wdt", ".rtcmem", "clock.json", "clock.json.tmp")  # the simulator's state, not the unit's
+# the simulator's state, not the unit's, and the folder of machine's emulated parts (_PARTS_AT)
+_SIM_FILES = (".sim", ".wdt", ".rtcmem", "clock.json", "clock.json.tmp", ".simparts")
 
 
 def _top_names(path):
@@ -653,9 +676,27 @@ def _user_mounts(raw_os, raw_open):
 
         return call
 
-    for k in ("stat", "statvfs", "remove", "unlink", "rmdir", "mkdir", "ilistdir", "listdir"):
+    def mounts_at_top(f, raw):
+        # the flash unmounted, "/" lists the mount points (extmod/vfs.c): not the bridge's own (/.simparts, /.simN)
+        def call(*a, **kw):
+            path = a[0] if a else ""
+            if not _theirs(path):
+                return f(*a, **kw)
+            got = raw(*a, **kw)
+            if _top_names(path):
+                return got
+            sim = lambda n: n[:4] == (b".sim" if isinstance(n, bytes) else ".sim")  # noqa: E731 - no new name
+            kept = [e for e in got if not sim(e[0] if isinstance(e, tuple) else e)]  # (read to its end)
+            return kept if isinstance(got, list) else iter(kept)  # listdir's list, ilistdir's iterator
+
+        return call
+
+    for k in ("stat", "statvfs", "remove", "unlink", "rmdir", "mkdir"):
         if k in d:
             d[k] = direct(d[k], getattr(raw_os, k))
+    for k in ("ilistdir", "listdir"):
+        if k in d:
+            d[k] = mounts_at_top(d[k], getattr(raw_os, k))
     ren, rren, cd, rcd = d["rename"], raw_os.rename, d["chdir"], raw_os.chdir
 
     def rename(a, b):
@@ -817,6 +858,8 @@ def _import(name, *args):
         sys.modules["machine"] = _machine  # the board's, also after a `del sys.modules[...]`
     if name in _HIDDEN:
         raise ImportError("no module named '%s'" % name)
+    if name in ("esp32", "neopixel") and name not in sys.modules:
+        _load_parts(name)  # the image's modules: there from power-on, as machine's parts
     board = _board_import(name)
     if board is not None:
         return board
@@ -831,6 +874,29 @@ def _import(name, *args):
 
 
 _host_ticks_ms = time.ticks_ms  # the unix port's time: the host's monotonic clock
+_parts = {}  # "machine", "uart", "esp32", "neopixel" -> the module loaded for it (vuload.py)
+
+
+def _load_parts(what="machine"):
+    # machine's emulated parts, esp32 and neopixel at the first use of one: vuload.py (in the parts' folder, loaded
+    # only then: the REPL server's heap share stays without its code)
+    got = _parts.get(what)
+    if got is None:
+        got = _from_parts("vuload").load(what, _parts, _machine.__dict__, _sys.path, _PARTS_AT)
+    return got
+
+
+def _from_parts(name):
+    # a module of the parts' folder (vuload, vulfs), imported for the call at hand only
+    path = _sys.path[:]
+    _sys.path[:] = [_PARTS_AT]
+    try:
+        m = __import__(name)
+    finally:
+        _sys.path[:] = path
+    sys.modules.pop(name, None)
+    return m
+
 
 _main_mod = _module("__main__")
 _g = _main_mod.__dict__  # the REPL's globals: boot.py, main.py and every command share them
@@ -848,7 +914,7 @@ import vumachine  # noqa: E402
 
 sys.path.pop()
 _machine = _module("machine")
-_machine.__dict__.update(vumachine.exports(_status, _real_machine, _vunit_getenv))
+_machine.__dict__.update(vumachine.exports(_status, _real_machine, _vunit_getenv, lambda what: _load_parts(what)))
 vumachine._fs = vumachine.vutime._fs = _board["_vunit"]  # the RTC's files, hidden from the unit's own os
 del vumachine
 sys.modules.pop("vumachine", None)

@@ -51,6 +51,60 @@ def replserver_mpy() -> str | None:
     return _mpy_dir[0] or None
 
 
+_parts_dir: list[str] = []  # the folder with the emulated machine's modules ("" none), made once per process
+# What the unit's `machine` loads at the first use of a part (firmware/maus/sim/vuparts.py and what it imports): the
+# board's machine is C, there whatever the flash holds, so these come from this checkout, not the unit's folder; and
+# vuload.py, the bridge's loader of them.
+PARTS = ("__init__.py", "sim/__init__.py", "sim/vuparts.py", "sim/vuart.py", "sim/machine.py", "sim/esp32.py",
+         "sim/neopixel.py", "sim/wiring.py", "sim/world.py", "sim/piezo.py", "sim/mfrc522_emu.py", "sim/mfrc522_rf.py",
+         "sim/rf_field.py", "sim/nfc_tags.py", "drivers/__init__.py", "drivers/mfrc522.py")
+VULOAD = REPLSERVER.with_name("vuload.py")
+VULFS = REPLSERVER.with_name("vulfs.py")  # the unit's vfs.VfsLfs2 (its mtimes on the unit's clock)
+
+
+def parts_dir() -> str:
+    """A folder holding vuload and `maus/` with the emulated machine's modules (PARTS), compiled by mpy-cross for
+    this interpreter (kept in the cache by their sources and the compiler); without a compiler their sources, which
+    the interpreter compiles itself (slower, and parser garbage in the unit's heap). "" when neither can be made."""
+    if not _parts_dir:
+        found = ""
+        try:
+            import hashlib
+            import shutil
+
+            from mausbox.build import compile_file, mpy_cross_cmd
+            from mausbox.paths import FIRMWARE_PKG, cache_dir
+            from mausbox.sim.run import sim_march
+
+            files = [(FIRMWARE_PKG / rel, Path("maus") / rel) for rel in PARTS] + [(VULOAD, Path("vuload.py")), (VULFS, Path("vulfs.py"))]
+            try:
+                cmd, march = repr(mpy_cross_cmd()), sim_march()
+            except Exception:  # noqa: BLE001 - no compiler: the sources
+                cmd, march = "", ""
+            h = hashlib.sha256(repr((cmd, march)).encode())
+            for src, rel in files:
+                h.update(str(rel).encode() + src.read_bytes())
+            d = cache_dir() / "sim-mpy" / ("parts-" + h.hexdigest()[:16])
+            if not (d / "done").is_file():
+                tmp = d.with_name(d.name + f".{os.getpid()}.tmp")
+                for src, rel in files:
+                    out = tmp / rel
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    if not cmd or compile_file(src, out.with_suffix(".mpy"), march=march) is not None:
+                        shutil.copyfile(src, out)
+                (tmp / "done").write_text("")
+                try:
+                    tmp.rename(d)  # whole or not at all: other processes read it meanwhile
+                except OSError:  # another process made it first
+                    shutil.rmtree(tmp, ignore_errors=True)
+            if (d / "done").is_file():
+                found = str(d)
+        except Exception:  # noqa: BLE001 - a read-only cache: no parts (machine keeps RTC, UART(0), the resets)
+            found = ""
+        _parts_dir.append(found)
+    return _parts_dir[0]
+
+
 class Interpreter:
     """One run of the unit's interpreter, from power-on or a reset to its end (module docstring)."""
 
@@ -63,6 +117,7 @@ class Interpreter:
         mpy = replserver_mpy()
         if mpy:
             env["MAUSBOX_SIM_MPY"] = mpy
+        env.setdefault("MAUSBOX_SIM_PARTS", parts_dir())
         self.proc = subprocess.Popen(
             [exe, "-X", f"heapsize={heapsize}", str(REPLBOOT), str(root), mode, str(status_w), str(cmd_r),
              str(ping_r), str(REPLSERVER.parent), *extra_path],

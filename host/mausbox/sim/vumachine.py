@@ -62,16 +62,32 @@ def UART(id, baudrate=0, **kw):
     (ports/esp32/machine_uart.c, v1.28.0): the bridge (serial.py) switches the pty's line once the bytes written
     before it have left. And as there, the call then raises OSError: init's last step, uart_flush_input, needs an
     ESP-IDF driver the REPL's UART does not have (firmware/maus/hw/console.py). No other UART is wired."""
-    if id != 0:
-        raise ValueError("UART(%d) is not wired on the virtual unit" % id)
+    if id != 0:  # UART(1) and UART(2), emulated (firmware/maus/sim/vuparts.py): machine's UART from then on
+        return _load("uart").UART(id, baudrate, **kw)
     if baudrate:
         _status(b"U%d\n" % baudrate)
     raise OSError(1)
 
 
-def exports(status, real, getenv):
-    global _status
+_load = None  # replserver's _load_parts("machine" / "uart"): -> maus.sim.vuparts / vuart, put into machine
+
+
+def _part(name):
+    # machine.Pin and the other parts (machine's __getattr__): there from power-on as on a board, loaded when first
+    # asked for, so the app's heap pays for them only if code uses them (the app's hardware layer puts its own into
+    # machine before that). Any name the module lacks loads them (a list of the parts' names here would intern its
+    # names in the REPL server's heap share)
+    if name[:1] != "_":
+        m = _load("machine")  # (the parts' names, their module; None: machine's dict, where the app's are)
+        if name in m[0]:
+            return getattr(m[1], name) if m[1] is not None else m[0][name]
+    raise AttributeError(name)
+
+
+def exports(status, real, getenv, load):
+    global _status, _load
     _status = status
+    _load = load
     uid = getenv("MAUSBOX_UNIT_ID") or "5e1d00000001"
     cause = int(getenv("MAUSBOX_RESET_CAUSE") or PWRON_RESET)
 
@@ -93,9 +109,6 @@ def exports(status, real, getenv):
         return cause
 
     out = {"RTC": RTC, "UART": UART, "unique_id": unique_id, "reset": reset, "soft_reset": soft_reset,
-           "reset_cause": reset_cause, "PWRON_RESET": PWRON_RESET, "HARD_RESET": HARD_RESET,
+           "reset_cause": reset_cause, "__getattr__": _part, "PWRON_RESET": PWRON_RESET, "HARD_RESET": HARD_RESET,
            "WDT_RESET": WDT_RESET, "DEEPSLEEP_RESET": DEEPSLEEP_RESET, "SOFT_RESET": SOFT_RESET}
-    for name in ("idle", "Signal", "time_pulse_us"):
-        if hasattr(real, name):
-            out[name] = getattr(real, name)
-    return out
+    return out  # (idle, Signal and time_pulse_us are the emulated parts' too: the unix port's act on no pin)
