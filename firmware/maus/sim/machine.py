@@ -11,9 +11,9 @@ _w = None  # the wiring (maus.sim.wiring.Wiring)
 
 class _Unwired:
     """The virtual unit before its app's hardware layer attaches a wiring (the REPL after a soft reset, where boot.py
-    loaded maus.hw.sim but main.py did not run): the parts act on maus.sim.vuparts' live wiring of the board file,
+    loaded maus.sim.hw but main.py did not run): the parts act on maus.sim.vuparts' live wiring of the board file,
     made at the first use, as a board's machine works from the first prompt. The watchdog stays the app's
-    (maus.hw.sim's model, which boot.py starts when machine.WDT has no wiring)."""
+    (maus.sim.hw's model, which boot.py starts when machine.WDT has no wiring)."""
 
     def __getattr__(self, name):
         if name[:4] == "wdt_":

@@ -3,7 +3,7 @@
 # machine.Pin, SPI, I2C, ... exist from the first prompt whatever main.py does; here the emulated ones
 # (maus.sim.machine, esp32) act on a wiring of the board file (/board.json, none: bare pins) in a LiveWorld, which
 # runs in real time. The bridge (host/mausbox/sim/replserver.py) loads this module at the first use of a part, so the
-# app's heap pays nothing for it; the app's own hardware layer (maus.hw.sim) makes its own world and takes the
+# app's heap pays nothing for it; the app's own hardware layer (maus.sim.hw) makes its own world and takes the
 # names over when it loads. UART(1)/UART(2) are maus.sim.vuart's, esp32 maus.sim.esp32's: each loaded when first used.
 # Not deployed to real units (firmware/manifest.py).
 import json

@@ -71,7 +71,7 @@ class Unit:
     game: "Game | None"
     gest: "Gestures"
     host: "HostWake | None"  # set by maus.unit.main
-    hw: "Hardware"  # maus.hw.esp32's, or the virtual unit's (maus.hw.sim, a subclass)
+    hw: "Hardware"  # maus.hw.esp32's, or the virtual unit's (maus.sim.hw, a subclass)
     joined: "list[Player]"  # in join order
     lang: str
     log: "GameLog | None"  # while a game is on

@@ -3,7 +3,7 @@
 # /.simparts), at the first use of one of machine's emulated parts (Pin, SPI, I2C, ...; UART(1) and UART(2)), esp32 or
 # neopixel. A board's are there from power-on whatever main.py does, also in the raw REPL after a soft reset (mpremote,
 # run-tests.py), where main.py does not run. firmware/maus/sim/vuparts.py wires them to a live world of the board file.
-# Where the app's hardware layer has loaded its own (maus.hw.sim: boot.py's watchdog keeper loads it), they are already
+# Where the app's hardware layer has loaded its own (maus.sim.hw: boot.py's watchdog keeper loads it), they are already
 # in machine (and esp32, neopixel in sys.modules) and only UART comes from here, the app's copy of it; else the modules
 # come from the parts' folder, imported in a sys.modules of their own, so that the app's `maus` package on the unit's
 # flash stays the app's. Each part is loaded when first used: they are Python here (about 34 KB of heap with machine's
@@ -34,7 +34,7 @@ def load(what, parts, mdict, path, at):
             # will be once the app runs, not a second copy in the app's heap. Its WDT, with no wiring yet, raises
             # AttributeError: the boot then starts the simulator's watchdog model (firmware/main.py).
             try:
-                __import__("maus.hw.sim")
+                __import__("maus.sim.hw")
             except Exception:  # noqa: BLE001 - no app on the flash (or a broken one): the parts' folder's
                 pass
         own = parts["own"] = "maus.sim.machine" not in mods
