@@ -57,7 +57,7 @@ _parts_dir: list[str] = []  # the folder with the emulated machine's modules (""
 # vuload.py, the bridge's loader of them.
 PARTS = ("__init__.py", "sim/__init__.py", "sim/vuparts.py", "sim/vuart.py", "sim/machine.py", "sim/esp32.py",
          "sim/neopixel.py", "sim/wiring.py", "sim/world.py", "sim/piezo.py", "sim/mfrc522_emu.py", "sim/mfrc522_rf.py",
-         "sim/rf_field.py", "sim/nfc_tags.py", "drivers/__init__.py", "drivers/mfrc522.py")
+         "sim/rf_field.py", "sim/nfc_tags.py", "drivers/mfrc522.py")
 VULOAD = REPLSERVER.with_name("vuload.py")
 VULFS = REPLSERVER.with_name("vulfs.py")  # the unit's vfs.VfsLfs2 (its mtimes on the unit's clock)
 
