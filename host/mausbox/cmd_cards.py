@@ -1,7 +1,7 @@
 """`mausbox cards`: make a classroom card set: write identities to NTAG stickers, enrol UIDs, print, check.
 
 Identities are `mausbox:<game>/<kind>/<id>` in the canonical form of `maus.cards.ident`. The unit does the radio
-work with the firmware's own routines (`maus.cards.writer`, `maus.cards.ident.Enrolment`), one step per request of the
+work with the firmware's own routines (`maus.cards.writer`, `maus.cards.enrol.Enrolment`), one step per request of the
 host protocol (`card_write`, `card_read`, `enrol`, `enrolled`: docs/protocol.md), while its app keeps running
 (not during a game); this command tells the user what to put on the pad.
 """

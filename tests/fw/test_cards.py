@@ -4,7 +4,10 @@ import sys
 import time
 
 from fwtest import raises
+from maus.cards import enrol
+from maus.cards import file as cardfile
 from maus.cards import ident as cards
+from maus.cards import reader as rfid
 
 
 def test_canonical_padding():
@@ -38,32 +41,32 @@ def test_out_of_range_and_garbage():
 
 
 def test_text_record_form():
-    assert cards.to_text("mg/mouse/7") == "mausbox:mg/mouse/07"
+    assert cardfile.to_text("mg/mouse/7") == "mausbox:mg/mouse/07"
     assert cards.from_text("mausbox:mg/mouse/7") == "mg/mouse/07"
     assert cards.from_text("mg/mouse/07") is None  # on a tag the prefix is required
     assert cards.from_text("https://example.org") is None
     assert cards.from_text(None) is None
-    raises(ValueError, cards.to_text, "mg/mouse/99")
+    raises(ValueError, cardfile.to_text, "mg/mouse/99")
 
 
 def test_classify():
-    assert cards.classify("mg/mouse/07", "mg") == cards.KNOWN
-    assert cards.classify("mim/card/01", "mg") == cards.WRONG_GAME
-    assert cards.classify("game/mim", "mg") == cards.GAME_CARD
-    assert cards.classify(None, "mg") == cards.UNKNOWN
-    assert cards.classify("", "mg") == cards.UNKNOWN
-    assert cards.classify("mg/mouse/99", "mg") == cards.UNKNOWN
-    assert cards.classify("mg/cheese/2", "mms") == cards.WRONG_GAME
+    assert cardfile.classify("mg/mouse/07", "mg") == cardfile.KNOWN
+    assert cardfile.classify("mim/card/01", "mg") == cardfile.WRONG_GAME
+    assert cardfile.classify("game/mim", "mg") == cardfile.GAME_CARD
+    assert cardfile.classify(None, "mg") == cardfile.UNKNOWN
+    assert cardfile.classify("", "mg") == cardfile.UNKNOWN
+    assert cardfile.classify("mg/mouse/99", "mg") == cardfile.UNKNOWN
+    assert cardfile.classify("mg/cheese/2", "mms") == cardfile.WRONG_GAME
 
 
 def test_uid_keys():
-    assert cards.uid_hex(b"\x04\xa1\x0b") == "04A10B"
-    assert cards.uid_hex(bytearray(b"\xde\xad\xbe\xef\x00"), 4) == "DEADBEEF"
-    assert cards.norm_uid("de:ad:be:ef") == "DEADBEEF"
-    assert cards.norm_uid("04 A1 B2 C3 D4 E5 F6") == "04A1B2C3D4E5F6"
-    assert cards.norm_uid("DEADBE") is None
-    assert cards.norm_uid("DEADBEEG") is None
-    assert cards.norm_uid(None) is None
+    assert rfid.uid_hex(b"\x04\xa1\x0b") == "04A10B"
+    assert rfid.uid_hex(bytearray(b"\xde\xad\xbe\xef\x00"), 4) == "DEADBEEF"
+    assert cardfile.norm_uid("de:ad:be:ef") == "DEADBEEF"
+    assert cardfile.norm_uid("04 A1 B2 C3 D4 E5 F6") == "04A1B2C3D4E5F6"
+    assert cardfile.norm_uid("DEADBE") is None
+    assert cardfile.norm_uid("DEADBEEG") is None
+    assert cardfile.norm_uid(None) is None
 
 
 def _tmpdir(tag):
@@ -89,17 +92,17 @@ def test_enrolment_round_trip_atomic():
     d = _tmpdir("enrol")
     try:
         path = d + "/cards/enrol.json"
-        e = cards.Enrolment(path)
+        e = enrol.Enrolment(path)
         assert e.map == {} and e.error is None  # no file yet: empty, no error
         assert e.add("de:ad:be:ef", "mg/mouse/7") == "mg/mouse/07"
         assert e.add("04A1B2C3D4E5F6", "game/mms") == "game/mms"
         assert sorted(os.listdir(d + "/cards")) == ["enrol.json"]  # no temp file left behind
-        e2 = cards.Enrolment(path)
+        e2 = enrol.Enrolment(path)
         assert e2.get("DEADBEEF") == "mg/mouse/07"
         assert e2.get("04A1B2C3D4E5F6") == "game/mms"
         assert e2.remove("DE AD BE EF")
         assert not e2.remove("DEADBEEF")
-        assert cards.Enrolment(path).map == {"04A1B2C3D4E5F6": "game/mms"}
+        assert enrol.Enrolment(path).map == {"04A1B2C3D4E5F6": "game/mms"}
         raises(ValueError, e2.add, "xyz", "mg/mouse/1")
         raises(ValueError, e2.add, "DEADBEEF", "mg/mouse/99")
     finally:
@@ -114,19 +117,19 @@ def test_enrolment_corrupt_file_reported_and_ignored():
         for text in ('{"cards": {"DEADBEEF": "mg/mou', "[1, 2]", '{"cards": 5}', "\xff\xfe garbage"):
             with open(path, "w") as f:
                 f.write(text)
-            e = cards.Enrolment(path)
+            e = enrol.Enrolment(path)
             assert e.map == {}
             assert e.error and path in e.error, text
         # Valid entries kept, invalid ones skipped and counted.
         with open(path, "w") as f:
             f.write('{"version": 1, "cards": {"DEADBEEF": "mg/cheese/03", "XYZ": "mg/mouse/1", '
                     '"01020304": "mg/mouse/99", "05060708": 12}}')
-        e = cards.Enrolment(path)
+        e = enrol.Enrolment(path)
         assert e.error is None
         assert e.map == {"DEADBEEF": "mg/cheese/3"}
         assert e.skipped == 3
         # Saving repairs the file.
         e.add("01020304", "mim/card/1")
-        assert cards.Enrolment(path).map == {"DEADBEEF": "mg/cheese/3", "01020304": "mim/card/01"}
+        assert enrol.Enrolment(path).map == {"DEADBEEF": "mg/cheese/3", "01020304": "mim/card/01"}
     finally:
         _cleanup(d)

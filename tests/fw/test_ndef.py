@@ -85,9 +85,9 @@ def test_bad_records_are_none():
 
 
 def test_build_limits():
-    raises(ValueError, ndef.text_record, "x", "")
-    raises(ValueError, ndef.text_record, "x", "a" * 64)
-    raises(ValueError, ndef.tlv, bytes(0xFFFF))
+    raises(ValueError, ndef_write.text_record, "x", "")
+    raises(ValueError, ndef_write.text_record, "x", "a" * 64)
+    raises(ValueError, ndef_write.tlv, bytes(0xFFFF))
 
 
 def test_fuzz_garbage_never_raises():

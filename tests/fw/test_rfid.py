@@ -4,6 +4,7 @@ from rfidkit import chip, reader, uid  # first: the emulator is the biggest comp
 
 # isort: split
 import micropython
+from maus.cards import file as cardfile
 from maus.cards import ident as cards
 from maus.cards import reader as rfid
 from maus.sim import mfrc522_emu as emu_mod
@@ -44,7 +45,7 @@ def test_one_tap_one_remove():
     assert pad.poll() == ()
     tag = pad.emu.make_tag("mg/mouse/07")
     pad.emu.add_tag(tag)
-    h = cards.uid_hex(tag.uid)
+    h = rfid.uid_hex(tag.uid)
     assert pad.poll() == [("tap", "mg/mouse/07", h)]
     assert pad.polls(10) == []  # held: no new taps
     assert pad.p.present() == [("mg/mouse/07", h)]
@@ -71,7 +72,7 @@ def test_identity_read_once_per_arrival():
     pad.emu.remove_tag(tag)
     pad.polls(3)
     pad.emu.add_tag(tag)
-    assert pad.poll() == [("tap", "mim/card/12", cards.uid_hex(tag.uid))]  # read again on arrival
+    assert pad.poll() == [("tap", "mim/card/12", rfid.uid_hex(tag.uid))]  # read again on arrival
 
 
 def test_single_missed_reads_ride_over():
@@ -96,7 +97,7 @@ def test_two_cards_both_reported():
     assert all(e[0] == "tap" for e in ev)
     assert pad.polls(4) == []
     pad.emu.remove_tag(a)
-    assert pad.polls(4) == [("remove", "mg/mouse/01", cards.uid_hex(a.uid))]
+    assert pad.polls(4) == [("remove", "mg/mouse/01", rfid.uid_hex(a.uid))]
     assert [x[0] for x in pad.p.present()] == ["mg/clothing/31"]
 
 
@@ -157,7 +158,7 @@ def test_unreadable_card_reported_after_retries():
     pad2.r.read = lambda page: 2  # ERROR on every READ
     assert pad2.poll() == ()
     assert pad2.poll() == ()
-    assert pad2.poll() == [("tap", None, cards.uid_hex(t.uid))]
+    assert pad2.poll() == [("tap", None, rfid.uid_hex(t.uid))]
     pad2.r.read = orig
 
 
@@ -169,7 +170,7 @@ def test_removed_while_reading():
     assert pad.poll() == ()  # gone before its identity was read: no tap
     assert pad.polls(5) == []  # and no remove for a card never tapped
     pad.emu.add_tag(tag)
-    assert pad.poll() == [("tap", "mg/mouse/09", cards.uid_hex(tag.uid))]
+    assert pad.poll() == [("tap", "mg/mouse/09", rfid.uid_hex(tag.uid))]
 
 
 def test_poll_allocates_nothing():
@@ -264,7 +265,7 @@ def test_a_simulated_card_holds_what_the_card_writer_writes():
     from maus.sim.rf_field import make_tag
 
     for ident in ("mg/mouse/7", "mausbox:mim/card/12", "MG/Cheese/3", "game/mg", "Maus 7", "x" * 40):
-        text = cards.to_text(ident) if cards.normalise(ident) else ident
+        text = cardfile.to_text(ident) if cards.normalise(ident) else ident
         data = ndef_write.tlv(ndef_write.text_record(text))
         for model in (213, 216):
             tag = make_tag(ident, model)

@@ -8,9 +8,9 @@ from rfidkit import Recorder, chip, reader, uid  # first: the emulator is the bi
 import sys
 
 import micropython
-from maus.cards import ident as cards
+from maus.cards import file as cardfile
 from maus.cards import reader as rfid
-from maus.drivers import ndef, tagtype
+from maus.drivers import ndef_write, tagtype
 from maus.drivers.mfrc522 import MFRC522, OK
 from maus.sim import mfrc522_emu as E
 from maus.sim.mfrc522_emu import NTAG, MifareClassic1K, Pin, Ultralight
@@ -172,7 +172,7 @@ def test_bus_bit_errors_never_give_a_wrong_identity():
     tag = pad.emu.make_tag("mg/clothing/40")
     pad.emu.put(tag)
     ev = pad.polls(20)
-    assert all(e[1] in ("mg/clothing/40", None) and e[2] == cards.uid_hex(tag.uid) for e in ev), ev
+    assert all(e[1] in ("mg/clothing/40", None) and e[2] == rfid.uid_hex(tag.uid) for e in ev), ev
     assert [e[0] for e in ev] == ["tap", "remove"] * (len(ev) // 2) + ["tap"] * (len(ev) % 2), ev
     assert pad.p.faults == 0
     pad.emu.spi_error_rate = 0
@@ -308,7 +308,7 @@ def test_tag_types_by_sak_and_get_version():
     # Presence reads an identity from an Ultralight too: it selects it again after GET_VERSION
     pad = Pad()
     ul = Ultralight(uid(0x04, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60))
-    data = ndef.tlv(ndef.text_record(cards.to_text("mg/mouse/17")))
+    data = ndef_write.tlv(ndef_write.text_record(cardfile.to_text("mg/mouse/17")))
     ul.mem[16:16 + len(data)] = data
     pad.emu.put(ul)
     assert [e[1] for e in pad.poll()] == ["mg/mouse/17"]

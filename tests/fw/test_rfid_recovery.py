@@ -5,7 +5,6 @@ import rfidkit
 from rfidkit import reader, uid  # first: the emulator is the biggest compile (96 KB heap)
 
 # isort: split
-from maus.cards import ident as cards
 from maus.cards import reader as rfid
 from maus.drivers.mfrc522 import NO_TAG, OK
 from maus.sim import mfrc522_emu as emu_mod
@@ -87,7 +86,7 @@ def test_held_card_rides_over_faults_two_polls_apart():
             emu.inject(emu_mod.FAULT_TIMEOUT if k % 4 else emu_mod.FAULT_TRUNCATE)
         t += 100
         assert p.poll(t) == (), k
-    assert p.present() == [("mg/mouse/07", cards.uid_hex(tag.uid))]
+    assert p.present() == [("mg/mouse/07", rfid.uid_hex(tag.uid))]
 
 
 def test_removal_still_reported_and_empty_polls_stay_one_frame():
@@ -102,7 +101,7 @@ def test_removal_still_reported_and_empty_polls_stay_one_frame():
     for _ in range(3):
         t += 100
         events.extend(p.poll(t))
-    assert events == [("remove", "mg/cheese/3", cards.uid_hex(tag.uid))]
+    assert events == [("remove", "mg/cheese/3", rfid.uid_hex(tag.uid))]
     t += 100
     p.poll(t)  # the last of the 3 scans that start with HLTA after the card went silent
     f0 = emu.frames

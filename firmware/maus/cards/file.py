@@ -1,5 +1,5 @@
 # Card identities, the cold part: what the unit needs only to write cards, to enrol tags and to change the
-# enrolment file (maus.cards.ident.Enrolment loads and saves through here), and classify() for the tools and the
+# enrolment file (maus.cards.enrol.Enrolment loads and saves through here), and classify() for the tools and the
 # tests. Loaded for that and let go again (docs/build.md section 7); maus.cards.ident reaches it all.
 import json
 import os
@@ -45,7 +45,7 @@ def norm_uid(s):
     return h
 
 
-# maus.cards.ident.Enrolment's file: en is the Enrolment (path, map, error, skipped).
+# maus.cards.enrol.Enrolment's file: en is the Enrolment (path, map, error, skipped).
 def load(en):
     en.map = {}
     en.error = None

@@ -3,7 +3,6 @@
 # Canonical form (docs/cards.md): lower case, no prefix, the number zero-padded to the width of the
 # kind's largest number: mg/mouse/07, mg/clothing/31, mg/cheese/3, mim/card/05; game cards are
 # game/mausgeflippt, game/mim, game/mms. normalise() maps any accepted spelling to it, or None.
-from maus.cards.reader import uid_hex  # noqa: F401 - the enrolment key (maus.cards.enrol); its home is maus.cards.reader, loaded anyway
 from micropython import const
 
 PREFIX = "mausbox:"
@@ -14,20 +13,7 @@ KINDS = (("mg", "mouse", 1, 32), ("mg", "clothing", 1, 58), ("mg", "cheese", 1, 
 # Game card names -> game code.
 GAME_CARDS = {"mausgeflippt": "mg", "mim": "mim", "mms": "mms"}
 _GAME_ALIASES = {"mg": "mausgeflippt"}
-_ENROL_NAMES = const(("Enrolment", "ENROL_PATH"))
 
-
-
-def __getattr__(name):
-    # Enrolment, ENROL_PATH: maus.cards.enrol's, not loaded to read a card on a unit with no enrolment file (most);
-    # to_text, classify, norm_uid, KNOWN, UNKNOWN, WRONG_GAME, GAME_CARD: maus.cards.file's.
-    if name in _ENROL_NAMES:
-        import maus.cards.enrol
-
-        return getattr(maus.cards.enrol, name)
-    import maus.cards.file
-
-    return getattr(maus.cards.file, name)
 
 
 _MAX_IDENT = const(48)

@@ -1,6 +1,7 @@
 # Writing identities to blank NTAG stickers (guided from the host CLI): capability container check,
 # NDEF text record from page 4, read-back verify; a tag holding other data is left alone unless forced.
 from maus.cards import ident as cards
+from maus.cards.reader import uid_hex
 from maus.drivers import mfrc522, ndef, ndef_write
 from maus.drivers.ndef import read_area
 from maus.drivers.tagwrite import write
@@ -53,10 +54,10 @@ class _Writer:
 
     def count_card(self, uid, n, sak):
         self.count += 1
-        self.uid = cards.uid_hex(uid, n)
+        self.uid = uid_hex(uid, n)
 
     def write_card(self, uid, n, sak):
-        if cards.uid_hex(uid, n) != self.uid:
+        if uid_hex(uid, n) != self.uid:
             return  # another card than the one counted: leave W_NO_CARD
         self.result = self._write(sak)
 
@@ -140,7 +141,7 @@ def read_cards(reader):
     got = []
 
     def cb(uid, n, sak):
-        got.append([cards.uid_hex(uid, n), read_identity(reader, buf, cc) if sak == _TYPE2 else ""])
+        got.append([uid_hex(uid, n), read_identity(reader, buf, cc) if sak == _TYPE2 else ""])
 
     reader.scan(cb)
     return got

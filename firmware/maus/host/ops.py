@@ -161,9 +161,9 @@ def _enrolled(svc, seq, e):
 def _enrolment(svc):
     c = svc.ctx
     if c.enrolment is None:  # the unit had no enrolment file: the first enrolment makes one
-        from maus.cards import ident as cards
+        from maus.cards.enrol import Enrolment
 
-        c.enrolment = cards.Enrolment()
+        c.enrolment = Enrolment()
         if c.rfid is not None:
             c.rfid.enrolment = c.enrolment  # the pad knows the tag from now on
     return c.enrolment
