@@ -104,19 +104,26 @@ def load_catalog(ref: str) -> dict:
 
 
 def validators() -> dict[str, object]:
-    """game -> validate_catalog(data) from the firmware's game modules (maus.games.*)."""
+    """game -> validate_catalog(data) from the firmware's games (maus.games.<game>.catalog or .rules)."""
     import importlib
-    import pkgutil
+    from pathlib import Path
 
     import maus.games
 
     found: dict[str, object] = {}
-    for m in pkgutil.iter_modules(maus.games.__path__):
-        try:
-            mod = importlib.import_module("maus.games." + m.name)
-        except Exception:  # a game module in progress must not break the others' checks
-            continue
-        fn = getattr(mod, "validate_catalog", None)
+    # each game is a folder maus/games/<game>/ (a namespace package: pkgutil does not list those)
+    names = sorted({p.name for d in maus.games.__path__ for p in Path(d).iterdir()
+                    if p.is_dir() and p.name.isidentifier() and not p.name.startswith("_")})
+    for name in names:
+        fn = mod = None
+        for part in ("catalog", "rules"):  # the checker where the game keeps it apart, else its rules
+            try:
+                mod = importlib.import_module("maus.games.%s.%s" % (name, part))
+            except Exception:  # a game module in progress must not break the others' checks
+                continue
+            fn = getattr(mod, "validate_catalog", None)
+            if callable(fn):
+                break
         if not callable(fn):
             continue
         game = getattr(mod, "GAME", None)
