@@ -4,13 +4,13 @@ import sys
 
 import maus
 from maus.games.base import Player
-from maus.games.mms.rules import Mms, load_catalog, validate_catalog
+from maus.games.mms.rules import Catalog, Mms, load_catalog, validate_catalog
 from tablefake import FakeTable
 
 with maus.moment():
     from maus.games.mms.catalog import default
 
-    DEFAULT = default()  # the castle and dice without a catalog
+    DEFAULT = Catalog(*default())  # the castle and dice without a catalog
 
 
 def _catalog_data():

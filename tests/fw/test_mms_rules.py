@@ -4,13 +4,13 @@ import json
 import maus
 from fwtest import Rand
 from maus.games.base import Player
-from maus.games.mms.rules import Mms, load_catalog
+from maus.games.mms.rules import Catalog, Mms, load_catalog
 from tablefake import FakeTable
 
 with maus.moment():
     from maus.games.mms.catalog import default
 
-    DEFAULT = default()  # the castle and dice without a catalog
+    DEFAULT = Catalog(*default())  # the castle and dice without a catalog
 
 
 def _catalog_data():

@@ -62,21 +62,18 @@ def _ascii(s):
 
 
 def build(data):
-    """The compact maus.games.mms.rules.Catalog, or None when the data is not a valid catalog."""
+    """The compact catalog's fields (holes, names, dice, sticks, castle_end) for maus.games.mms.rules.Catalog,
+    or None when the data is not a valid catalog."""
     if validate_catalog(data):
         return None
-    from maus.games.mms.rules import Catalog
-
     ids = tuple(h["id"] for h in data["holes"])
     names = {lang: tuple(h[lang] for h in data["holes"]) for lang in ("en", "de")}
     dice = tuple(bytes(ids.index(f) for f in die) for die in data["dice"])
-    return Catalog(ids, names, dice, data["sticks"], data["castle_end"])
+    return ids, names, dice, data["sticks"], data["castle_end"]
 
 
 def default():
-    """The castle's holes and the two dice when no catalog is loaded (same as catalogs/mms.json)."""
-    from maus.games.mms.rules import Catalog
-
+    """The castle's holes and the two dice when no catalog is loaded (same as catalogs/mms.json): the fields
+    (holes, names, dice) of maus.games.mms.rules.Catalog."""
     holes = ("red", "yellow", "green", "blue", "orange", "purple")
-    return Catalog(holes, {"en": holes, "de": ("rot", "gelb", "gruen", "blau", "orange", "lila")},
-                   (bytes(range(6)), bytes(range(6))))
+    return holes, {"en": holes, "de": ("rot", "gelb", "gruen", "blau", "orange", "lila")}, (bytes(range(6)), bytes(range(6)))

@@ -50,11 +50,12 @@ def validate_catalog(data):
 
 def load_catalog(data):
     """The compact Catalog, or None when the data is not a valid catalog (the game then uses
-    mms_catalog.default()). The checker and builder module is unloaded again after use."""
+    maus.games.mms.catalog.default()). The checker and builder module is unloaded again after use."""
     with moment():
         import maus.games.mms.catalog
 
-        return maus.games.mms.catalog.build(data)
+        f = maus.games.mms.catalog.build(data)
+    return None if f is None else Catalog(*f)
 
 
 class Mms(Game):
@@ -77,7 +78,7 @@ class Mms(Game):
             with moment():
                 import maus.games.mms.catalog
 
-                self.cat = maus.games.mms.catalog.default()
+                self.cat = Catalog(*maus.games.mms.catalog.default())
         lang = settings.get("lang", "de")
         self.lang = lang if lang in TEXT else "en"
         self.electronic = settings.get("dice", "electronic") != "real"
