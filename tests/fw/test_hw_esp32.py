@@ -253,7 +253,9 @@ def test_the_comparator_piezo_is_read():
 
         assert hw.adc is None and hw.piezo_pin is not None
         assert hw.piezo_pin.value() == 0  # a quiet castle: the comparator's output low
-        d = fwpiezo.DigitalDetector()
+        from maus.piezo.cal import DigitalDetector
+
+        d = DigitalDetector()
         d.arm(hw.ticks_us())
         w = wiring.world
         w.spend(400000)  # past the arming blank

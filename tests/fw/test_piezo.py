@@ -3,15 +3,14 @@ from array import array
 
 import piezo_suite as S
 from fwtest import Rand
+from maus.piezo.cal import Calibration, DigitalDetector
 from maus.piezo.detect import (
     ALARM,
     BASE_MAX,
     BASE_MIN,
     STOP,
     TIMEOUT,
-    Calibration,
     Detector,
-    DigitalDetector,
 )
 from maus.sim.piezo import Piezo
 from maus.ticks import PERIOD
@@ -490,3 +489,25 @@ def test_the_native_code_is_loaded_once_a_boot():
 
     assert again._fast is fast and again.Detector.feed is fast.feed
     assert not d.feed(32768, 0) and d.thr > 0  # the first game's detector still works
+
+
+def test_the_unit_arms_a_comparator_detector():
+    # Mucks Mäuschen Still on a comparator board: each turn the unit arms the detector with the sensitivity
+    # setting (Unit.detector_arm), which a DigitalDetector took as an AttributeError (found by the real types)
+    from maus.unit.core import Unit
+
+    class U:
+        pass
+
+    u = U()
+    u.detector = DigitalDetector()
+    u.settings = {"sensitivity": 7}
+
+    class Hw:
+        def ticks_us(self):
+            return 1000
+
+    u.hw = Hw()
+    Unit.detector_arm(u, True)
+    assert u.detector.sensitivity == 7
+    Unit.detector_arm(u, False)

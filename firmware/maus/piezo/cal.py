@@ -21,6 +21,10 @@ class DigitalDetector(_Gate):
         self._last = 0
         self._init_gate()
 
+    def set_sensitivity(self, s):
+        """The setting, kept for status: the comparator's trimmer is what sets the threshold."""
+        self.sensitivity = s
+
     def meter(self):
         return 16 if self._last else 0
 

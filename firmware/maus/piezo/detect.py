@@ -12,7 +12,7 @@
 # feed() is integer-only and allocation-free; every intermediate stays below 2**30 (a small int on
 # the ESP32). Times are ticks_us values wrapping at 2**30; compare with (a - b) & _MASK < _HALF.
 # The guided calibration (Calibration) and the comparator's detector (DigitalDetector) are maus.piezo.cal:
-# a game on an analog piezo needs neither in RAM (docs/build.md section 7); both are reachable here too.
+# a game on an analog piezo needs neither in RAM (docs/build.md section 7).
 import sys
 from array import array
 
@@ -48,11 +48,6 @@ _WAIT = const(1)  # confirmed, held defer_us so that a button press can still ca
 _HIGH = const(2)  # alarmed, waiting for calm (hysteresis)
 _OFF = const(3)  # disarmed: track baseline and floor only
 
-
-def __getattr__(name):  # Calibration, DigitalDetector
-    import maus.piezo.cal
-
-    return getattr(maus.piezo.cal, name)
 
 
 def _shift_for(tau_us, rate_hz):

@@ -193,9 +193,7 @@ class Unit:
         if d is None:
             return
         if armed:
-            # a DigitalDetector (a comparator board) has no set_sensitivity: AttributeError, a known defect left
-            # for a fix of its own (issue 31 item 3 changes types only)
-            d.set_sensitivity(self.settings.get("sensitivity"))  # type: ignore[union-attr]
+            d.set_sensitivity(self.settings.get("sensitivity"))
             d.arm(self.hw.ticks_us())
         else:
             d.disarm()

@@ -68,11 +68,13 @@ def detector(u):
     from maus.piezo import detect as piezo
 
     if u.hw.adc is None:  # a comparator module (digital mode): its pin's level is the reading
-        d = piezo.DigitalDetector(sensitivity=u.settings.get("sensitivity"))
-        d.disarm()
+        from maus.piezo.cal import DigitalDetector
+
+        dd = DigitalDetector(sensitivity=u.settings.get("sensitivity"))
+        dd.disarm()
         u._stop_watch = u.watch_stop
         u._piezo_read = u.hw.piezo_pin.value
-        u.detector = d
+        u.detector = dd
         return
     d = piezo.Detector(sensitivity=u.settings.get("sensitivity"))
     u._piezo_read = u.hw.adc.read_u16
