@@ -70,6 +70,7 @@ def season(games: int, blocks: int, seed: int, keep: Path | None = None) -> dict
         cap = (work / "capture.bin").read_bytes()
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
+            (keep / "capture.bin").write_bytes(cap)
             (keep / "console.txt").write_text("\n".join(run.console) + "\n")
             (keep / "pace.txt").write_text("".join("%s %d %.1f\n" % (g.kind, g.length_ms, b - a) for g, a, b in
                                                    zip(gs, run.marks, run.marks[1:] + [run.wall])))

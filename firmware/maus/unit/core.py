@@ -26,6 +26,7 @@ _HEALTHY_MS = const(30000)  # running this long clears the crash counter
 _RFID_POLL_MS = const(50)
 _WATCH_SLICE_US = const(20000)  # armed piezo: sample this long between main-loop passes
 LOOP_US = const(300)  # a main-loop pass on the ESP32 (charged as virtual time on the sim)
+_GC_MS = const(500)  # collections (and the idle loop's look at the free heap) at most this often (Unit._collect)
 LINGER_MS = const(10000)  # a host session's requests come seconds apart at most: stay loaded that long
 _IN_PER_POLL = const(160)  # as the host service: typing at the console cannot stall the loop
 _DEAD_MS = const(1000)
@@ -45,6 +46,7 @@ class Unit:
     _stop_watch = None  # the armed piezo's stop test (watch_stop, bound once with the detector)
     _piezo_read = None  # its reading: the ADC's read_u16, or a comparator pin's value (bound with it)
     named = ()  # type: tuple  # the games whose names are interned (maus.names, when first chosen)
+    _gc_low = 0x3FFFFFFF  # the idle loop collects when the free heap is below this (_collect)
     # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
     _boot_ms: "Any"  # None once the unit has run _HEALTHY_MS and cleared the crash counter
     _gc_at: "Any"
@@ -253,6 +255,7 @@ class Unit:
         elif self.phase is not None:
             self.phase.gesture(self, p, kind)
         self._switch()
+        self._taken()
 
     def _on_tap(self, ident, uid):
         if ident is not None and ident.startswith("game/"):
@@ -270,6 +273,13 @@ class Unit:
             self._say("unknown_card")
             self.fb.sound("error")
         self._switch()
+        self._taken()
+
+    def _taken(self):
+        # a player's input handled: the moment to collect (_collect)
+        now = self.hw.ticks_ms()
+        if ticks_diff(now, self._gc_at) >= _GC_MS:
+            self._collect(now, False)
 
     # --- the main loop --------------------------------------------------------------------------------------------
     def step(self):
@@ -324,11 +334,36 @@ class Unit:
         wait = self._wait_ms(now)
         if 0 <= soon < wait:
             wait = soon  # the host link has more to do (streaming a log)
-        # idle time: collect now, not during a race (a tap in this pass may have opened one; sim: timed)
-        if wait > 0 and not self.race and ticks_diff(now, self._gc_at) > 500:
-            getattr(hw, "collect", gc.collect)()
-            self._gc_at = now
+        # idle time: collect here if the garbage calls for it (_collect)
+        if wait > 0 and ticks_diff(now, self._gc_at) >= _GC_MS:
+            self._collect(now, True)
         hw.idle(wait, self.host.waker() if self.host is not None else None)
+
+    # A collection stops the world for ~5.8 ms on the board (maus.sim.world Esp32Timing.gc_pause_us) and the buttons'
+    # soft IRQs wait for its end: a press whose edge comes meanwhile gets its first edge that late. The idle loop
+    # collected every 500 ms, and ~1 % of the presses outside race windows met one (issue 27: the season's capture
+    # p99, 0.4-2 ms against 0.1-0.2 ms). Collecting seldom (only when the heap fills) fragments it: what a game keeps
+    # goes high above the garbage (bench/bench_heap.py's largest free block after mg-6p-ties: 6,800 -> 4,816 bytes).
+    # So the unit collects as often as before, at most every _GC_MS, but where no press is timed: right after it
+    # has taken a player's input (a gesture, a card), when the player has just let go and the others have not yet
+    # seen what it shows; and, between inputs, in the idle loop only when the garbage has taken three quarters of
+    # the heap its last collection left free (a host polling `status` twice a second in a game made the idle loop
+    # collect every second or two at half, and a player's press met one now and then). Never during a race (the window collected as it opened: maus.capture RaceWindow)
+    # nor while a press is being taken or may come. (gc.threshold() would only add collections at any moment.)
+    def _collect(self, now, need):
+        """Collect now if no press is being taken (an edge settling, a debounce) or expected (a button down, a click
+        that a second press would make a double); `need`: only if the free heap is below _gc_low."""
+        if self.race:
+            return
+        cap = self.capture
+        if cap.pending or cap.busy() or self.gest.next_due(now) >= 0:
+            return
+        hw = self.hw
+        self._gc_at = now
+        if need and not 0 <= _mem_free(hw) < self._gc_low:
+            return
+        getattr(hw, "collect", gc.collect)()  # (sim: timed)
+        self._gc_low = _mem_free(hw) // 4
 
     def _wait_ms(self, now):
         if self.capture.pending or self.capture.busy():
@@ -353,6 +388,14 @@ class Unit:
             self.step()
             if until is not None and until():
                 break
+
+
+def _mem_free(hw):
+    # the free heap (maus.hw.sim times it: on the board gc.mem_free walks the heap's allocation table in C), or -1
+    # where it is not known (CPython)
+    if not hasattr(gc, "mem_free"):
+        return -1
+    return getattr(hw, "mem_free", gc.mem_free)()
 
 
 # --- the host link while no host talks --------------------------------------------------------------------
