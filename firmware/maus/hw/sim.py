@@ -404,13 +404,6 @@ class Hardware(_esp32.Hardware):
             # mem_alloc walks the whole heap's table: ~1,300 idle collections in a 10-minute game.
             self._live = self._win_a0 = gc.mem_alloc() if hasattr(gc, "mem_alloc") else 0
 
-    def mem_free(self):
-        """gc.mem_free() for the firmware (maus.unit.core's idle collection): a C call (Esp32Timing.gc_info_us)."""
-        m = self.world.model
-        if m is not None:
-            self.world.spend(m.gc_info_us)
-        return gc.mem_free()
-
     def _gc_check(self):
         # Inside a race window, each main-loop pass: a drop of the heap in use by 4 KB or more is a
         # collection that ran there (explicit frees of list growth are smaller), and growth past the room

@@ -69,10 +69,6 @@ class Esp32Timing:
     gc_base_us = 1000
     gc_us_per_heap_kb = 20
     gc_us_per_live_kb = 40
-    # gc.mem_free() (and mem_alloc) count the heap's blocks in C (py/gc.c gc_info: a pass over every 16-byte
-    # block's 2-bit allocation table entry, ~7,000 for 109 KB), holding soft IRQs off: ~15 cycles a block at
-    # 240 MHz, ~0.45 ms (an estimate; the unit's idle loop reads it every 500 ms: maus.unit.core)
-    gc_info_us = 450
     heap_kb = 109  # 111,936 bytes (host/mausbox/heapbudget.py BOARD_HEAP); PSRAM boards: megabytes
     # the unit's live heap in a game on the board, an estimate: the game's peak (`make bench`:
     # mausgeflippt.heap_live_peak_in_random_games, 40 KB) plus the shell, drivers and buffers

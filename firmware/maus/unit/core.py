@@ -26,7 +26,8 @@ _HEALTHY_MS = const(30000)  # running this long clears the crash counter
 _RFID_POLL_MS = const(50)
 _WATCH_SLICE_US = const(20000)  # armed piezo: sample this long between main-loop passes
 LOOP_US = const(300)  # a main-loop pass on the ESP32 (charged as virtual time on the sim)
-_GC_MS = const(500)  # collections (and the idle loop's look at the free heap) at most this often (Unit._collect)
+_GC_MS = const(500)  # collections right after an input or a timer at most this often (Unit._collect)
+_GC_IDLE_MS = const(2000)  # between those, the idle loop collects once this long has passed without one
 LINGER_MS = const(10000)  # a host session's requests come seconds apart at most: stay loaded that long
 _IN_PER_POLL = const(160)  # as the host service: typing at the console cannot stall the loop
 _DEAD_MS = const(1000)
@@ -46,7 +47,6 @@ class Unit:
     _stop_watch = None  # the armed piezo's stop test (watch_stop, bound once with the detector)
     _piezo_read = None  # its reading: the ADC's read_u16, or a comparator pin's value (bound with it)
     named = ()  # type: tuple  # the games whose names are interned (maus.names, when first chosen)
-    _gc_low = 0x3FFFFFFF  # the idle loop collects when the free heap is below this (_collect)
     # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
     _boot_ms: "Any"  # None once the unit has run _HEALTHY_MS and cleared the crash counter
     _gc_at: "Any"
@@ -255,7 +255,7 @@ class Unit:
         elif self.phase is not None:
             self.phase.gesture(self, p, kind)
         self._switch()
-        self._taken()
+        self._collect(self.hw.ticks_ms(), _GC_MS)  # a player's input handled: the moment to collect
 
     def _on_tap(self, ident, uid):
         if ident is not None and ident.startswith("game/"):
@@ -273,13 +273,7 @@ class Unit:
             self._say("unknown_card")
             self.fb.sound("error")
         self._switch()
-        self._taken()
-
-    def _taken(self):
-        # a player's input handled: the moment to collect (_collect)
-        now = self.hw.ticks_ms()
-        if ticks_diff(now, self._gc_at) >= _GC_MS:
-            self._collect(now, False)
+        self._collect(self.hw.ticks_ms(), _GC_MS)  # a player's input handled: the moment to collect
 
     # --- the main loop --------------------------------------------------------------------------------------------
     def step(self):
@@ -298,6 +292,7 @@ class Unit:
                     due = name
             if due is not None:
                 del self.timers[due]
+                was = self.race
                 if due.startswith("young"):
                     if self.mode == "join":
                         self.phase.join_young(self, int(due[5:]))
@@ -306,6 +301,8 @@ class Unit:
                 elif due == "abort":
                     self.pending_abort = False
                 self._switch()
+                if not was:  # (not a race's decision: the others' presses come now)
+                    self._collect(now, _GC_MS)  # a timer's: what it shows (a prompt, the dice) is answered later
         if self.race:
             self.window.step()  # a race window: nothing but the buttons until it closes
             return
@@ -334,36 +331,31 @@ class Unit:
         wait = self._wait_ms(now)
         if 0 <= soon < wait:
             wait = soon  # the host link has more to do (streaming a log)
-        # idle time: collect here if the garbage calls for it (_collect)
-        if wait > 0 and ticks_diff(now, self._gc_at) >= _GC_MS:
-            self._collect(now, True)
+        # idle time: collect if there has been no collection for a while
+        if wait > 0 and ticks_diff(now, self._gc_at) >= _GC_IDLE_MS:
+            self._collect(now, _GC_IDLE_MS)
         hw.idle(wait, self.host.waker() if self.host is not None else None)
 
     # A collection stops the world for ~5.8 ms on the board (maus.sim.world Esp32Timing.gc_pause_us) and the buttons'
     # soft IRQs wait for its end: a press whose edge comes meanwhile gets its first edge that late. The idle loop
     # collected every 500 ms, and ~1 % of the presses outside race windows met one (issue 27: the season's capture
-    # p99, 0.4-2 ms against 0.1-0.2 ms). Collecting seldom (only when the heap fills) fragments it: what a game keeps
-    # goes high above the garbage (bench/bench_heap.py's largest free block after mg-6p-ties: 6,800 -> 4,816 bytes).
-    # So the unit collects as often as before, at most every _GC_MS, but where no press is timed: right after it
-    # has taken a player's input (a gesture, a card), when the player has just let go and the others have not yet
-    # seen what it shows; and, between inputs, in the idle loop only when the garbage has taken three quarters of
-    # the heap its last collection left free (a host polling `status` twice a second in a game made the idle loop
-    # collect every second or two at half, and a player's press met one now and then). Never during a race (the window collected as it opened: maus.capture RaceWindow)
-    # nor while a press is being taken or may come. (gc.threshold() would only add collections at any moment.)
-    def _collect(self, now, need):
-        """Collect now if no press is being taken (an edge settling, a debounce) or expected (a button down, a click
-        that a second press would make a double); `need`: only if the free heap is below _gc_low."""
-        if self.race:
-            return
+    # p99, 0.4-2 ms against 0.1-0.2 ms). Collecting only when the heap fills (or half of what is free has gone)
+    # fragments it: what a game keeps goes high above the garbage, and a long-lived unit's host requests met no
+    # room ("nomem") in the 300-game season. So the unit collects about as often, but at the moments no press is
+    # timed: right after it has taken a player's input (a gesture, a card) or a timer has changed what it shows
+    # (not a race's decision: the others' presses come then), at most every _GC_MS; the players have not seen
+    # what it shows yet. The idle loop collects only when there has been none for _GC_IDLE_MS. Never during a race
+    # (the window collected as it opened: maus.capture RaceWindow) nor while a press is being taken or may come.
+    # (gc.threshold() would only add collections, at any moment.)
+    def _collect(self, now, after_ms):
+        """Collect now unless the last collection was under after_ms ago, a race is on, or a press is being taken (an
+        edge settling, a debounce) or expected (a button down, a click that a second press would make a double)."""
         cap = self.capture
-        if cap.pending or cap.busy() or self.gest.next_due(now) >= 0:
+        if self.race or ticks_diff(now, self._gc_at) < after_ms or cap.pending or cap.busy() or \
+                self.gest.next_due(now) >= 0:
             return
-        hw = self.hw
+        getattr(self.hw, "collect", gc.collect)()  # (sim: timed)
         self._gc_at = now
-        if need and not 0 <= _mem_free(hw) < self._gc_low:
-            return
-        getattr(hw, "collect", gc.collect)()  # (sim: timed)
-        self._gc_low = _mem_free(hw) // 4
 
     def _wait_ms(self, now):
         if self.capture.pending or self.capture.busy():
@@ -388,14 +380,6 @@ class Unit:
             self.step()
             if until is not None and until():
                 break
-
-
-def _mem_free(hw):
-    # the free heap (maus.hw.sim times it: on the board gc.mem_free walks the heap's allocation table in C), or -1
-    # where it is not known (CPython)
-    if not hasattr(gc, "mem_free"):
-        return -1
-    return getattr(hw, "mem_free", gc.mem_free)()
 
 
 # --- the host link while no host talks --------------------------------------------------------------------
