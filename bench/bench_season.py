@@ -70,6 +70,7 @@ def season(games: int, blocks: int, seed: int, keep: Path | None = None) -> dict
         cap = (work / "capture.bin").read_bytes()
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
+            (keep / "capture.bin").write_bytes(cap)
             (keep / "console.txt").write_text("\n".join(run.console) + "\n")
             (keep / "pace.txt").write_text("".join("%s %d %.1f\n" % (g.kind, g.length_ms, b - a) for g, a, b in
                                                    zip(gs, run.marks, run.marks[1:] + [run.wall])))
@@ -122,7 +123,8 @@ def figures(plan, host, console: list[str], cap: bytes, crashed: int, wall: floa
         "score_mismatches": len(scores), "score_lines": scores, "by_game": by_game, "pulls": host.pulls, "pulls_in_game": host.pull_in_game,
         "pull_problems": len(host.bad), "host_results": host.results, "lat": lat, "wall": wall,
         "flash_bytes": blocks * 4096, "log_bytes": total, "console_tail": console[-40:], "kinds": [g.kind for g in plan.games], "polled": plan.polled, "bad": host.bad[:10],
-        "crash_lines": [x for x in console if x.startswith("SEASON crash ")][:5], "lost": lost}
+        "crash_lines": [x for x in console if x.startswith("SEASON crash ")][:5], "lost": lost,
+        "nomem": host.nomem}
 
 
 def p99(xs: list[int]) -> float:
@@ -161,6 +163,8 @@ def main() -> int:
     ok = f["games"] == args.games and not f["crashes"]
     if not ok or f["bad"]:
         sys.stderr.write("\n".join(f["crash_lines"] + f["bad"] + f["console_tail"]) + "\n")
+    if f["nomem"]:
+        sys.stderr.write("season: requests answered nomem: %s\n" % f["nomem"])
     if f["lost"]:
         sys.stderr.write("season: games started and never pulled (log numbers): %s\n" % f["lost"])
     if f["score_lines"]:

@@ -234,6 +234,8 @@ class SeasonUart(Uart):
 
 
 PROBE = os.getenv("SEASON_PROBE") if hasattr(os, "getenv") else None
+LATE_US = int(os.getenv("SEASON_LATE_US") or 1000) if PROBE else 0  # a first edge later than this is printed
+CALL_US = int(os.getenv("SEASON_CALL_US") or 100) if PROBE else 0  # (=cause) with the C calls this long it met
 
 
 def probe():
@@ -300,7 +302,7 @@ class SeasonHw(sim.Hardware):
                         r[4] = (d >> 8) & 255
                         r[5] = d >> 16
                         _cap.write(r)
-                        if PROBE and d > 1000:  # a late first edge: when (virtual µs), for whom
+                        if PROBE and d > LATE_US:  # a late first edge: when (virtual µs), for whom
                             print("SEASON late", d, "edge", e, "player", i + 1, "game", hw.game, "polled", hw.polled,
                                   _overlapping(e, t) if PROBE == "cause" else "")
                 emit(kind, i, t)
@@ -353,7 +355,7 @@ def _cause(hw):
                 if not outer:
                     _kind[0] = 0
                     t1 = w.ticks_us()
-                    if t1 - t0 >= 100:
+                    if t1 - t0 >= CALL_US:
                         rec(k, t0, t1)
 
         setattr(obj, name, f)

@@ -211,34 +211,37 @@ def test_leds_buzzer_watchdog_rtc_and_the_jumper_pulse():
 
 def test_idle_looks_at_a_host_sessions_console_each_ms():
     # The REPL UART's interrupt does not wake a task in poll (ports/esp32/uart.c), so hw.idle looks at the
-    # console each ms while a host session is on: it ends within 1 ms of a request, and sleeps at most 10 ms.
+    # console while a host session is on: it ends within 1 ms of a request, and waits at most 10 ms. Between looks
+    # it spins in bytecode, not in time.sleep_ms(1) (no handler runs in a delay's last 155 µs: a press in a host
+    # session's idle got its first edge up to ~160 µs late, issue 27); the board's looks come as fast as the loop
+    # goes, here one each hw.spend (the sim's time, which this bare layer does not charge: one look a µs).
     if not _MPY:
         return
     hw, wiring, out = _unit()
+    w = wiring.world
 
-    class Console:  # select.poll on stdin: ready from the k-th look
-        def __init__(self, k):
-            self.k = k
+    class Console:  # select.poll on stdin: ready from virtual µs `at` on
+        def __init__(self, at):
+            self.at = at
             self.looks = 0
 
         def ipoll(self, timeout):
             assert timeout == 0
             self.looks += 1
-            return [1] if self.looks >= self.k else []
+            return [1] if w.now >= self.at else []
 
     try:
-        w = wiring.world
         t = w.now
         hw.idle(50)
         assert 10000 <= w.now - t < 11000  # no session: one sleep of 10 ms at most
-        c = Console(4)
         t = w.now
+        c = Console(t + 3300)
         hw.idle(50, c)
-        assert c.looks == 4 and 3000 <= w.now - t < 4000  # ready at the 4th look: 3 ms of 1 ms sleeps
-        c = Console(100)
+        assert 3300 <= w.now - t < 4300, w.now - t  # within 1 ms of the request
         t = w.now
+        c = Console(t + 10 ** 9)
         hw.idle(50, c)
-        assert c.looks == 10 and 10000 <= w.now - t < 11000
+        assert c.looks >= 10 and 9000 <= w.now - t < 11000, (c.looks, w.now - t)
     finally:
         _done(wiring)
 

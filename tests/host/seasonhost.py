@@ -45,6 +45,7 @@ class Host:
         self.results: dict[str, int] = {}
         self.pulled: dict[str, Pulled] = {}
         self.bad: list[str] = []  # what a check refused
+        self.nomem: list[str] = []  # the requests answered `nomem` (op and name)
         self.pulls = 0
         self.timeouts = 0  # requests the unit did not answer in time (asked again)
         self.waits = 0  # answers `game` to a pull's request
@@ -112,6 +113,8 @@ class Host:
         if op is None:
             return []  # a late answer to a request given up on (asked again meanwhile)
         key = "ok" if doc.get("ok") else str(doc.get("error"))
+        if key == "nomem":
+            self.nomem.append("%s %s" % (op, req.get("name", "")))
         self.results[key] = self.results.get(key, 0) + 1
         if op == "copied":
             self._pulling = False

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # maus.hw.esp32_setup sets the parts
 # file takes timer 2.
 _KEEPER_TIMER = 3
 _RTC_WDT = 2  # RTC memory byte: the watchdog's timeout in s while one runs (bytes 0-1: the crash counter)
+_LOOK_US = const(1000)  # idle() with a host session on: the sim's time between looks at the console (spend)
 
 
 class Hardware:
@@ -76,16 +77,25 @@ class Hardware:
         # console: a host session's console poller (maus.unit.core HostWake.waker): the wait ends once it has
         # bytes. The REPL UART's receive interrupt only fills the stdin ring (ports/esp32/uart.c) and does not
         # wake a task waiting in poll, which would sleep a whole FreeRTOS tick (10 ms), so it is looked at each
-        # ms: a request is read within 1 ms, as a main-loop pass each ms did, in a tenth of the passes.
+        # ms: a request is read within 1 ms, as a main-loop pass each ms did, in a tenth of the passes. Between
+        # looks the wait spins in bytecode (pin handlers run at its branches within µs), not in time.sleep_ms(1):
+        # that is mp_hal_delay_us, which runs no handler in its last 155 µs, and a press in 15 % of a host
+        # session's idle time got its first edge up to ~160 µs late (issue 27: the season's capture p99 with a
+        # host polling). A delay that short is a busy loop on the port too. spend: the sim's time.
         if ms <= 0:
             machine.idle()
         elif console is None:
             time.sleep_ms(min(ms, 10))
         else:
-            for _ in range(min(ms, 10)):
+            t0 = time.ticks_ms()
+            n = min(ms, 10)
+            while True:
                 for _ in console.ipoll(0):
                     return
-                time.sleep_ms(1)
+                if time.ticks_diff(time.ticks_ms(), t0) >= n:
+                    return
+                machine.idle()  # (other tasks at the main task's priority)
+                self.spend(_LOOK_US)
 
     def spend(self, us):
         pass
