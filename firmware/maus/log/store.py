@@ -103,7 +103,10 @@ class LogStore:
 
     def sha256(self, name):
         h = hashlib.sha256()
-        buf = bytearray(_CHUNK)  # here, not per store: a store is made wherever the free space is asked for
+        try:
+            buf = bytearray(_CHUNK)  # here, not per store: a store is made wherever the free space is asked for
+        except MemoryError:  # a game's fragmented heap (a host's pull marks its logs while one runs): slower, not refused
+            buf = bytearray(32)
         mv = memoryview(buf)
         with open(self.path(name), "rb") as f:
             while True:
