@@ -2,9 +2,9 @@
 # and boot recovery all read names with (the index is loaded for its moments only, and needs nothing else).
 from micropython import const
 
-_NAME_MAX = const(64)
+NAME_MAX = const(64)  # the longest log name (the store checks names against it too)
 _SLUG = b"abcdefghijklmnopqrstuvwxyz0123456789_"
-_GAME_MAX = const(9999999)  # highest game number: 5 to 7 digits (the host takes up to 10), a small int
+GAME_MAX = const(9999999)  # highest game number: 5 to 7 digits (the host takes up to 10), a small int
 
 
 def log_number(name):
@@ -12,7 +12,7 @@ def log_number(name):
     name: a stray or foreign file in logs/ never counts for numbering and is not listed (docs/log-format.md)."""
     b = name.encode() if isinstance(name, str) else name
     n = len(b)
-    if not 13 <= n <= _NAME_MAX or b[n - 6:] != b".jsonl":
+    if not 13 <= n <= NAME_MAX or b[n - 6:] != b".jsonl":
         return -1
     i = b.find(b"-")
     if not 5 <= i <= 7 or not 1 <= n - 6 - i - 1 <= 24:
@@ -26,4 +26,4 @@ def log_number(name):
     for k in range(i + 1, n - 6):
         if b[k] not in _SLUG:
             return -1
-    return v if 0 < v <= _GAME_MAX else -1
+    return v if 0 < v <= GAME_MAX else -1

@@ -6,7 +6,7 @@ import os
 import sys
 
 from maus import moment, write_atomic  # noqa: F401 - write_atomic: here for the log code and the host
-from maus.log.name import log_number  # noqa: F401 - here too for the host service
+from maus.log.name import GAME_MAX, NAME_MAX, log_number  # noqa: F401 - log_number: here too for the host service
 from micropython import const
 
 DIR = "logs"
@@ -15,8 +15,6 @@ PULLED = ".pulled"
 _COUNTER = "counter"
 _CHUNK = const(512)  # hashing / copying buffer
 _STREAM = const(4096)  # stream() chunk for the host's fast pull
-_NAME_MAX = const(64)
-_GAME_MAX = const(9999999)  # highest game number (maus.log.name): a garbled counter above it is not believed
 _BATCH = const(8)  # pulled logs make_room takes from one directory scan
 _MAX_READ = const(16384)  # largest chunk the host may ask for
 _OK = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-."
@@ -25,7 +23,7 @@ RESERVE_FILE = "reserve"  # room kept for a running game's last records (maus.lo
 
 def valid_name(name):
     # A log file name, never a path: letters, digits, _ - . only, no leading dot, .jsonl.
-    if not isinstance(name, str) or not 0 < len(name) <= _NAME_MAX or name[0] == ".":
+    if not isinstance(name, str) or not 0 < len(name) <= NAME_MAX or name[0] == ".":
         return False
     if not name.endswith(EXT) or ".." in name:
         return False
@@ -197,7 +195,7 @@ class LogStore:
                 n = int(f.read(12))
         except (OSError, ValueError):
             pass
-        if not 0 < n <= _GAME_MAX:
+        if not 0 < n <= GAME_MAX:
             n = 1  # a garbled counter: the names alone give the next number
         try:  # streamed from the directory iterator: no list of 2,000 names in the heap at a game's start
             il = getattr(os, "ilistdir", None)
