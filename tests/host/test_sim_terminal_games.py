@@ -50,9 +50,11 @@ def _join(t: SimTerm, game_card: str, players: int, variant_hold: bool = False) 
 
 
 def _patient_unit(root: Path) -> None:
-    """A unit whose race and claim windows are the longest its settings allow: every mouse here is a protected
-    one, which goes under the stack unclaimed after protection_timeout_ms (3 s by default), and a machine busy
-    with other tests can hold a typed key back longer than that (the game is about keys, not a person's speed)."""
+    """A unit whose race and claim windows are the longest its settings allow. A machine busy with other tests
+    can hold a typed key back longer than a window (the games are about keys, not a person's speed): in
+    Mausgeflippt every mouse here is a protected one, which goes under the stack unclaimed after
+    protection_timeout_ms (3 s by default); in M is for Mouse a race ends unclaimed after claim_window_ms
+    (5 s), and a claimer who takes longer than that to tap two cards loses the claim."""
     root.mkdir(parents=True)
     (root / "settings.json").write_text(json.dumps({"lang": "en", "protection_timeout_ms": 30000,
                                                     "claim_window_ms": 60000, "prompt_timeout_s": 600}))
@@ -95,6 +97,7 @@ def test_a_whole_mausgeflippt_game_with_keys_alone(tmp_path):
 def test_a_whole_game_of_m_is_for_mouse_with_keys_alone(tmp_path):
     """Variant A, three players, the moves of tests/scenarios/mim-a-3p.jsonl typed as keys."""
     root = tmp_path / "unit"
+    _patient_unit(root)
     acts = [json.loads(ln) for ln in (SCEN / "mim-a-3p.jsonl").read_text().splitlines() if ln.startswith("{")]
     t = _sim(root, 80, 24)
     try:
