@@ -51,6 +51,20 @@ def write_atomic(path, data):
     os.rename(tmp, path)
 
 
+LOG_DIR = "logs"  # the unit's logs on its flash (maus.log.store)
+
+
+def free_bytes(path):
+    """Free bytes on the filesystem holding `path`: the room the logs still have (LogStore.free, a status, the
+    boot self-test, which need not load maus.log.store for it)."""
+    import os
+
+    st = os.statvfs(path)
+    if st[4] > st[2]:
+        return 0  # littlefs when full: blocks in use exceed the total and f_bavail wraps
+    return st[0] * st[4]
+
+
 def unit_name(root=""):
     """The unit's name (`mausbox name set`, maus.settings.classroom: name.txt), or None; read where it is shown (the idle
     menu, hello) without loading maus.settings.classroom."""

@@ -98,7 +98,7 @@ def test_a_healthy_boot_reports_no_problems(root):
 
 LATENCY = """import gc, json
 import maus.unit
-from maus.checks import selftest
+from maus.checks import latency
 from maus.hw import load_board, open_hardware
 
 board = load_board()
@@ -106,7 +106,7 @@ hw = open_hardware(board)
 unit = maus.unit.Unit(hw)
 unit.capture.start()
 t0 = hw.world.now
-res = selftest.latency(hw, unit, 100)
+res = latency.latency(hw, unit, 100)
 out = {"jumper": res, "settle_us": unit.capture.settle_us, "virtual_ms": (hw.world.now - t0) // 1000,
        "pin1": hw.buttons[0].value()}
 del unit, hw
@@ -117,7 +117,7 @@ board["parts"] = parts
 hw = open_hardware(board)
 unit = maus.unit.Unit(hw)
 unit.capture.start()
-out["none"] = selftest.latency(hw, unit, 10)
+out["none"] = latency.latency(hw, unit, 10)
 print(json.dumps(out))
 """
 

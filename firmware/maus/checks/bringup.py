@@ -204,10 +204,10 @@ class Check:
         if self.hw.jumper is None:
             self.result("latency", SKIP, "no jumper fitted")
             return
-        from maus.checks import selftest
+        from maus.checks import latency
 
         self.say("Bring-up: latency self-test through the jumper")
-        res = selftest.latency(self.hw, self.u, 5)
+        res = latency.latency(self.hw, self.u, 5)
         if res is None:
             self.result("latency", FAIL, "no edge came through the jumper",
                         "fit the jumper between GPIO %s and P1's button" % self.parts["jumper"].get("out"))

@@ -2,6 +2,7 @@
 # (maus.unit.core HostWake, which answers a few requests in a game) and the host service (maus.host.service):
 #
 #   #MB<v><kind> <seq:4 hex> <len:4 hex> <crc32:8 hex> <payload: len bytes>\n
+from maus import LOG_DIR, free_bytes
 from micropython import const
 
 HDR = const(25)  # "#MB1Q ssss llll cccccccc " before the payload
@@ -82,25 +83,15 @@ def status(c, app, requests, bad_frames, now):
            "requests": requests, "bad_frames": bad_frames,
            "boot": getattr(c, "boot", None) or (c.status or {}).get("boot"), "crashes": getattr(c, "crashes", None)}
     try:
-        # The unit's logs' free space read here (maus.log.store's DIR, as its free() reads it): in a game, loading
-        # maus.log.store for a status poll took ~2 KB that the game's peak did not have.
+        # Not c.store.free(): in a game, loading maus.log.store for a status poll took ~2 KB that the game's peak
+        # did not have.
         root = getattr(c, "root", None)
-        out["free_bytes"] = c.store.free() if root is None else free_bytes(root + "logs")
+        out["free_bytes"] = c.store.free() if root is None else free_bytes(root + LOG_DIR)
     except OSError:
         out["free_bytes"] = None
     out["wall"] = wall(c.hw)
     out["uptime_ms"] = now
     return out
-
-
-def free_bytes(path):
-    """Free bytes on the filesystem holding `path` (maus.log.store LogStore.free)."""
-    import os
-
-    st = os.statvfs(path)
-    if st[4] > st[2]:
-        return 0  # littlefs when full: blocks in use exceed the total and f_bavail wraps
-    return st[0] * st[4]
 
 
 def game(c):

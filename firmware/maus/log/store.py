@@ -5,11 +5,11 @@ import hashlib
 import os
 import sys
 
-from maus import moment, write_atomic  # noqa: F401 - write_atomic: here for the log code and the host
+from maus import LOG_DIR, free_bytes, moment, write_atomic  # noqa: F401 - write_atomic: here for the log code and the host
 from maus.log.name import GAME_MAX, NAME_MAX, log_number  # noqa: F401 - log_number: here too for the host service
 from micropython import const
 
-DIR = "logs"
+DIR = LOG_DIR
 EXT = ".jsonl"
 PULLED = ".pulled"
 _COUNTER = "counter"
@@ -176,11 +176,7 @@ class LogStore:
         return sent
 
     def free(self):
-        # Free bytes on the filesystem holding the logs (maus.host.frame free_bytes reads them the same way).
-        st = os.statvfs(self.dir)
-        if st[4] > st[2]:
-            return 0  # littlefs when full: blocks in use exceed the total and f_bavail wraps
-        return st[0] * st[4]
+        return free_bytes(self.dir)
 
     def reserve_path(self):
         return self.dir + "/" + RESERVE_FILE

@@ -55,7 +55,7 @@ class Unit:
     # Set on the unit only when they change from these (a smaller attribute table: under 38 entries
     # it takes 37 slots, not 47):
     root = ""  # the flash's mount point ("" on the unit)
-    loop_us = LOOP_US  # for the latency self-test (maus.checks.selftest), which is below this layer
+    loop_us = LOOP_US  # for the latency self-test (maus.checks.latency), which is below this layer
     calib = None  # (base, floor) of a calibration this session, when calib.json could not keep it
     enrolment = None  # the enrolment map (maus.cards.enrol), if the unit has one
     _stop_watch = None  # the armed piezo's stop test (watch_stop, bound once with the detector)

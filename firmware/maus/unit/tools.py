@@ -55,9 +55,9 @@ def _meter(u, level):
 
 
 def latency_test(u, n=200):
-    from maus.checks import selftest
+    from maus.checks import latency
 
-    res = selftest.latency(u.hw, u, n)
+    res = latency.latency(u.hw, u, n)
     if res is None:
         u._say("latency_none")
     else:
