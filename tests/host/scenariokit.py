@@ -63,6 +63,13 @@ def check_scenario(scenario: Path, tmp_path: Path) -> None:
     assert not window, f"{scenario.name}: {window[:3]}"
     for log in logs:
         check_log(log)
+    # logs/index (docs/log-format.md, "The index"): once a game has ended, it names that log finished, at its size
+    # (the unit writes it after the game's code has gone: maus.unit.play)
+    last = logs[-1]
+    recs = records(last)
+    if recs and recs[-1]["type"] in ("game_end", "game_abort"):
+        ix = (tmp_path / "unit" / "logs" / "index").read_text().split()
+        assert ix[1:4] == [last.name, "d", str(last.stat().st_size)], f"{scenario.name}: index {ix}"
     end = first_end(logs)
     assert end["scores"] == expect["scores"], f"{scenario.name}: scores {end['scores']} != {expect['scores']}"
     assert sorted(end["winners"]) == sorted(expect["winners"])

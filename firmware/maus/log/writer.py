@@ -185,24 +185,26 @@ class GameLog:
             pass
         self._f = None
 
-    def end(self, scores, winners, breakdown, why):
-        # scores/breakdown keyed by player id (int or str), winners a list of player ids (maus.log.end).
+    def end(self, scores, winners, breakdown, why, index=True):
+        # scores/breakdown keyed by player id (int or str), winners a list of player ids (maus.log.end). index
+        # False: the caller has logs/index updated later (ended()), as the unit does once the game's code has gone.
         with moment():
             import maus.log.end
 
             maus.log.end.end(self, scores, winners, breakdown, why)
-        self._ended()
+        if index:
+            self.ended()
 
     def abort(self, reason):
         with moment():
             import maus.log.end
 
             maus.log.end.abort(self, reason)
-        self._ended()
+        self.ended()
 
-    def _ended(self):
-        # Every record, the end too, is on flash: logs/index says the log is finished (the boot need not read
-        # it). Once maus.log.end is let go: the two are never in RAM at once at a game's end, its tightest moment.
+    def ended(self):
+        """Every record, the end too, is on flash: logs/index says the log is finished (the boot need not read
+        it). Not with maus.log.end in RAM, nor a game's end moment: a game's end is its tightest moment."""
         at = self.end_at
         if at is not None and self._ok and self._ok == self.seq and not self.held:
             i = at[0].rfind("/")

@@ -12,7 +12,9 @@ from maus.unit import GAMES
 
 
 def enter(u, arg=None):
-    if arg == "end":  # the end screen, entered again once the game has gone (end_game)
+    if arg is not None:  # the end screen, entered again once the game has gone (end_game); arg: its log
+        if arg != "end":
+            arg.ended()  # logs/index says the log is finished: written now that the game's code has gone
         return
     start_game(u)
 
@@ -90,7 +92,7 @@ def end_game(u):
     log = u.log
     getattr(u.hw, "collect", gc.collect)()  # the game's last garbage, before the log's end loads its code
     if log is not None:
-        log.end(s.get("scores", {}), s.get("winners", []), s.get("breakdown", {}), s.get("reason", ""))
+        log.end(s.get("scores", {}), s.get("winners", []), s.get("breakdown", {}), s.get("reason", ""), False)
         log.close()
         u.log = None
     with moment():
@@ -98,8 +100,9 @@ def end_game(u):
 
         maus.unit.ends.end(u, s)
     # The game, its modules and the detector go once the running handler returns (the phase entered again for its
-    # end screen): the next game's card, a host's pull and the next start then meet a heap without them.
-    u.switch("play", "end")
+    # end screen, which then has logs/index say the log is finished): the next game's card, a host's pull and the next
+    # start then meet a heap without them.
+    u.switch("play", log or "end")
 
 
 def gesture(u, p, kind):
