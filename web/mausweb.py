@@ -64,26 +64,10 @@ def start():
 def _boot():
     # maus.unit.main() to its main loop, and Unit.run()'s first lines
     global unit
-    from maus import moment
-    from maus.unit import WDT_MS
+    from maus.unit import WDT_MS, boot_steps
 
     hw.wdt_start(WDT_MS)
-    with moment():
-        import maus.unit.boot
-
-        board_problems, recovered = maus.unit.boot.prepare(hw)
-    hw.wdt_feed()
-    from maus.unit.core import Unit
-
-    unit = Unit(hw, recovered=recovered)
-    hw.wdt_feed()
-    unit.status["problems"] = list(hw.problems) + board_problems
-    with moment():
-        import maus.unit.boot
-
-        maus.unit.boot.selftest(unit)
-    print("MAUSBOX READY", unit.status["version"])
-    hw.wdt_feed()
+    unit = boot_steps(hw)
     # No host link: the page has no USB console (its logs go out by download).
     unit.capture.start()
     unit.switch("menu")

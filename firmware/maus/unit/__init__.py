@@ -50,6 +50,29 @@ def _kbd_intr(c):
         fn(c)
 
 
+def boot_steps(hw):
+    """Power-on to the main loop's door (main(), and the web page's unit, which runs the loop itself): the board
+    check and the logs' recovery, the main loop's Unit, the self-test. -> the Unit. Each step runs with little
+    else in RAM, and its modules go again before the next."""
+    with moment():
+        import maus.unit.boot
+
+        board_problems, recovered = maus.unit.boot.prepare(hw)
+    hw.wdt_feed()
+    from maus.unit.core import Unit
+
+    unit = Unit(hw, recovered=recovered)
+    hw.wdt_feed()
+    unit.status["problems"] = list(hw.problems) + board_problems
+    with moment():
+        import maus.unit.boot
+
+        maus.unit.boot.selftest(unit)
+    print("MAUSBOX READY", unit.status["version"])
+    hw.wdt_feed()
+    return unit
+
+
 def main(hw=None, **kw):
     # main.py (the boot stub) has counted this boot as a crash and started the watchdog: it is cleared when the
     # unit stops cleanly or has run healthy (maus.unit.core _HEALTHY_MS).
@@ -60,23 +83,9 @@ def main(hw=None, **kw):
     hw.wdt_start(WDT_MS)  # the stub's watchdog, now fed by the app (boot steps feed it too)
     unit = None
     try:
-        # Each boot step runs with little else in RAM, and its modules go again before the next.
-        with moment():
-            import maus.unit.boot
+        unit = boot_steps(hw)
+        from maus.unit.core import HostWake
 
-            board_problems, recovered = maus.unit.boot.prepare(hw)
-        hw.wdt_feed()
-        from maus.unit.core import HostWake, Unit
-
-        unit = Unit(hw, recovered=recovered)
-        hw.wdt_feed()
-        unit.status["problems"] = list(hw.problems) + board_problems
-        with moment():
-            import maus.unit.boot
-
-            maus.unit.boot.selftest(unit)
-        print("MAUSBOX READY", unit.status["version"])
-        hw.wdt_feed()
         # The host's link (docs/protocol.md), served by the main loop: the service loads when a frame comes.
         con = getattr(hw, "console", None)  # a scenario's simulated line (maus.sim.hw); a board: stdin
         unit.host = HostWake(unit, *con()) if con is not None else HostWake(unit)
