@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from xml.sax.saxutils import escape
 
 from mausbox.schematic.parts import DEVBOARD, FAMILY_TITLE, Conn, connections, gpio, spi_mhz
@@ -118,6 +119,23 @@ _MCU_X, _MCU_W = 30, 200
 _BX = 420  # blocks start here
 _BW = _W - _BX - 24
 _ROW = 44
+
+
+def _module(s: Svg, y: int, h: int, title: str, rows: list[Conn], wire: Callable[[Conn, int, int], None], x0: int,
+            name: str, power: tuple[str, ...], notes: tuple[str, ...]) -> None:
+    """A module on a bus: its block and box, a wire per signal into it, its name and power pins inside, notes beside."""
+    _block(s, y, h, title)
+    bx = x0 + 200
+    s.rect(bx, y + 26, 250, h - 36, "box")
+    for i, c in enumerate(rows):
+        wy = y + 50 + i * _ROW
+        wire(c, wy, bx)
+        s.text(bx + 8, wy + 4, c.signal, "t")
+    s.text(bx + 110, y + 50, name, "t")
+    for k, t in enumerate(power):
+        s.text(bx + 110, y + 66 + 14 * k, t, "v")
+    for k, t in enumerate(notes):
+        s.text(bx + 270, y + 50 + 14 * k, t, "n")
 
 
 def _block(svg: Svg, y: int, h: int, title: str) -> None:
@@ -256,38 +274,19 @@ def svg(board: dict) -> str:
         rows = by_part["oled"]
         o = parts["oled"]
         h = 30 + _ROW * 2 + 10
-        _block(s, y, h, f"SSD1306 OLED {o['width']}×{o['height']}, I2C address 0x{o['addr']:02X}")
-        bx = x0 + 200
-        s.rect(bx, y + 26, 250, h - 36, "box")
-        for i, c in enumerate(rows):
-            wy = y + 50 + i * _ROW
-            wire(c, wy, bx)
-            s.text(bx + 8, wy + 4, c.signal, "t")
-        s.text(bx + 110, y + 50, "0.96\" OLED module", "t")
-        s.text(bx + 110, y + 66, "VCC → 3V3", "v")
-        s.text(bx + 110, y + 80, "GND → GND", "v")
-        s.text(bx + 270, y + 50, "Pull-ups (4.7-10 kΩ) are on the module.", "n")
-        s.text(bx + 270, y + 64, "Check the silk-screen pin order:", "n")
-        s.text(bx + 270, y + 78, "VCC and GND swap between makers.", "n")
+        _module(s, y, h, f"SSD1306 OLED {o['width']}×{o['height']}, I2C address 0x{o['addr']:02X}", rows, wire, x0,
+                "0.96\" OLED module", ("VCC → 3V3", "GND → GND"),
+                ("Pull-ups (4.7-10 kΩ) are on the module.", "Check the silk-screen pin order:",
+                 "VCC and GND swap between makers."))
         y += h + 14
 
     if "rfid" in by_part:
         rows = by_part["rfid"]
         h = 30 + _ROW * len(rows) + 6
-        _block(s, y, h, "MFRC522 RFID reader (SPI), under the catch pad")
-        bx = x0 + 200
-        s.rect(bx, y + 26, 250, h - 36, "box")
-        for i, c in enumerate(rows):
-            wy = y + 50 + i * _ROW
-            wire(c, wy, bx)
-            s.text(bx + 8, wy + 4, c.signal, "t")
-        s.text(bx + 110, y + 50, "RC522 module", "t")
-        s.text(bx + 110, y + 66, "3.3V → 3V3", "v")
-        s.text(bx + 110, y + 80, "GND → GND", "v")
-        s.text(bx + 110, y + 94, "IRQ: not connected", "v")
-        s.text(bx + 270, y + 50, "Power from 3V3 only: 5 V destroys it.", "n")
-        s.text(bx + 270, y + 64, f"SPI mode 0, {spi_mhz(parts['rfid'])} MHz; wires under 15 cm.", "n")
-        s.text(bx + 270, y + 78, "Antenna faces up; no metal within 2 cm.", "n")
+        _module(s, y, h, "MFRC522 RFID reader (SPI), under the catch pad", rows, wire, x0,
+                "RC522 module", ("3.3V → 3V3", "GND → GND", "IRQ: not connected"),
+                ("Power from 3V3 only: 5 V destroys it.", f"SPI mode 0, {spi_mhz(parts['rfid'])} MHz; wires under 15 cm.",
+                 "Antenna faces up; no metal within 2 cm."))
         y += h + 14
 
     if "piezo" in by_part:
