@@ -27,7 +27,7 @@ sys.path[:0] = [str(HERE.parent / "tests" / "host"), str(HERE.parent / "tests")]
 
 from mausbox.paths import micropython_binary  # noqa: E402
 
-RUNS = 3
+RUNS = 7
 FLASH = 16 * 1024 * 1024 - 0x200000
 
 
