@@ -1,6 +1,7 @@
 # logs/index: what the boot needs to know about the newest log, so that it need not list logs/ (2,000 logs
 # are 2,000 entries to read from littlefs at every boot). Loaded for a moment and let go again: when a log is
-# created (maus.log.store.create), when its game ends (maus.log.end) and at boot (maus.log.repair).
+# created (maus.log.store.create), when its game has ended (maus.log.writer GameLog.ended) and at boot
+# (maus.log.repair).
 # One line: "<counter> <newest log or -> <o|d> <size> <crc32 hex>\n" (docs/log-format.md, "The index").
 # It names a log before the log exists, so no log is ever newer than the index says; a missing, torn or
 # garbled index, or one that disagrees with the flash (the counter file, the log's presence), means a scan.
