@@ -14,6 +14,7 @@ sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
 
 import mausbox  # noqa: E402,F401 - installs the micropython shim
 import mausbox.deploy as deploy_mod  # noqa: E402
+from mausbox import heapbudget  # noqa: E402
 from mausbox.link import UnitLink  # noqa: E402
 from mausbox.paths import FIRMWARE_PKG, micropython_binary  # noqa: E402
 from mausbox.sim.serial import SerialUnit  # noqa: E402
@@ -36,7 +37,8 @@ def main() -> int:
         deploy_mod.FIRMWARE_PKG = snap
         unit_root = Path(tmp) / "unit"
         unit_root.mkdir()
-        with SerialUnit(unit_root, baud=115200, exec_delay_ms=20) as unit:
+        # the board's heap plus the simulator's and the REPL server's shares: a deploy's probe must fit a board
+        with SerialUnit(unit_root, heapsize=str(heapbudget.unit_heap(serial=True)), baud=115200, exec_delay_ms=20) as unit:
             full, t_full = run_deploy(unit.pty_path)
             with open(snap / "ticks.py", "a") as f:
                 f.write("\nBENCH_EDIT = 1\n")
