@@ -32,39 +32,11 @@ TRIES = 4  # rounds of sending what still differs; attempts at a step the link b
 READY = b"MAUSBOX READY "
 SIM_ONLY = ("maus/sim/",)  # never sent to a board
 
-_PROBE = """import sys,os,hashlib
-def _h(p):
- try:
-  h=hashlib.sha256()
-  b=bytearray(512)
-  with open(p,'rb') as f:
-   while 1:
-    n=f.readinto(b)
-    if not n:break
-    h.update(memoryview(b)[:n])
-  return h.digest().hex()
- except OSError:
-  return None
-def _walk(d,out):
- try:
-  for e in os.ilistdir(d):
-   p=d+'/'+e[0]
-   if e[1]&0x4000:_walk(p,out)
-   else:out.append(p[1:])
- except OSError:
-  pass
-def _probe(want):
- print(getattr(sys.implementation,'_mpy',0),sys.platform)
- o=[]
- _walk('/maus',o)
- for p in want:
-  if p not in o:o.append(p)
- for p in o:print(p,_h('/'+p))
-try:
- _probe(%r)
-finally:
- del _h,_walk,_probe
-"""
+# The probe's code is firmware/deployprobe.py (device-side code lives in firmware/), sent as text: comment lines and
+# blank ones are left out on the line.
+_PROBE = "".join(ln for ln in (FIRMWARE_DIR / "deployprobe.py").read_text().splitlines(keepends=True)
+                 if ln.strip() and not ln.lstrip().startswith("#"))
+_PROBE_CALL = "try:\n _probe(%r, %d)\nfinally:\n del _h, _walk, _probe\n"
 
 
 @dataclass
@@ -162,9 +134,7 @@ def probe(link, paths: list[str], walk: bool = True) -> dict:
     """The unit's MicroPython (.mpy info, platform) and the sha256 of each path (None: missing), and with `walk`
     of every file under /maus, in one exec. One line per file: a listing of ~100 files stays small on a 96 KB
     heap. LinkError if the answer is garbled (a damaged line): the caller asks again."""
-    code = _PROBE % (sorted(paths),)
-    if not walk:
-        code = code.replace(" _walk('/maus',o)\n", "")
+    code = _PROBE + _PROBE_CALL % (sorted(paths), walk)
     out = link.exec(code, timeout=30).decode("utf-8", "replace").splitlines()
     try:
         mpy, platform = out[0].split()
