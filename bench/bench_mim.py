@@ -24,7 +24,7 @@ from mausbox.paths import micropython_binary  # noqa: E402
 SCRIPT = r"""
 import gc, json, time, micropython
 from maus.games.mim import catalog as mim_catalog
-from maus.games.mim.rules import Pairs
+from maus.games.mim.engine import Pairs
 
 with open(mim_catalog.default_path()) as f:
     cat = mim_catalog.build(json.load(f))
