@@ -34,7 +34,8 @@ import maus.games.mausgeflippt.rules
 from maus.games.mausgeflippt import cards as mausgeflippt_cards
 gc.collect()
 code = gc.mem_alloc() - base
-cat = mausgeflippt_cards.load_file()
+from maus.games.mausgeflippt import catalog as mausgeflippt_catalog
+cat = mausgeflippt_cards.load(mausgeflippt_catalog.read_file())
 gc.collect()
 print("RES", code, gc.mem_alloc() - base - code)
 if sys.argv[-1] == "play":
