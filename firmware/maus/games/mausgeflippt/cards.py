@@ -53,7 +53,7 @@ def load(data):
         return Catalog(*maus.games.mausgeflippt.catalog.build(data))
 
 
-load_catalog = load  # the unit's start compacts the JSON catalog with this (maus.unit.GAMES)
+load_catalog = load  # the unit's start compacts the JSON catalog with this (maus.unit.shared.GAMES)
 
 
 class TableState:
