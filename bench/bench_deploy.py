@@ -15,7 +15,8 @@ sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
 import mausbox  # noqa: E402,F401 - installs the micropython shim
 import mausbox.deploy as deploy_mod  # noqa: E402
 from mausbox.link import UnitLink  # noqa: E402
-from mausbox.paths import FIRMWARE_PKG, micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
+from mausbox.paths import FIRMWARE_PKG  # noqa: E402
 from mausbox.sim.serial import SerialUnit  # noqa: E402
 
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host"))
 
 from mausbox.build import compile_file  # noqa: E402
-from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
 from mausbox.sim.run import sim_march  # noqa: E402
 
 FW = ROOT / "firmware"

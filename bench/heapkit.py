@@ -23,7 +23,7 @@ sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
 
 from mausbox import heapbudget  # noqa: E402
 from mausbox.build import compile_file  # noqa: E402
-from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
 from mausbox.sim import run as simrun  # noqa: E402
 
 SCENARIOS = ROOT / "tests" / "scenarios"

@@ -11,7 +11,8 @@ from mausbox.build import mpy_compatible, parse_mpy_info
 from mausbox.cli import UserError, main
 from mausbox.deploy import MAIN_PY, confirm_boot, deploy, firmware_files, make_plan
 from mausbox.link import UnitLink
-from mausbox.paths import FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
+from mausbox.mpbuild import micropython_binary
+from mausbox.paths import FIRMWARE_DIR, FIRMWARE_PKG
 from mausbox.sim import run as simrun
 from mausbox.sim.serial import SerialUnit
 

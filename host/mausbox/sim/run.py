@@ -15,7 +15,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
+from mausbox.mpbuild import micropython_binary
+from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG
 
 DEFAULT_HEAP = "512k"  # tests and tools: the firmware loaded as .mpy plus the simulated chips, with room to spare
 ACTIONS = ("press", "release", "hold", "double", "tap", "remove", "knock", "noise", "rfid")
@@ -43,7 +44,7 @@ def board_heap(binary: str | None = None) -> str:
     than the idle share measured (heapbudget.SIM_SHARE["repl"]), so there the host service would run out
     of room where a board has it (docs/build.md section 7)."""
     from mausbox import heapbudget
-    from mausbox.paths import micropython_words
+    from mausbox.mpbuild import micropython_words
 
     exe = binary or micropython_binary()
     if exe and micropython_words(exe) == "32":
@@ -53,7 +54,7 @@ def board_heap(binary: str | None = None) -> str:
 
 def sim_march(binary: str | None = None) -> str:
     """What mpy-cross compiles viper/native code for, to run on this MicroPython unix port."""
-    from mausbox.paths import micropython_words
+    from mausbox.mpbuild import micropython_words
 
     exe = binary or micropython_binary()
     return "x86" if exe and micropython_words(exe) == "32" else "x64"
