@@ -169,8 +169,7 @@ class Host:
 def prepare(work: Path, exe: str) -> Path:
     """The firmware and seasonunit compiled into work/tree (as a unit holds them), the sim board with its board.ok
     beside; -> the tree."""
-    from mausbox.build import compile_file, compile_tree
-    from mausbox.deploy import board_ok
+    from mausbox.build import board_ok, compile_file, compile_tree
     from mausbox.mpbuild import sim_march
 
     tree = compile_tree([ROOT / "firmware"], work / "tree", sim_march(exe), ROOT)

@@ -662,7 +662,7 @@ def _say(res: dict) -> str:
 
 def replay(log: Path, root: Path, heap: str = "512k", as_json: bool = False) -> int:
     """The command: replay, print the result, return the exit code (0 match, 1 mismatch, 2 damaged)."""
-    from mausbox.cli import EXIT_USAGE, UserError
+    from mausbox.errors import EXIT_USAGE, UserError
 
     if not log.is_file():
         raise UserError(f"no log file {log}", EXIT_USAGE)

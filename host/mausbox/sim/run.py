@@ -97,7 +97,7 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: 
         (root / f).unlink(missing_ok=True)
     board_src = BOARDS_DIR / f"{board}.json"
     (root / "board.json").write_bytes(board_src.read_bytes())
-    from mausbox.deploy import board_ok
+    from mausbox.build import board_ok
 
     checker = dest / "hw" / ("board.mpy" if compiled else "board.py")
     ok = board_ok(board_src.read_bytes(), checker.read_bytes())
