@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "host")]
 
-from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
 
 RACES = int(os.environ.get("MAUSBOX_BENCH_RACES", "10000"))
 

@@ -16,7 +16,8 @@ import mausbox  # noqa: E402,F401 - installs the micropython shim
 import mausbox.deploy as deploy_mod  # noqa: E402
 from mausbox import heapbudget  # noqa: E402
 from mausbox.link import UnitLink  # noqa: E402
-from mausbox.paths import FIRMWARE_PKG, micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
+from mausbox.paths import FIRMWARE_PKG  # noqa: E402
 from mausbox.sim.serial import SerialUnit  # noqa: E402
 
 

@@ -23,7 +23,8 @@ import mausbox  # noqa: E402,F401 - installs the micropython shim
 from mausbox.cli import UserError  # noqa: E402
 from mausbox.deploy import deploy  # noqa: E402
 from mausbox.link import UnitLink  # noqa: E402
-from mausbox.paths import FIRMWARE_PKG, micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
+from mausbox.paths import FIRMWARE_PKG  # noqa: E402
 from mausbox.sim.relay import FaultyRelay  # noqa: E402
 from mausbox.sim.serial import SerialUnit  # noqa: E402
 

@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import heapkit  # noqa: E402
 from mausbox import heapbudget  # noqa: E402
-from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
 
 
 def _watch(path: str) -> dict:

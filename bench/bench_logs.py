@@ -19,7 +19,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
 
-from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
 
 SCRIPT = r"""
 import gc, sys, time, vfs

@@ -17,8 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "host"))
 
 from mausbox.build import compile_file  # noqa: E402
-from mausbox.paths import micropython_binary  # noqa: E402
-from mausbox.sim.run import sim_march  # noqa: E402
+from mausbox.mpbuild import micropython_binary, sim_march  # noqa: E402
 
 FW = ROOT / "firmware"
 # The firmware as deployed (maus/ as .mpy, not the simulator): the game imports what it needs of it.
@@ -34,7 +33,8 @@ import maus.games.mausgeflippt.rules
 from maus.games.mausgeflippt import cards as mausgeflippt_cards
 gc.collect()
 code = gc.mem_alloc() - base
-cat = mausgeflippt_cards.load_file()
+from maus.games.mausgeflippt import catalog as mausgeflippt_catalog
+cat = mausgeflippt_cards.load(mausgeflippt_catalog.read_file())
 gc.collect()
 print("RES", code, gc.mem_alloc() - base - code)
 if sys.argv[-1] == "play":

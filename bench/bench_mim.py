@@ -19,12 +19,12 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
 
-from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
 
 SCRIPT = r"""
 import gc, json, time, micropython
 from maus.games.mim import catalog as mim_catalog
-from maus.games.mim.rules import Pairs
+from maus.games.mim.engine import Pairs
 
 with open(mim_catalog.default_path()) as f:
     cat = mim_catalog.build(json.load(f))

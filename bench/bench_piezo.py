@@ -113,7 +113,7 @@ def sweep():
 
 
 def loop_rate():
-    from mausbox.paths import micropython_binary
+    from mausbox.mpbuild import micropython_binary
 
     mpy = micropython_binary()
     if mpy is None:

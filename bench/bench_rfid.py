@@ -32,8 +32,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
 
+from mausbox.mpbuild import micropython_binary  # noqa: E402
 from mausbox.mpshim import install  # noqa: E402
-from mausbox.paths import micropython_binary  # noqa: E402
 
 install()
 

@@ -45,7 +45,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(HERE), str(ROOT / "host"), str(ROOT / "tests" / "host"), str(ROOT / "firmware")]
 
-from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
 
 GAMES = 300
 BLOCKS = 96  # 4 KiB blocks of littlefs: 384 KiB of flash

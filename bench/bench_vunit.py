@@ -33,8 +33,7 @@ sys.path[:0] = [str(HERE.parent / "host"), str(HERE.parent / "firmware")]
 
 import mausbox  # noqa: E402,F401  (installs the micropython shim)
 from mausbox.heapbudget import BOARD_HEAP, SIM_SHARE  # noqa: E402
-from mausbox.mpbuild import VERSION, cache_dir  # noqa: E402
-from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.mpbuild import VERSION, cache_dir, micropython_binary  # noqa: E402
 from mausbox.sim.run import DEFAULT_HEAP  # noqa: E402
 from mausbox.sim.serial import SerialUnit  # noqa: E402
 

@@ -23,7 +23,7 @@ sys.path[:0] = [str(ROOT / "host"), str(ROOT / "firmware")]
 
 from mausbox import heapbudget  # noqa: E402
 from mausbox.build import compile_file  # noqa: E402
-from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary, sim_march  # noqa: E402
 from mausbox.sim import run as simrun  # noqa: E402
 
 SCENARIOS = ROOT / "tests" / "scenarios"
@@ -76,7 +76,7 @@ def prepare(scenario: Path, root: Path, hostsvc: Path | None = None) -> Path:
     actions = simrun.parse_scenario(scenario.read_text(encoding="utf-8"), scenario.name)
     simrun.prepare_root(root)
     if hostsvc is not None:
-        err = compile_file(hostsvc, root / "maus" / "host" / "service.mpy", march=simrun.sim_march(), shown=Path("maus.host.service"))
+        err = compile_file(hostsvc, root / "maus" / "host" / "service.mpy", march=sim_march(), shown=Path("maus.host.service"))
         if err:
             raise RuntimeError(err)
     for old in (root / "logs").glob("*") if (root / "logs").exists() else ():
@@ -87,7 +87,7 @@ def prepare(scenario: Path, root: Path, hostsvc: Path | None = None) -> Path:
     norm.write_text("".join(json.dumps(a) + "\n" for a in actions))
     for name in ("heapwatch", "afterheap"):
         err = compile_file(ROOT / "bench" / "mpy" / f"{name}.py", root / ".sim" / f"{name}.mpy",
-                           march=simrun.sim_march())
+                           march=sim_march())
         if err:
             raise RuntimeError(err)
     return norm

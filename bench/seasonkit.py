@@ -152,7 +152,7 @@ def mms_game(r: random.Random, n: int) -> Game:
     return Game(f"mms-{n}p", _lines(s.lines), s.t, {"scores": {str(p): v for p, v in s.sticks.items()}, **s.done})
 
 
-# Every game, variant and player count the unit offers (maus.unit.GAMES) that the generators play: Mausgeflippt
+# Every game, variant and player count the unit offers (maus.unit.shared.GAMES) that the generators play: Mausgeflippt
 # 2-6, M is for Mouse A 2-5, B 3-5 (P3 leads), C 4-5 (its script's claims need P4), Mucks Mäuschen Still 2-4.
 KINDS = ([("mg", n) for n in range(2, 7)] + [("mim-A", n) for n in range(2, 6)] + [("mim-B", n) for n in range(3, 6)]
          + [("mim-C", n) for n in (4, 5)] + [("mms", n) for n in range(2, 5)])

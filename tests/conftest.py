@@ -36,8 +36,8 @@ for p in (str(FIRMWARE), str(FWTESTS), str(ROOT / "host")):
         sys.path.insert(0, p)
 
 from mausbox import heapbudget, mpbuild  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
 from mausbox.mpshim import install as _install_mpshim  # noqa: E402
-from mausbox.paths import micropython_binary  # noqa: E402
 
 _install_mpshim()
 

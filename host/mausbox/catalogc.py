@@ -28,7 +28,7 @@ HEADER = "mausbox-catalog-1"
 def _module(short: str):
     import importlib
 
-    from maus.unit import GAMES
+    from maus.unit.shared import GAMES
 
     for g in GAMES.values():
         if g[8] == short:

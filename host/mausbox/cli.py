@@ -13,22 +13,15 @@ import sys
 
 import mausbox
 
+# How a command fails (mausbox.errors), also for the commands that take it from here
+from mausbox.errors import EXIT_LINK, EXIT_NO_UNIT, EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, UserError  # noqa: F401
+
 
 def command_modules() -> dict[str, str]:
     import pkgutil
 
     return {m.name[4:]: f"mausbox.{m.name}" for m in pkgutil.iter_modules(mausbox.__path__)
             if m.name.startswith("cmd_")}
-
-EXIT_OK, EXIT_PROBLEM, EXIT_USAGE, EXIT_NO_UNIT, EXIT_LINK = 0, 1, 2, 3, 4
-
-
-class UserError(Exception):
-    """An expected failure: printed as one friendly line, no traceback."""
-
-    def __init__(self, message: str, code: int = EXIT_PROBLEM):
-        super().__init__(message)
-        self.code = code
 
 
 def unit_options(p, timeout: float = 10.0, json: bool = True, under: bool = False) -> None:

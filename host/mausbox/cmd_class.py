@@ -50,10 +50,9 @@ def find_named(name: str, timeout: float) -> str:
     """The port of the connected unit named `name` (`mausbox name set`); UserError if none or several are."""
     from mausbox import fleet
     from mausbox.cli import EXIT_NO_UNIT, EXIT_USAGE, UserError
-    from mausbox.cmd_ports import probe
 
     ports = fleet.all_ports()
-    found = {p: probe(p, timeout) for p in ports}
+    found = {p: fleet.probe(p, timeout) for p in ports}
     hits = [p for p, r in found.items() if (r.get("name") or "").casefold().strip() == name.casefold().strip()]
     if not hits:
         have = ", ".join(sorted(str(r.get("name")) for r in found.values() if r.get("name"))) or "none"

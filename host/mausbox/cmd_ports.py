@@ -17,30 +17,11 @@ def add_parser(p):
                    help="seconds to wait for each board's answer (default %(default)s)")
 
 
-def probe(device: str, timeout: float = 3) -> dict:
-    """Ask a port who is there with the host service's `hello` (docs/protocol.md): a unit answers from its
-    main loop, a MicroPython REPL takes the request for a comment. Never a Ctrl-C, never raises."""
-    from mausbox.cli import UserError
-    from mausbox.link import LinkTimeout, NoService, UnitLink
-
-    try:
-        with UnitLink(device, timeout=timeout, recover=False) as link:
-            info = link.hello()
-    except NoService:
-        return {"state": "micropython", "detail": "the MicroPython REPL answers: the app is not running"}
-    except LinkTimeout as e:
-        return {"state": "no answer", "detail": str(e)}
-    except UserError as e:
-        return {"state": "busy" if "busy" in str(e) else "no answer", "detail": str(e)}
-    return {"state": "unit", "firmware": info.get("fw"), "micropython": info.get("micropython"),
-            "platform": info.get("platform"), "unit": info.get("unit"), "mode": info.get("mode"),
-            "game": info.get("game"), "safe_mode": info.get("safe_mode"), "name": info.get("name")}
-
-
 def run(args) -> int:
     import json
     from dataclasses import asdict
 
+    from mausbox.fleet import probe
     from mausbox.link import list_ports
 
     rows = []

@@ -19,8 +19,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mausbox.build import compile_bytes, mpy_compatible, parse_mpy_info
-from mausbox.cli import EXIT_PROBLEM, UserError
+from mausbox.build import board_ok, compile_bytes, mpy_compatible, parse_mpy_info
+from mausbox.errors import EXIT_PROBLEM, UserError
 from mausbox.link import LinkError, LinkLost, LinkTimeout, NoService, UnitLink
 from mausbox.link.bounds import RECOVER_PAD
 from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG
@@ -103,20 +103,6 @@ def firmware_files(platform: str, mpy: int, board: str) -> tuple[dict[str, bytes
         files[name] = (FIRMWARE_DIR / name).read_bytes()
     how = f"mpy v{info[0]}.{info[1]}" + (f" for {info[2]}" if info[2] else "") if use_mpy else "source (.py)"
     return files, how
-
-
-def board_ok(board_json: bytes, checker: bytes) -> bytes | None:
-    """board.ok for a unit (maus.unit.boot.board_problems): the board checked here, on the host, by the
-    firmware's own checker, so the unit need not load it at boot; None when the board has problems (the
-    unit then reports them at every boot)."""
-    import binascii
-
-    from maus.hw import board as fw_board
-    from maus.unit.boot import board_stamp
-
-    if fw_board.validate(json.loads(board_json)):
-        return None
-    return board_stamp(binascii.crc32(board_json), binascii.crc32(checker))
 
 
 def make_plan(files: dict[str, bytes], remote: dict[str, str | None]) -> Plan:

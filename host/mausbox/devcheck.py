@@ -1,5 +1,6 @@
-"""`make check`: every firmware file compiles for the ESP32, lint passes, firmware and host type-check, and the
-firmware's imports keep to its layers (docs/architecture.md).
+"""`make check`: every firmware file compiles for the ESP32, lint passes, firmware and host type-check, the
+firmware's imports keep to its layers, and no modules of the firmware or the host import each other in a
+circle (docs/architecture.md).
 
 Each failure names the file and line. Run as `python -m mausbox.devcheck`.
 """
@@ -38,6 +39,78 @@ def check_mpy_cross() -> bool:
     return ok
 
 
+def _packages(root: Path, package: str) -> list[str]:
+    """`package` and its namespace packages (folders without an __init__.py, which grimp does not enter)."""
+    base = root / package
+    out = [package]
+    for d in sorted(p for p in base.rglob("*") if p.is_dir() and p.name != "__pycache__"):
+        if not (d / "__init__.py").exists() and any(d.glob("*.py")):
+            out.append(".".join((package, *d.relative_to(base).parts)))
+    return out
+
+
+def circles(root: Path, package: str) -> list[list[tuple[str, str, list[int]]]]:
+    """The import circles among the modules of `package` under `root`: for each, its arrows (importer, imported,
+    lines). A lazy import inside a function counts; one under `if TYPE_CHECKING:` never runs and does not."""
+    import grimp
+
+    sys.path.insert(0, str(root))
+    try:
+        graph = grimp.build_graph(*_packages(root, package), include_external_packages=False,
+                                  exclude_type_checking_imports=True, cache_dir=None)
+    finally:
+        sys.path.remove(str(root))
+    arrows = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in sorted(graph.modules)}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found = []
+
+    def visit(v: str) -> None:  # Tarjan: each strongly connected set of two or more modules is a circle
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in arrows[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            ring = set()
+            while True:
+                w = stack.pop()
+                ring.add(w)
+                if w == v:
+                    break
+            if len(ring) > 1:
+                found.append([(a, b, sorted(d["line_number"] for d in graph.get_import_details(importer=a, imported=b)))
+                              for a in sorted(ring) for b in arrows[a] if b in ring])
+
+    for m in arrows:
+        if m not in index:
+            visit(m)
+    return found
+
+
+def check_circles() -> bool:
+    print("== import circles among the modules of firmware/maus and host/mausbox (none allowed; lazy imports count)",
+          flush=True)
+    ok = True
+    for root, package in ((FIRMWARE_DIR, "maus"), (REPO_ROOT / "host", "mausbox")):
+        for ring in circles(root, package):
+            ok = False
+            names = sorted({a for a, _, _ in ring})
+            print(f"   a circle of {len(names)} modules: {', '.join(names)}")
+            for a, b, lines in ring:
+                path = root.relative_to(REPO_ROOT) / (a.replace(".", "/") + ".py")
+                if not (REPO_ROOT / path).exists():
+                    path = path.with_suffix("") / "__init__.py"
+                print(f"     {path}:{lines[0] if lines else '?'}: {a} imports {b}")
+    if ok:
+        print("   none")
+    return ok
+
+
 def main() -> int:
     bindir = Path(sys.executable).parent
     typings = REPO_ROOT / "typings"
@@ -56,6 +129,7 @@ def main() -> int:
     env_fw = dict(os.environ, PYTHONPATH=str(FIRMWARE_DIR))
     results.append(step("import-linter: firmware layers and games", [str(bindir / "lint-imports"), "--no-cache"],
                         env=env_fw))
+    results.append(check_circles())
     if all(results):
         print("check: all passed")
         return 0

@@ -1,5 +1,6 @@
-"""A classroom's units at once: each unit's name beside its id, names two units share, and one command run over
-every connected unit in parallel (`--all`) with a table of name, result and time. A failure on one unit is its
+"""A classroom's units at once: each unit's name beside its id, names two units share, who answers on a port
+(`probe`, also for `mausbox ports`), and one command run over every connected unit in parallel (`--all`) with a
+table of name, result and time. A failure on one unit is its
 row's result: it never stops the others."""
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ class Row:
 def over_all(ports: list[str], fn: Callable[[str, Row], str], on_row: Callable[[Row], None] | None = None) -> list[Row]:
     """fn(port, row) for every port in parallel: it fills row.unit/row.name as soon as it knows them and returns
     the result's text; a UserError (or any error) becomes the row's failed result. Rows in the ports' order."""
-    from mausbox.cli import EXIT_PROBLEM, UserError
+    from mausbox.errors import EXIT_PROBLEM, UserError
 
     lock = threading.Lock()
 
@@ -98,7 +99,7 @@ def table(rows: list[Row], title: str = "result") -> list[str]:
 
 
 def exit_code(rows: list[Row]) -> int:
-    from mausbox.cli import EXIT_OK
+    from mausbox.errors import EXIT_OK
 
     bad = [r.code for r in rows if not r.ok]
     if not bad:
@@ -108,7 +109,7 @@ def exit_code(rows: list[Row]) -> int:
 
 def all_ports() -> list[str]:
     """Every connected unit's port (a virtual unit counts), or UserError: none."""
-    from mausbox.cli import EXIT_NO_UNIT, UserError
+    from mausbox.errors import EXIT_NO_UNIT, UserError
     from mausbox.link import unit_ports
 
     found = unit_ports()
@@ -136,6 +137,26 @@ def print_rows(rows: list[Row], as_json: bool, title: str = "result") -> int:
 FLEET = ("flash", "deploy", "doctor", "config", "clock")
 
 
+def probe(device: str, timeout: float = 3) -> dict:
+    """Ask a port who is there with the host service's `hello` (docs/protocol.md): a unit answers from its
+    main loop, a MicroPython REPL takes the request for a comment. Never a Ctrl-C, never raises."""
+    from mausbox.errors import UserError
+    from mausbox.link import LinkTimeout, NoService, UnitLink
+
+    try:
+        with UnitLink(device, timeout=timeout, recover=False) as link:
+            info = link.hello()
+    except NoService:
+        return {"state": "micropython", "detail": "the MicroPython REPL answers: the app is not running"}
+    except LinkTimeout as e:
+        return {"state": "no answer", "detail": str(e)}
+    except UserError as e:
+        return {"state": "busy" if "busy" in str(e) else "no answer", "detail": str(e)}
+    return {"state": "unit", "firmware": info.get("fw"), "micropython": info.get("micropython"),
+            "platform": info.get("platform"), "unit": info.get("unit"), "mode": info.get("mode"),
+            "game": info.get("game"), "safe_mode": info.get("safe_mode"), "name": info.get("name")}
+
+
 def wants_all(argv: list[str]) -> bool:
     return bool(argv) and argv[0] in FLEET and "--all" in argv
 
@@ -146,8 +167,7 @@ def run_everywhere(argv: list[str], as_json: bool = False, ports: list[str] | No
     import subprocess
     import sys
 
-    from mausbox.cli import EXIT_USAGE, UserError
-    from mausbox.cmd_ports import probe
+    from mausbox.errors import EXIT_USAGE, UserError
     from mausbox.shown import shown, width
 
     if "--port" in argv or any(a.startswith("--port=") for a in argv):

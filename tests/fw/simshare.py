@@ -39,9 +39,9 @@ def _board_modules():
     # The emulated modules in place (the simulator's), then what a board loads too: its hardware layer
     # (maus.hw.esp32, on the emulated machine) and the SSD1306 driver. -> the heap those two took, which is the
     # firmware's (the board's) share, not the simulator's.
-    from maus.sim import wiring
+    from maus.sim import emulate
 
-    wiring.install_modules()
+    emulate.install_modules()
     b = live()
     import maus.drivers.ssd1306  # noqa: F401
     import maus.hw.esp32  # noqa: F401

@@ -26,11 +26,12 @@ def _firmware(mods):
 def test_the_virtual_unit_loads_every_module_a_boards_hardware_loads():
     if not _MPY:
         return
+    from maus.sim import emulate
     from maus.sim.wiring import Wiring
 
     board = _load("esp32-devkitc")
     wiring = Wiring(board, world.World(0, model=world.Esp32Timing(1), rebase=True))
-    wiring.install()
+    emulate.install(wiring)
     try:
         before = set(sys.modules)
         from maus.hw import open_hardware
@@ -39,7 +40,7 @@ def test_the_virtual_unit_loads_every_module_a_boards_hardware_loads():
         assert type(hw).__module__ == "maus.hw.esp32"
         on_board = _firmware(set(sys.modules) - before)
     finally:
-        wiring.uninstall()
+        emulate.uninstall()
     assert "maus.hw.esp32" in on_board and "maus.drivers.ssd1306" in on_board, on_board
     import maus
 

@@ -33,6 +33,7 @@ def _board(name="esp32-devkitc", **parts):
 
 
 def _unit(board=None, rewire=None):
+    from maus.sim import emulate
     from maus.sim.wiring import Wiring
 
     board = board or _board()
@@ -41,7 +42,7 @@ def _unit(board=None, rewire=None):
     wiring = Wiring(board, w, out=out)
     if rewire is not None:
         rewire(wiring)
-    wiring.install()
+    emulate.install(wiring)
     for m in ("maus.hw.esp32", "maus.hw.esp32_setup", "maus.drivers.mfrc522"):
         sys.modules.pop(m, None)  # made again against this wiring's machine
     from maus.hw import open_hardware
@@ -52,7 +53,9 @@ def _unit(board=None, rewire=None):
 
 
 def _done(wiring):
-    wiring.uninstall()
+    from maus.sim import emulate
+
+    emulate.uninstall()
 
 
 def test_buttons_are_pins_with_their_pulls_and_soft_irqs():
@@ -164,7 +167,7 @@ def test_the_oled_is_driven_over_i2c():
         assert oled.frames == 2 and len(out.frames) == 2
         assert out.frames[-1] == bytes(hw.display.buffer) and any(out.frames[-1])
         # a display that does not answer its address: the board's message, the unit goes on without it
-        wiring.uninstall()
+        _done(wiring)
         hw2, wiring, _ = _unit(rewire=lambda wi: wi.i2c_devs[21].clear())
         assert hw2.display is None
         assert hw2.problems == ["display: no answer on I2C (check SDA/SCL wiring, pins SDA 21, SCL 22)"], hw2.problems

@@ -8,7 +8,7 @@ from maus.games.mausgeflippt import catalog as mgcat
 
 
 def _data():
-    with open(mgcards.default_path()) as f:
+    with open(mgcat.default_path()) as f:
         return json.load(f)
 
 
@@ -148,7 +148,7 @@ def test_the_validator_is_unloaded_once_the_catalog_is_checked():
     import json
     import sys
 
-    with open(mgcards.default_path()) as f:
+    with open(mgcat.default_path()) as f:
         data = json.load(f)
     sys.modules.pop("maus.games.mausgeflippt.catalog", None)  # as on the unit: nobody else holds it
     cat = mgcards.load(data)  # as the unit loads it (maus.unit.start.catalog)

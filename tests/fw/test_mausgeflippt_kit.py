@@ -1,11 +1,12 @@
 # Helpers for the test_mausgeflippt_* files (this file has no tests of its own).
 from maus.games.base import Player
 from maus.games.mausgeflippt import cards as mgcards
+from maus.games.mausgeflippt import catalog as mgcat
 from maus.games.mausgeflippt.rules import Mausgeflippt
 from maus.ticks import ticks_add
 from tablefake import FakeTable
 
-CAT = mgcards.load_file()
+CAT = mgcards.load(mgcat.read_file())
 T0 = 1000000  # reveal time (us) used by most tests
 
 def new_game(n=2, young=(), settings=None, cheese=1):

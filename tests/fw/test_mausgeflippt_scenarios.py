@@ -9,11 +9,12 @@ from fwtest import repo_path
 from maus.capture.buttons import Gestures
 from maus.games.base import Player
 from maus.games.mausgeflippt import cards as mausgeflippt_cards
+from maus.games.mausgeflippt import catalog as mausgeflippt_catalog
 from maus.games.mausgeflippt.rules import Mausgeflippt
 from maus.ticks import wrap
 from tablefake import FakeTable
 
-CAT = mausgeflippt_cards.load_file()
+CAT = mausgeflippt_cards.load(mausgeflippt_catalog.read_file())
 DIR = repo_path("tests/scenarios")
 YOUNG_HOLD_MS = 2000
 _MISTAKES = {"penalty_card", "want_mouse", "want_cheese", "want_clothing", "under_stack", "caught_before",

@@ -4,6 +4,7 @@
 from fwtest import Rand
 from maus.games.base import Player
 from maus.games.mausgeflippt import cards as mausgeflippt_cards
+from maus.games.mausgeflippt import catalog as mausgeflippt_catalog
 from maus.games.mausgeflippt.rules import Mausgeflippt
 from maus.ticks import ticks_add
 from tablefake import FakeTable
@@ -37,7 +38,7 @@ class Sim:
     def __init__(self, seed):
         global CAT
         if CAT is None:
-            CAT = mausgeflippt_cards.load_file()
+            CAT = mausgeflippt_cards.load(mausgeflippt_catalog.read_file())
         r = self.r = Rand(seed)
         n = r.randint(2, 6)
         self.ids = list(range(1, n + 1))

@@ -5,13 +5,13 @@ import sys
 from maus.games.mim import catalog as mim_catalog
 
 # The catalog is built first, while the 96 KB heap is still in one piece: compiling the validator from
-# source needs big blocks. The game then gets the compact Catalog (mim.load_catalog passes it through).
+# source needs big blocks. The game then gets the compact Catalog (mim.rules.load_catalog passes it through).
 with open(mim_catalog.default_path()) as _f:
     CAT = mim_catalog.build(json.load(_f))
 del sys.modules["maus.games.mim.catalog"]
 
 from maus.games.base import Player  # noqa: E402
-from maus.games.mim import rules as mim  # noqa: E402
+from maus.games.mim import engine as mim  # noqa: E402
 from maus.games.mim.rules import MIsForMouse  # noqa: E402
 from maus.ticks import ticks_add  # noqa: E402
 from tablefake import FakeTable  # noqa: E402

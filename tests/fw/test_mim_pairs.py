@@ -5,8 +5,9 @@ import sys
 
 from fwtest import Rand, raises
 from maus.games.mim import catalog as mim_catalog
-from maus.games.mim import rules as mim
-from maus.games.mim.rules import ascii, load_catalog, parse
+from maus.games.mim import engine as mim
+from maus.games.mim.engine import ascii, parse
+from maus.games.mim.rules import load_catalog
 from test_mim_kit import CAT, found, oracle
 
 LETTERS = mim.LETTERS

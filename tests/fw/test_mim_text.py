@@ -1,6 +1,7 @@
 # M is for Mouse prompts: both languages have the same keys, every prompt is ASCII (the OLED font has no
 # umlauts) and fits the 16 x 6 display with the longest values it can get.
-from maus.games.mim.rules import TEXT, ascii
+from maus.games.mim.engine import ascii
+from maus.games.mim.rules import TEXT
 from maus.unit.feedback import wrap as _wrap
 from test_mim_kit import CAT
 

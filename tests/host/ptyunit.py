@@ -22,7 +22,7 @@ import tty
 from pathlib import Path
 
 from mausbox.cmd_sim import timeline, wait_ready
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim import run as simrun
 from mausbox.sim import tui as simtui
 from scenariokit import live_records

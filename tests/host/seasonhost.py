@@ -169,12 +169,11 @@ class Host:
 def prepare(work: Path, exe: str) -> Path:
     """The firmware and seasonunit compiled into work/tree (as a unit holds them), the sim board with its board.ok
     beside; -> the tree."""
-    from mausbox.build import compile_file, compile_tree
-    from mausbox.deploy import board_ok
-    from mausbox.sim import run as simrun
+    from mausbox.build import board_ok, compile_file, compile_tree
+    from mausbox.mpbuild import sim_march
 
-    tree = compile_tree([ROOT / "firmware"], work / "tree", simrun.sim_march(exe), ROOT)
-    err = compile_file(ROOT / "tests" / "fw" / "seasonunit.py", tree / "seasonunit.mpy", march=simrun.sim_march(exe),
+    tree = compile_tree([ROOT / "firmware"], work / "tree", sim_march(exe), ROOT)
+    err = compile_file(ROOT / "tests" / "fw" / "seasonunit.py", tree / "seasonunit.mpy", march=sim_march(exe),
                        shown=Path("tests/fw/seasonunit.py"))
     if err:
         raise RuntimeError(err)

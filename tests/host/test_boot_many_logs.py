@@ -11,7 +11,7 @@ from pathlib import Path
 
 import fullflash
 import pytest
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim import run as simrun
 from mausbox.sim import tui as simtui
 from mausbox.sim.serial import SerialUnit

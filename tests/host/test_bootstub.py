@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import serial
 from conftest import MAIN
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim import run as simrun
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from ptyunit import PtyUnit
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="needs the MicroPython unix port")

@@ -10,7 +10,8 @@ import json
 
 import pytest
 from mausbox.cli import main
-from mausbox.paths import FIRMWARE_PKG, micropython_binary
+from mausbox.mpbuild import micropython_binary
+from mausbox.paths import FIRMWARE_PKG
 
 
 def test_check_the_builtin_catalog(capsys):

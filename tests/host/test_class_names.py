@@ -9,7 +9,7 @@ import json
 import pytest
 from conftest import ROOT
 from mausbox.cli import main
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from ptyunit import PtyUnit
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")

@@ -11,7 +11,7 @@ import pytest
 from mausbox.cli import main
 from mausbox.cmd_doctor import diagnose
 from mausbox.cmd_monitor import format_line
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from ptyunit import PtyUnit
 
 needs_mpy = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")

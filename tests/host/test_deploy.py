@@ -11,8 +11,8 @@ from mausbox.build import mpy_compatible, parse_mpy_info
 from mausbox.cli import UserError, main
 from mausbox.deploy import MAIN_PY, confirm_boot, deploy, firmware_files, make_plan
 from mausbox.link import UnitLink
-from mausbox.paths import FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
-from mausbox.sim import run as simrun
+from mausbox.mpbuild import micropython_binary, sim_march
+from mausbox.paths import FIRMWARE_DIR, FIRMWARE_PKG
 from mausbox.sim.serial import SerialUnit
 
 needs_mpy = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")
@@ -64,7 +64,7 @@ def test_full_then_incremental_deploy_over_the_virtual_unit(tmp_path, monkeypatc
     with SerialUnit(tmp_path, heapsize=SIM_HEAP, extra_path=[]) as unit:
         with UnitLink(unit.pty_path) as link:
             full = deploy(link, say=lambda *a: None, confirm_s=30)
-        assert full.ready and full.board == "sim" and full.compiled == f"mpy v6.3 for {simrun.sim_march()}"
+        assert full.ready and full.board == "sim" and full.compiled == f"mpy v6.3 for {sim_march()}"
         assert (tmp_path / "main.py").read_bytes() == MAIN_PY
         assert (tmp_path / "boot.py").read_bytes() == (FIRMWARE_DIR / "boot.py").read_bytes()
         assert (tmp_path / "maus" / "unit" / "core.mpy").is_file()

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim.serial import SerialUnit
 
 REPO = Path(__file__).resolve().parents[2]

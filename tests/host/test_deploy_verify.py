@@ -9,7 +9,8 @@ from mausbox.cli import main
 from mausbox.deploy import deploy
 from mausbox.link import UnitLink
 from mausbox.link.repl import RawRepl
-from mausbox.paths import FIRMWARE_PKG, micropython_binary
+from mausbox.mpbuild import micropython_binary
+from mausbox.paths import FIRMWARE_PKG
 from mausbox.sim.relay import FaultyRelay
 from mausbox.sim.serial import SerialUnit
 

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 from maus.settings import values as fw_settings
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim import run as simrun
 from mausbox.sim import tui as simtui
 

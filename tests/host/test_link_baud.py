@@ -20,7 +20,7 @@ from mausbox.cli import main
 from mausbox.cmd_sim import served_unit
 from mausbox.link import UnitLink
 from mausbox.link.frame import REQUEST, RESPONSE, Parser, encode
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim import run as simrun
 from test_logs_pull import make_log, write_unit
 

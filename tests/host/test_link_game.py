@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from mausbox.cli import main
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim import run as simrun
 from ptyunit import PtyUnit
 

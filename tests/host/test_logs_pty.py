@@ -10,7 +10,7 @@ import random
 
 import pytest
 from mausbox.cli import main
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from ptyunit import PtyUnit
 from test_logs_pull import make_log, write_unit
 

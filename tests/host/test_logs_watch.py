@@ -13,7 +13,7 @@ import time
 
 import pytest
 from conftest import ROOT
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from ptyunit import PtyUnit
 from test_logs_pull import make_log, write_unit
 

@@ -12,7 +12,7 @@ import sys
 import time
 
 import pytest
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.progress import Bar
 from test_logs_pull import make_log, write_unit
 

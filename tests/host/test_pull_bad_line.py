@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from mausbox.link import UnitLink
 from mausbox.logpull import pull_unit
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim.relay import FaultyRelay
 from mausbox.store import Store
 

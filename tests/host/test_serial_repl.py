@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import serial
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim.ports import running_units
 from mausbox.sim.readline import continue_with_input
 from mausbox.sim.serial import SerialUnit

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import fullflash
 import pytest
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim.run import prepare_root
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")

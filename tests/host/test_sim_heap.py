@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from mausbox import cli, heapbudget
-from mausbox.paths import micropython_binary, micropython_words
+from mausbox.mpbuild import micropython_binary, micropython_words
 from mausbox.sim import run as simrun
 
 ON_32 = micropython_binary() is not None and micropython_words(micropython_binary() or "") == "32"

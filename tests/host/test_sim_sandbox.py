@@ -11,7 +11,7 @@ import sys
 import pytest
 from mausbox.link import UnitLink
 from mausbox.link.repl import UnitExecError
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim.serial import SerialUnit
 
 pytestmark = pytest.mark.skipif(micropython_binary() is None, reason="MicroPython unix port not installed")

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import serial
 from mausbox.cli import main as mausbox_main
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim.run import DEFAULT_HEAP, prepare_root
 from scenariokit import live_records
 

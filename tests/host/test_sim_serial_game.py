@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from scenariokit import live_records
 
 pytestmark = [

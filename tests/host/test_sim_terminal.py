@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mausbox.paths import micropython_binary  # noqa: E402
+from mausbox.mpbuild import micropython_binary  # noqa: E402
 from termkit import SimTerm  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]

@@ -175,7 +175,7 @@ def test_a_serial_unit_knows_when_its_app_stopped(tmp_path):
     import time
 
     from mausbox.cmd_sim import wait_ready
-    from mausbox.paths import micropython_binary
+    from mausbox.mpbuild import micropython_binary
     from mausbox.sim import run as simrun
     from mausbox.sim.serial import SerialUnit
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from mausbox.cmd_doctor import PIEZO_RANGE
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim import run as simrun
 from scenariokit import live_records
 

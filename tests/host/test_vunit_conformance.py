@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import serial
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim.serial import SerialUnit
 from mpremote.transport import TransportExecError
 from mpremote.transport_serial import SerialTransport

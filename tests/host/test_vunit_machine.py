@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from mausbox.heapbudget import BOARD_HEAP, SIM_SHARE
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim.run import DEFAULT_HEAP, prepare_root
 from mausbox.sim.serial import SerialUnit
 from mpremote.transport_serial import SerialTransport

@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim.serial import SerialUnit
 from mpremote.transport import TransportExecError
 from mpremote.transport_serial import SerialTransport

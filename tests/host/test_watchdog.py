@@ -16,7 +16,7 @@ import pytest
 import serial
 from conftest import FIRMWARE, FWTESTS, MAIN, run_micropython
 from mausbox import heapbudget
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim import run as simrun
 from mausbox.sim import tui as simtui
 from mausbox.sim.serial import SerialUnit

@@ -17,8 +17,9 @@ sys.path[:0] = [str(ROOT / "firmware"), str(ROOT / "host")]
 
 import mausbox  # noqa: E402, F401 - the micropython shim
 from maus.games.mausgeflippt import cards as mausgeflippt_cards  # noqa: E402
+from maus.games.mausgeflippt import catalog as mausgeflippt_catalog  # noqa: E402
 
-CAT = mausgeflippt_cards.load_file()
+CAT = mausgeflippt_cards.load(mausgeflippt_catalog.read_file())
 OUT = ROOT / "tests" / "scenarios"
 
 

@@ -20,6 +20,7 @@ import time
 
 from micropython import const
 
+from maus.sim import emulate as _emulate
 from maus.sim import wiring as _wiring
 from maus.sim.world import Esp32Timing, FlashFile, World
 
@@ -37,7 +38,7 @@ _TIME = ("ticks_us", "ticks_ms", "ticks_cpu", "sleep", "sleep_ms", "sleep_us")
 
 def _install():
     if _vunit is None:  # a process of its own (scenario, terminal sim, tests): the emulated modules take the names
-        _wiring.install_modules()
+        _emulate.install_modules()
         return
     # The virtual unit on its pty (replserver.py): `machine`, `time` and `micropython` are the board's modules
     # it made; the emulated parts go into them.
@@ -361,7 +362,7 @@ class Hardware(_esp32.Hardware):
             wi.i2c_devs[parts["oled"]["sda"]] = {}
         if "piezo" in parts and "piezo-high" in faults and parts["piezo"].get("mode") != "digital":
             wi.adc_src[parts["piezo"]["pin"]] = _stuck_high
-        wi.attach()
+        _emulate.attach(wi)
         gc.collect()
         # The board's own layer makes the parts (maus.hw.esp32_setup: Pin, I2C and the SSD1306 driver, SPI,
         # ADC, PWM, NeoPixel) on the emulated modules, as for an ESP32 board (the register loops too, as a board

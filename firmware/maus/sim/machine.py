@@ -1,10 +1,13 @@
 # The ESP32 port's `machine` (MicroPython 1.28, ports/esp32) emulated on the unix port: the same names
 # and constants, backed by the simulated world at the pin and the bus (maus.sim.wiring). maus.hw.esp32 and
-# maus.hw.esp32_setup run against it unchanged. Installed as sys.modules["machine"] by Wiring.install().
+# maus.hw.esp32_setup run against it unchanged. Installed as sys.modules["machine"] by maus.sim.emulate.install().
 # Not deployed to real units (firmware/manifest.py).
 from micropython import const
 
-from maus.sim.wiring import ADC_READ_US, I2C_BITS, I2C_CALL_US, SPI_CALL_US
+I2C_BITS = const(9)  # an I2C byte on the wire: 8 bits and the ACK
+I2C_CALL_US = const(10)  # machine.I2C's own time per transfer on the ESP32 (start, address, stop)
+SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
+ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
 
 _w = None  # the wiring (maus.sim.wiring.Wiring)
 
@@ -20,12 +23,12 @@ class _Unwired:
             raise AttributeError(name)
         from maus.sim import vuparts
 
-        return getattr(vuparts.attach_default(), name)
+        return getattr(vuparts.attach_default(attach), name)
 
     def __setattr__(self, name, v):  # machine.freq(hz)
         from maus.sim import vuparts
 
-        setattr(vuparts.attach_default(), name, v)
+        setattr(vuparts.attach_default(attach), name, v)
 
 
 try:

@@ -76,7 +76,7 @@ class UART:
 
     def init(self, baudrate=0, bits=0, parity=None, stop=0, *, tx=None, rx=None, rts=None, cts=None, txbuf=-1,
              rxbuf=-1, timeout=-1, timeout_char=-1, invert=-1, flow=-1):
-        w = wiring()
+        w = wiring(_machine)
         self._w = clock()
         if not self._on:  # a fresh init: the object's defaults (the driver is not installed)
             self.bits, self.parity, self.stop, self.rts, self.cts = 8, None, 1, -1, -1

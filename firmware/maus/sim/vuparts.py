@@ -12,7 +12,6 @@ import time
 import micropython
 from micropython import const
 
-from maus.sim import machine as _machine
 from maus.sim.wiring import Wiring
 from maus.sim.world import World
 
@@ -187,8 +186,9 @@ def clock():
     return _world
 
 
-def attach_default():
-    """The live wiring (made at the first call) with machine's parts attached to it."""
+def attach_default(attach):
+    """The live wiring (made at the first call) with machine's parts attached to it (attach: maus.sim.machine's,
+    from the caller: this module imports no machine, which loads it)."""
     global _live
     if _live is None:
         world = clock()
@@ -196,13 +196,14 @@ def attach_default():
         w.wdt.bite = _bite  # type: ignore[attr-defined]
         world.wiring = w
         _live = w
-        _machine.attach(w)
+        attach(w)
     return _live
 
 
-def wiring():
-    """The wiring machine's parts act on: the app's, once its hardware layer attached one; else the live one."""
-    w = _machine._w
-    if w is None or type(w) is _machine._Unwired:
-        return attach_default()
+def wiring(machine):
+    """The wiring the parts of `machine` (maus.sim.machine) act on: the app's, once its hardware layer attached
+    one; else the live one."""
+    w = machine._w
+    if w is None or type(w) is machine._Unwired:
+        return attach_default(machine.attach)
     return w

@@ -7,12 +7,10 @@
 # its output to player N's button, WS2812 LEDs on the LED pin, the buzzer's PWM on its pin.
 #
 #   w = Wiring(board, world, out=None, seed=0)
-#   w.install()        sys.modules: machine, esp32, neopixel, time (and ssd1306 when none is installed), acting on w
+#   maus.sim.emulate.install(w)   sys.modules: machine, esp32, neopixel, time (and ssd1306), acting on w
 #   hw = maus.hw.esp32.Hardware(board); w.standin(hw)   the register loops' stand-in (hw.levels, hw.scan)
 #   w.press(p) / w.release(p) / w.tap(ident) / w.knock(amp, ms)   the outside world
 # Not deployed to real units (firmware/manifest.py): the virtual unit and the tests import it.
-import sys
-
 from micropython import const
 
 from maus.sim.world import World
@@ -21,14 +19,10 @@ TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the 
 if TYPE_CHECKING:
     from typing import Any  # noqa: F401 - for the type comments
 
-I2C_BITS = const(9)  # an I2C byte on the wire: 8 bits and the ACK
-I2C_CALL_US = const(10)  # machine.I2C's own time per transfer on the ESP32 (start, address, stop)
-SPI_CALL_US = const(8)  # per transfer, on top of 8 clocks a byte at the board's SPI clock
-ADC_READ_US = const(100)  # read_u16 plus the Python armed loop: about 10 kHz on the ESP32 (docs/piezo.md)
 NEOPIXEL_US_PER_LED = const(30)  # 24 bits at 800 kHz
 COMPARATOR_COUNTS = const(6000)  # the comparator module's trimmer: counts off the bias that switch it
 # A driven input read in the armed loop (the comparator piezo: Pin.value and the Python loop around it, as
-# ADC_READ_US is for the ADC): time moves only when the firmware spends it
+# maus.sim.machine's ADC_READ_US is for the ADC): time moves only when the firmware spends it
 PIN_LOOP_US = const(40)
 _REBASE_AT = const(0x20000000)  # as maus.sim.world (World.spend, written out in Wiring.block)
 
@@ -503,44 +497,3 @@ class Wiring:
     def knock(self, amp, ms=30):
         if self.piezo is not None:
             self.piezo.knock(self.world.ticks_us(), amp, ms)
-
-    # --- sys.modules ---------------------------------------------------------------------------------------
-    def install(self):
-        """The emulated modules take the built-ins' names, for every import from now on."""
-        install_modules(True)
-        self.attach()
-
-    def attach(self):
-        """The emulated modules act on this wiring from now on (install_modules put them in place)."""
-        from maus.sim import esp32, etime, machine
-
-        machine.attach(self)
-        etime.attach(self)
-        esp32.attach(self)
-
-    def uninstall(self):
-        for name in ("machine", "time", "esp32", "neopixel", "ssd1306", "micropython"):
-            m = sys.modules.get(name)
-            if m is not None and getattr(m, "__name__", "").startswith("maus.sim."):
-                del sys.modules[name]
-
-
-def install_modules(display_driver=False):
-    """sys.modules: the emulated micropython, machine, time, esp32 and neopixel (and with display_driver an
-    SSD1306 driver where micropython-lib's is not installed); they act once a Wiring is attached."""
-    from maus.sim import emicropython, esp32, etime, machine
-
-    sys.modules["micropython"] = emicropython
-    sys.modules["machine"] = machine
-    sys.modules["time"] = etime
-    sys.modules["esp32"] = esp32
-    from maus.sim import neopixel  # its `from machine import bitstream` is the emulated one
-
-    sys.modules["neopixel"] = neopixel
-    if display_driver:
-        try:
-            import ssd1306  # noqa: F401 - micropython-lib's driver, as `mausbox deploy` installs it
-        except ImportError:
-            from maus.sim import ssd1306 as drv
-
-            sys.modules["ssd1306"] = drv

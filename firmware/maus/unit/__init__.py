@@ -3,19 +3,10 @@
 # (maus.unit.core), which loads one phase at a time: menu, setup, play. Safe mode after repeated crashes
 # (maus.unit.safe).
 from maus import moment
+from maus.unit.shared import crash_count as _crash_count  # also maus.unit._crash_count (main.py's layout)
 
-# menu key -> (identity of the game card, module, players lo, hi, variants, young players allowed,
-#              piezo detector needed, module with the catalog's load_catalog, catalog name: catalogs/<name>.json,
-#              the game's GAME; the catalog is built before the game's own modules load: maus.unit.play)
-GAMES = {
-    "mausgeflippt": ("game/mausgeflippt", "maus.games.mausgeflippt.rules", 2, 6, (None,), True, False,
-                     "maus.games.mausgeflippt.cards", "mg"),
-    "mim": ("game/mim", "maus.games.mim.rules", 2, 5, ("A", "B", "C"), False, False, "maus.games.mim.rules", "mim"),
-    "mms": ("game/mms", "maus.games.mms.rules", 2, 4, (None,), False, True, "maus.games.mms.rules", "mms"),
-}
 CRASH_LIMIT = 3
 WDT_MS = 8000
-CALIB_FILE = "calib.json"
 
 
 def __getattr__(name):
@@ -31,15 +22,6 @@ def __getattr__(name):
 
         return getattr(maus.unit.safe, name)
     raise AttributeError(name)
-
-
-def _crash_count(hw, n=None):
-    # RTC memory byte 0 (main.py's layout): the boots in a row that have not yet run healthy or stopped cleanly
-    data = hw.rtc_load()
-    cur = data[0] if data and len(data) >= 2 and data[1] == 0xA5 else 0
-    if n is not None:
-        hw.rtc_save(bytes((n, 0xA5)) + (data[2:] if data else b""))  # later bytes: the watchdog's, the boot id
-    return cur
 
 
 def _kbd_intr(c):

@@ -3,7 +3,7 @@
 # the catalog, then the players (maus.unit.start); play: the game's modules, the piezo detector, the game
 # made and started, with neither maus.unit.start nor the log's opening in RAM.
 from maus import moment
-from maus.unit import GAMES
+from maus.unit.shared import GAMES
 
 
 def load_game(key):

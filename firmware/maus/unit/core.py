@@ -67,7 +67,7 @@ class Unit:
     _mark: "tuple[str, ...] | None"  # the modules loaded before the phase (maus.loaded): what stays when it goes
     _next: "tuple[str, str | None] | None"  # a phase switch asked for (name, arg), done when the handler returns
     capture: "Capture"
-    choice: "str | None"  # the selected game's key (maus.unit.GAMES)
+    choice: "str | None"  # the selected game's key (maus.unit.shared.GAMES)
     detector: "Detector | DigitalDetector | None"  # the piezo, while a game that needs it is on
     fb: "Feedback"
     game: "Game | None"
@@ -287,7 +287,7 @@ class Unit:
 
     def _on_tap(self, ident, uid):
         if ident is not None and ident.startswith("game/"):
-            from maus.unit import GAMES
+            from maus.unit.shared import GAMES
 
             key = ident[5:]  # a game card's identity is "game/" + its menu key (GAMES)
             if key not in GAMES:
@@ -353,9 +353,9 @@ class Unit:
             return
         if self._boot_ms is not None and ticks_diff(now, self._boot_ms) >= _HEALTHY_MS:
             self._boot_ms = None
-            from maus.unit import _crash_count
+            from maus.unit.shared import crash_count
 
-            _crash_count(hw, 0)
+            crash_count(hw, 0)
         wait = self._wait_ms(now)
         if 0 <= soon < wait:
             wait = soon  # the host link has more to do (streaming a log)

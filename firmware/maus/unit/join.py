@@ -3,7 +3,7 @@
 #
 # Loaded from the menu when a game is chosen (maus.unit.menu) and let go when the game starts
 # (maus.unit.core), so the idle menu does not carry it.
-from maus.unit import GAMES
+from maus.unit.shared import GAMES
 
 
 def enter(u, key):

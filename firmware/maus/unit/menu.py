@@ -4,7 +4,7 @@
 # Loaded while the unit waits for a game and let go when another phase starts (maus.unit.core). The
 # menu's self-tests (calibration, latency) are loaded only while they run.
 from maus import moment, unit_name
-from maus.unit import GAMES
+from maus.unit.shared import GAMES
 
 MENU = ("mausgeflippt", "mim", "mms", "settings", "calibrate", "latency", "bringup")
 

@@ -26,9 +26,9 @@ _DIR = 0x4000
 
 
 def chosen(u, key):
-    """The game under `key` (maus.unit.GAMES; "join": the one chosen before) is chosen: its names interned now,
+    """The game under `key` (maus.unit.shared.GAMES; "join": the one chosen before) is chosen: its names interned now,
     where the heap is at its emptiest for it (maus.unit.core Unit._switch, before the join phase loads)."""
-    from maus.unit import GAMES
+    from maus.unit.shared import GAMES
 
     if key not in GAMES:
         key = u.choice

@@ -8,7 +8,7 @@
 import gc
 
 from maus import moment  # noqa: F401 - the writer of the game's log stays while it plays
-from maus.unit import GAMES
+from maus.unit.shared import GAMES
 
 
 def enter(u, arg=None):

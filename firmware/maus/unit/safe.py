@@ -36,6 +36,6 @@ class _SafeSettings:
 
 def clear_safe_mode():
     from maus.hw import load_board, open_hardware
-    from maus.unit import _crash_count
+    from maus.unit.shared import crash_count
 
-    _crash_count(open_hardware(load_board()), 0)
+    crash_count(open_hardware(load_board()), 0)

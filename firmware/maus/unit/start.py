@@ -5,7 +5,7 @@
 # it was let go.
 import json
 
-from maus.unit import CALIB_FILE, GAMES
+from maus.unit.shared import CALIB_FILE, GAMES
 
 
 def game_catalog(u, modname, short):

@@ -1,7 +1,7 @@
 # The menu's self-tests, run once and unloaded again: piezo calibration and the capture latency test.
 import json
 
-from maus.unit import CALIB_FILE
+from maus.unit.shared import CALIB_FILE
 
 
 def calibrate(u):

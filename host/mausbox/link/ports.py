@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import serial  # type: ignore[import-untyped]
 import serial.tools.list_ports  # type: ignore[import-untyped]
 
-from mausbox.cli import EXIT_NO_UNIT, UserError
+from mausbox.errors import EXIT_NO_UNIT, UserError
 
 BAUD = 115200  # every unit's console at power-on
 FAST_BAUD = 921600  # the rate a link command agrees on after hello unless `--baud` names another (bounds.py)

@@ -17,7 +17,7 @@ import time
 import serial  # type: ignore[import-untyped]
 from mpremote.transport_serial import SerialTransport  # type: ignore[import-untyped]
 
-from mausbox.cli import EXIT_PROBLEM, UserError
+from mausbox.errors import EXIT_PROBLEM, UserError
 from mausbox.paths import FIRMWARE_PKG
 
 CEXEC = FIRMWARE_PKG / "host" / "cexec.py"
@@ -60,7 +60,7 @@ class _Transport(SerialTransport):
 
 class RawRepl:
     def __init__(self, link):
-        from mausbox.link.unit import LinkError, LinkLost
+        from mausbox.link.errors import LinkError, LinkLost
 
         self.link = link
         self.port = link.port

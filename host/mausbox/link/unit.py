@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import serial  # type: ignore[import-untyped]
 
-from mausbox.cli import EXIT_LINK, EXIT_PROBLEM, UserError
+from mausbox.errors import UserError
 from mausbox.link.bounds import (
     BUSY_WAIT,
     FALLBACK_MARGIN,
@@ -44,6 +44,7 @@ from mausbox.link.bounds import (
     backoff,
     request_bound,
 )
+from mausbox.link.errors import AnswerLost, FrameGap, LinkError, LinkLost, LinkTimeout, NoService, UnitError
 from mausbox.link.frame import DATA, EVENT, PART, PROTO, REQUEST, RESPONSE, Frame, Parser, encode
 from mausbox.link.ports import BAUD, open_port, resolve_port
 
@@ -52,40 +53,6 @@ if TYPE_CHECKING:
 
 TEXT_TAIL = 600  # console text kept for messages
 # The bounds of every wait (docs/protocol.md, Timing) are named in bounds.py.
-
-
-class LinkError(UserError):
-    """The link failed: no answer in time, the port went away, or the answer made no sense."""
-
-    def __init__(self, message: str):
-        super().__init__(message, EXIT_LINK)
-
-
-class LinkTimeout(LinkError):
-    pass
-
-
-class AnswerLost(LinkTimeout):
-    """The answer to a quick request is clearly lost on the way (bounds.py, LOST_QUIET): ask again now."""
-
-
-class LinkLost(LinkError):
-    """The port itself failed (unplugged, reset)."""
-
-
-class NoService(LinkError):
-    """The unit shows the MicroPython REPL: no app answers there."""
-
-
-class UnitError(UserError):
-    """The unit answered the request with an error (`error`: its code, `msg`: docs/protocol.md); `code` is the
-    exit code, as for every UserError."""
-
-    def __init__(self, port: str, op: str, error: str, msg: str):
-        super().__init__(f"{port}: the unit refused `{op}`: {msg}", EXIT_LINK if error == "proto" else EXIT_PROBLEM)
-        self.op = op
-        self.error = error
-        self.msg = msg
 
 
 class UnitLink:
@@ -716,12 +683,6 @@ def _host_name() -> str:
     import mausbox
 
     return f"mausbox {mausbox.__version__}"
-
-
-class FrameGap(LinkError):
-    def __init__(self, message: str, have: int):
-        super().__init__(message)
-        self.have = have
 
 
 def _event(payload: bytes) -> dict | bytes:

@@ -19,10 +19,10 @@ import shutil
 import sys
 from pathlib import Path
 
-from maus import unit as fw_unit
 from maus.log import check as logcheck
 from maus.settings import values as fw_settings
 from maus.unit.begin import load_game
+from maus.unit.shared import GAMES
 
 from mausbox.sim import run as simrun
 
@@ -55,7 +55,7 @@ class ReplayError(Exception):
 
 
 def _game_key(game: str) -> str:
-    for key in fw_unit.GAMES:
+    for key in GAMES:
         if key == game or load_game(key)[1].GAME == game:
             return key
     raise ReplayError(f"the log is of game {game!r}, which this firmware does not know")
@@ -164,7 +164,7 @@ def _timing(cfg: dict) -> dict:
 
 def prelude(plan: Plan, start: dict, key: str, timing: dict) -> float:
     """Game card, variant, joining, the starting double press. Returns the virtual ms of game_start."""
-    g = fw_unit.GAMES[key]
+    g = GAMES[key]
     plan.add(500, tap=g[0])
     plan.add(800, remove=g[0])
     at = 1500
@@ -662,7 +662,7 @@ def _say(res: dict) -> str:
 
 def replay(log: Path, root: Path, heap: str = "512k", as_json: bool = False) -> int:
     """The command: replay, print the result, return the exit code (0 match, 1 mismatch, 2 damaged)."""
-    from mausbox.cli import EXIT_USAGE, UserError
+    from mausbox.errors import EXIT_USAGE, UserError
 
     if not log.is_file():
         raise UserError(f"no log file {log}", EXIT_USAGE)

@@ -15,7 +15,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG, micropython_binary
+from mausbox.mpbuild import micropython_binary, sim_march
+from mausbox.paths import BOARDS_DIR, FIRMWARE_DIR, FIRMWARE_PKG
 
 DEFAULT_HEAP = "512k"  # tests and tools: the firmware loaded as .mpy plus the simulated chips, with room to spare
 ACTIONS = ("press", "release", "hold", "double", "tap", "remove", "knock", "noise", "rfid")
@@ -43,20 +44,12 @@ def board_heap(binary: str | None = None) -> str:
     than the idle share measured (heapbudget.SIM_SHARE["repl"]), so there the host service would run out
     of room where a board has it (docs/build.md section 7)."""
     from mausbox import heapbudget
-    from mausbox.paths import micropython_words
+    from mausbox.mpbuild import micropython_words
 
     exe = binary or micropython_binary()
     if exe and micropython_words(exe) == "32":
         return str(heapbudget.unit_heap())
     return DEFAULT_HEAP
-
-
-def sim_march(binary: str | None = None) -> str:
-    """What mpy-cross compiles viper/native code for, to run on this MicroPython unix port."""
-    from mausbox.paths import micropython_words
-
-    exe = binary or micropython_binary()
-    return "x86" if exe and micropython_words(exe) == "32" else "x64"
 
 
 def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: str | None = None) -> Path:
@@ -104,7 +97,7 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: 
         (root / f).unlink(missing_ok=True)
     board_src = BOARDS_DIR / f"{board}.json"
     (root / "board.json").write_bytes(board_src.read_bytes())
-    from mausbox.deploy import board_ok
+    from mausbox.build import board_ok
 
     checker = dest / "hw" / ("board.mpy" if compiled else "board.py")
     ok = board_ok(board_src.read_bytes(), checker.read_bytes())

@@ -36,7 +36,7 @@ import time
 import tty
 from pathlib import Path
 
-from mausbox.paths import micropython_binary
+from mausbox.mpbuild import micropython_binary
 from mausbox.sim.line import BOOT_BAUD, resample, tty_speed
 from mausbox.sim.ports import registry_dir
 from mausbox.sim.pyexec import BOOT, SOFT_REBOOT, Pyexec

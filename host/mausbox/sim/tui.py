@@ -11,7 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from mausbox.paths import FIRMWARE_PKG, micropython_binary
+from mausbox.mpbuild import micropython_binary
+from mausbox.paths import FIRMWARE_PKG
 from mausbox.sim import run as simrun
 from mausbox.sim import words
 

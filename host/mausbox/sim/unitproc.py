@@ -73,8 +73,8 @@ def parts_dir() -> str:
             import shutil
 
             from mausbox.build import compile_file, mpy_cross_cmd
+            from mausbox.mpbuild import sim_march
             from mausbox.paths import FIRMWARE_PKG, cache_dir
-            from mausbox.sim.run import sim_march
 
             files = [(FIRMWARE_PKG / rel, Path("maus") / rel) for rel in PARTS] + [(VULOAD, Path("vuload.py")), (VULFS, Path("vulfs.py"))]
             try:

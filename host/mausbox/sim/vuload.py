@@ -54,7 +54,7 @@ def load(what, parts, mdict, path, at):
         mods.update(parts["mods"])
         path[:] = [at]
     try:
-        from maus.sim import vuparts
+        from maus.sim import machine, vuparts
 
         if what == "uart":
             from maus.sim import vuart
@@ -66,17 +66,17 @@ def load(what, parts, mdict, path, at):
         elif what == "esp32":
             from maus.sim import esp32 as got
 
-            got.attach(vuparts.wiring())
+            got.attach(vuparts.wiring(machine))
             mods["esp32"] = got
         elif what == "neopixel":
             from maus.sim import neopixel as got
 
             mods["neopixel"] = got
         else:
-            vuparts.wiring()
+            vuparts.wiring(machine)
             for k in vuparts.MACHINE:
-                mdict[k] = getattr(vuparts._machine, k)
-            got = (vuparts.MACHINE, vuparts._machine)
+                mdict[k] = getattr(machine, k)
+            got = (vuparts.MACHINE, machine)
     finally:
         if own:
             for k in list(mods):

@@ -1,7 +1,7 @@
 # Mausgeflippt card data in the compact form the unit plays with: an item is one byte, the outfits one bytes,
 # the names one string a kind (a few objects, not a hundred: the catalog stays in RAM while a game is played).
 # Building it from catalogs/mg.json (checked first) is maus.games.mausgeflippt.catalog's, loaded for that
-# and let go again; item_code, default_path and load_file are reachable here too. And the table as the unit
+# and let go again (it gives the fields; this module makes the Catalog). And the table as the unit
 # can know it (TableState: what was tapped, never a hand) and the scores: both stay with the game, so one
 # module (each costs its fixed few hundred bytes); the winners, the summary and the status screen are
 # maus.games.mausgeflippt.moments's, loaded for their moment.
@@ -14,13 +14,6 @@ CHEESES = const(9)
 MIN_WEARS = const(2)
 MAX_WEARS = const(4)
 _P = const(7)  # per-player lists are indexed by player id 1..6
-
-
-
-def __getattr__(name):  # item_code, default_path, load_file
-    import maus.games.mausgeflippt.catalog
-
-    return getattr(maus.games.mausgeflippt.catalog, name)
 
 
 class Catalog:
@@ -57,10 +50,10 @@ def load(data):
     with moment():
         import maus.games.mausgeflippt.catalog
 
-        return maus.games.mausgeflippt.catalog.load(data)
+        return Catalog(*maus.games.mausgeflippt.catalog.build(data))
 
 
-load_catalog = load  # the unit's start compacts the JSON catalog with this (maus.unit.GAMES)
+load_catalog = load  # the unit's start compacts the JSON catalog with this (maus.unit.shared.GAMES)
 
 
 class TableState:

@@ -1,13 +1,18 @@
-# Mausgeflippt card data: the validator (format and rulebook counts) and the compact Catalog built from a
-# good catalog. The game loads catalogs through mausgeflippt.cards.load, which runs this once and unloads
-# it again.
+# Mausgeflippt card data: the validator (format and rulebook counts) and the fields of the compact Catalog
+# built from a good catalog. The game loads catalogs through mausgeflippt.cards.load, which runs this once,
+# makes its Catalog of the fields and unloads this module again. It imports nothing of the game: the counts
+# are its own consts (as mausgeflippt.cards's; a const costs no RAM).
 #
 # catalogs/mg.json (docs/games/mausgeflippt.md): colours, clothing types and cheese types by name; 32 mice
 # {"id", "wears": ["red hat", ...], "cheese"}, 58 clothing cards {"id", "item"}, 9 cheese cards
 # {"id", "cheese"}. Ids run 1..N, as on the cards' tags ("mg/mouse/07" is mouse id 7).
-from maus.games.mausgeflippt.cards import CHEESES, CLOTHING, MAX_WEARS, MICE, MIN_WEARS, Catalog
 from micropython import const
 
+MICE = const(32)  # rulebook component counts (as mausgeflippt.cards)
+CLOTHING = const(58)
+CHEESES = const(9)
+MIN_WEARS = const(2)
+MAX_WEARS = const(4)
 _MAX_NAMES = const(16)  # an item code is type * 16 + colour: one byte
 _MAX_ERRORS = const(20)
 
@@ -116,10 +121,9 @@ def validate_catalog(data):
     return errors
 
 
-def load(data):
-    """A validated catalog dict -> Catalog. Raises ValueError naming the first problem."""
-    if isinstance(data, Catalog):
-        return data
+def build(data):
+    """A catalog dict -> the fields of its compact Catalog (mausgeflippt.cards.Catalog(*fields)), checked first.
+    Raises ValueError naming the first problem."""
     errors = validate_catalog(data)
     if errors:
         raise ValueError("mg catalog: " + errors[0])
@@ -135,8 +139,8 @@ def load(data):
     mouse_cheese = bytes(cheeses.index(m["cheese"]) for m in mice)
     clothing = bytes(item_code(c["item"], colours, types) for c in sorted(data["clothing"], key=lambda c: c["id"]))
     cheese_cards = bytes(cheeses.index(c["cheese"]) for c in sorted(data["cheese_cards"], key=lambda c: c["id"]))
-    return Catalog(" ".join(colours), " ".join(types), " ".join(cheeses), bytes(wears), mouse_cheese, clothing,
-                   cheese_cards)
+    return (" ".join(colours), " ".join(types), " ".join(cheeses), bytes(wears), mouse_cheese, clothing,
+            cheese_cards)
 
 
 def outfit(cat, mouse):
@@ -155,8 +159,9 @@ def default_path():
     return here[: here.rfind("/games/")] + "/catalogs/mg.json"
 
 
-def load_file(path=None):
+def read_file(path=None):
+    """The catalog dict in path (default: catalogs/mg.json), for mausgeflippt.cards.load."""
     import json
 
     with open(path or default_path()) as f:
-        return load(json.load(f))
+        return json.load(f)

@@ -1,10 +1,10 @@
 # M is for Mouse card data: the validator (format and rulebook counts) and the builder of the compact
-# Catalog. The game loads catalogs through mim.load_catalog, which imports this module and unloads it.
+# Catalog. The game loads catalogs through mim.rules.load_catalog, which imports this module and unloads it.
 #
 # catalogs/mim.json (docs/games/mim.md): "objects" maps each of the 23 letters (A-Z without Q, X, Y) to
 # [German name, English gloss], the German name starting with that letter; 23 "cards"
 # {"id", "objects": [name, name], "letters": [L, L]}, ids 1..23 as on the tags ("mim/card/05").
-from maus.games.mim.rules import CARDS, LETTERS, Catalog
+from maus.games.mim.engine import CARDS, LETTERS, Catalog
 from micropython import const
 
 GAME = "mim"

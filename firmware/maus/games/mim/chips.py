@@ -3,8 +3,8 @@
 # costs the claimer a chip, placed on that letter. The unit ends the round when no pair is left; the
 # first player without chips wins.
 from maus import moment
+from maus.games.mim.engine import LETTERS, ascii
 from maus.games.mim.race import Race
-from maus.games.mim.rules import LETTERS, ascii
 from micropython import const
 
 _ROUND = const(8)  # cards a round
@@ -98,7 +98,7 @@ class Chips(Race):
         if self.chips[p] == 0:
             self.phase = _OVER
             self.say("c_won", p=p)
-            self.end("no chips left")
+            self.g.end("no chips left")
         elif self.pairs_left() == 0:
             with moment():
                 import maus.games.mim.claims

@@ -3,7 +3,7 @@
 # while a claim is checked, B's cards (the leader's reveals) and good claims, C's rounds (begun, ended).
 # Each moment is an event (a card read, a press, a timer), never a main-loop pass. A's moments are
 # mim.rounds', the end's mim.moments'.
-from maus.games.mim.rules import ascii
+from maus.games.mim.engine import ascii
 from maus.ticks import ticks_diff
 from micropython import const
 

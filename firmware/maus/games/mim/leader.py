@@ -57,7 +57,7 @@ class Leader(Race):
     def last(self):
         self.phase = _OVER
         self.say("b_end")
-        self.end("stack used up")
+        self.g.end("stack used up")
 
     def won(self, p, k, letter):
         with moment():

@@ -2,7 +2,7 @@
 # (maus.moment), so none of it stays in RAM while a game is played: the game's end and winners, the
 # summary for the log, the status screen of a long press, B and C's hints (A's rounds:
 # mim.rounds, B and C's claims: mim.claims).
-from maus.games.mim.rules import LETTERS
+from maus.games.mim.engine import LETTERS
 from micropython import const
 
 _HAND = const(3)  # A: cards in each hand at the start (as mim.new)

@@ -4,8 +4,9 @@
 # made here (bare annotations: the compiler keeps nothing of them).
 import gc
 
+from maus import moment
 from maus.capture.arbiter import Arbiter
-from maus.games.mim.rules import Catalog, Pairs, load_catalog
+from maus.games.mim.engine import Catalog, Pairs
 from micropython import const
 
 _LEADER = const(0)  # B and C: the first phase (mim.race)
@@ -24,8 +25,11 @@ def engine(g):
         from maus.games.mim.catalog import load_file
 
         g.catalog = cat = load_file()
-    elif not isinstance(cat, Catalog):
-        g.catalog = cat = load_catalog(cat)
+    elif not isinstance(cat, Catalog):  # a dict: checked and compacted, as maus.games.mim.rules.load_catalog
+        with moment():
+            import maus.games.mim.catalog
+
+            g.catalog = cat = maus.games.mim.catalog.build(cat)
     gc.collect()  # the catalog's JSON is garbage now: free it before the variant's code is loaded
     v = g.variant
     if v == "A":

@@ -4,7 +4,7 @@
 # pair wins and when the table changes.
 from maus import moment
 from maus.capture.arbiter import VALID
-from maus.games.mim.rules import Engine
+from maus.games.mim.engine import Engine
 from maus.ticks import ticks_diff
 from micropython import const
 

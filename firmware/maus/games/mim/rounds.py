@@ -2,7 +2,7 @@
 # let go again (maus.moment), so none of it stays in RAM while a game is played: a round begun, its
 # middle cards, a pass, a round won, the verdict on two cards. Each moment is an event (a card read, a
 # gesture, a timer), never a main-loop pass. B and C's moments are mim.claims', the end's mim.moments'.
-from maus.games.mim.rules import LETTERS, ascii
+from maus.games.mim.engine import LETTERS, ascii
 from micropython import const
 
 _A_LAY = const(0)  # A: phases (as mim.turns)
@@ -70,7 +70,7 @@ def round_won(e, w):
     if e.hand[w] == 0:
         e.phase = _A_OVER
         e.say("game_won", p=w)
-        e.end("last card")
+        e.g.end("last card")
         return
     e.say("round_won", p=w)
     e.turn = w  # the round's winner begins the next

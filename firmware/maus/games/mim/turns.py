@@ -5,7 +5,7 @@
 # player is out for the round. The last player left wins the round and puts a hand card aside; who gives
 # up the last card wins. The unit cannot see hands, so it counts them.
 from maus import moment
-from maus.games.mim.rules import Engine
+from maus.games.mim.engine import Engine
 from micropython import const
 
 _LAY = const(0)  # reading the middle cards
