@@ -59,6 +59,6 @@ def test_a_catalog_edited_since_or_a_damaged_cat_is_not_used():
 
 
 def test_a_game_without_a_compact_class_has_no_compiled_catalog():
-    from maus.games.mms import rules as mms
+    from maus.games.mms import castle as mms
 
     assert compiled(mms, HERE + "mms.json") is None  # mms.Catalog holds tuples: no .cat made for it

@@ -4,7 +4,8 @@ import sys
 
 import maus
 from maus.games.base import Player
-from maus.games.mms.rules import Catalog, Mms, load_catalog, validate_catalog
+from maus.games.mms.castle import Catalog, load_catalog, validate_catalog
+from maus.games.mms.rules import Mms
 from tablefake import FakeTable
 
 with maus.moment():

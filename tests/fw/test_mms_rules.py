@@ -4,7 +4,8 @@ import json
 import maus
 from fwtest import Rand
 from maus.games.base import Player
-from maus.games.mms.rules import Catalog, Mms, load_catalog
+from maus.games.mms.castle import Catalog, load_catalog
+from maus.games.mms.rules import Mms
 from tablefake import FakeTable
 
 with maus.moment():

@@ -7,7 +7,7 @@ GAMES = {
     "mausgeflippt": ("game/mausgeflippt", "maus.games.mausgeflippt.rules", 2, 6, (None,), True, False,
                      "maus.games.mausgeflippt.cards", "mg"),
     "mim": ("game/mim", "maus.games.mim.rules", 2, 5, ("A", "B", "C"), False, False, "maus.games.mim.rules", "mim"),
-    "mms": ("game/mms", "maus.games.mms.rules", 2, 4, (None,), False, True, "maus.games.mms.rules", "mms"),
+    "mms": ("game/mms", "maus.games.mms.rules", 2, 4, (None,), False, True, "maus.games.mms.castle", "mms"),
 }
 CALIB_FILE = "calib.json"
 

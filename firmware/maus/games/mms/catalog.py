@@ -1,5 +1,5 @@
 # Checks a Mucks Mäuschen Still catalog (catalogs/mms.json or a user's own castle and dice) and builds the
-# compact one. Loaded only for that, then unloaded (maus.games.mms.rules.validate_catalog, load_catalog).
+# compact one. Loaded only for that, then unloaded (maus.games.mms.castle validate_catalog, load_catalog).
 from micropython import const
 
 STICKS = const(16)  # rulebook: 16 wooden sticks
@@ -62,7 +62,7 @@ def _ascii(s):
 
 
 def build(data):
-    """The compact catalog's fields (holes, names, dice, sticks, castle_end) for maus.games.mms.rules.Catalog,
+    """The compact catalog's fields (holes, names, dice, sticks, castle_end) for maus.games.mms.castle.Catalog,
     or None when the data is not a valid catalog."""
     if validate_catalog(data):
         return None
@@ -74,6 +74,6 @@ def build(data):
 
 def default():
     """The castle's holes and the two dice when no catalog is loaded (same as catalogs/mms.json): the fields
-    (holes, names, dice) of maus.games.mms.rules.Catalog."""
+    (holes, names, dice) of maus.games.mms.castle.Catalog."""
     holes = ("red", "yellow", "green", "blue", "orange", "purple")
     return holes, {"en": holes, "de": ("rot", "gelb", "gruen", "blau", "orange", "lila")}, (bytes(range(6)), bytes(range(6)))

@@ -8,6 +8,7 @@
 # wins at once. Decisions where the rulebook is silent: docs/games/mms.md.
 from maus import moment
 from maus.games.base import Game
+from maus.games.mms.castle import Catalog, load_catalog
 from maus.text import Texts
 from micropython import const
 
@@ -19,43 +20,9 @@ _AFTER = const(4)  # after an alarm: double presses report sticks that slid off
 _SHOW = const(5)  # a verdict on the display before the next turn
 _OVER = const(6)
 
-STICKS = const(16)  # rulebook component counts (mms.catalog checks them)
-CASTLE_END = const(12)
-
-
 # The prompts: 16 characters x 6 lines, ASCII only (the OLED font has no umlauts), in
 # maus/texts/mms.<lang>.json, read from flash when shown (maus.text).
 TEXT = Texts("mms")
-
-
-
-class Catalog:
-    """The compact catalog: hole colours (ids and names per language), two dice as bytes of hole indices."""
-
-    def __init__(self, holes, names, dice, sticks=STICKS, castle_end=CASTLE_END):
-        self.holes = holes
-        self.names = names
-        self.dice = dice
-        self.sticks = sticks
-        self.castle_end = castle_end
-
-
-def validate_catalog(data):
-    """Errors in a catalog dict (empty when it is good). The checker module is unloaded again after use."""
-    with moment():
-        import maus.games.mms.catalog
-
-        return maus.games.mms.catalog.validate_catalog(data)
-
-
-def load_catalog(data):
-    """The compact Catalog, or None when the data is not a valid catalog (the game then uses
-    maus.games.mms.catalog.default()). The checker and builder module is unloaded again after use."""
-    with moment():
-        import maus.games.mms.catalog
-
-        f = maus.games.mms.catalog.build(data)
-    return None if f is None else Catalog(*f)
 
 
 class Mms(Game):
