@@ -95,7 +95,8 @@ class Game:
 #       race_close().
 #   table.race_close(): The race is decided: normal service resumes (the winner may tap cards now).
 #   table.detector(armed): Arm or disarm the vibration detector (Mucks Mäuschen Still).
-#   table.finish(): The game is over: the runtime logs game_end with game.summary() and shows the results.
+#   table.finish(): The game is over: once the handler that calls it has returned, the runtime logs game_end with
+#                   game.summary() and shows the results.
 
 if TYPE_CHECKING:  # the contract above for the type checker (the compiler drops the block: no class on the unit)
     from typing import Protocol

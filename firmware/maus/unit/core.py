@@ -61,11 +61,12 @@ class Unit:
     _stop_watch = None  # the armed piezo's stop test (watch_stop, bound once with the detector)
     _piezo_read = None  # its reading: the ADC's read_u16, or a comparator pin's value (bound with it)
     named = ()  # type: tuple  # the games whose names are interned (maus.unit.names, when first chosen)
+    _ending = False  # the game said it is over (finish): its end comes when the handler returns (_switch)
     # Made by maus.unit.build (bare annotations: the compiler keeps nothing of them)
     _boot_ms: "int | None"  # ticks_ms at boot; None once the unit has run _HEALTHY_MS and cleared the crash counter
     _gc_at: int  # ticks_ms of the last idle collection
     _mark: "tuple[str, ...] | None"  # the modules loaded before the phase (maus.loaded): what stays when it goes
-    _next: "tuple[str, str | None] | None"  # a phase switch asked for (name, arg), done when the handler returns
+    _next: "tuple[str, object] | None"  # a phase switch asked for (name, arg), done when the handler returns
     capture: "Capture"
     choice: "str | None"  # the selected game's key (maus.unit.shared.GAMES)
     detector: "Detector | DigitalDetector | None"  # the piezo, while a game that needs it is on
@@ -121,6 +122,9 @@ class Unit:
         self._next = (name, arg)
 
     def _switch(self):
+        if self._ending:
+            self._ending = False
+            self.phase.end_game(self)  # asks for the end screen (switch)
         nxt = self._next
         if nxt is None:
             return
@@ -218,7 +222,10 @@ class Unit:
             self.game.on_alarm(lvl)
 
     def finish(self):
-        self.phase.end_game(self)
+        # The game is over: its end (the phase's end_game) comes once the handler that said so has returned
+        # (_switch), so the game's own end moment has left RAM before the log's end loads (a game's end is its
+        # tightest moment in RAM).
+        self._ending = True
 
     def abort(self, reason):
         with moment():
@@ -308,7 +315,7 @@ class Unit:
         hw = self.hw
         hw.spend(LOOP_US)
         self.capture.service()
-        if self._next is not None:
+        if self._next is not None or self._ending:
             self._switch()  # a press ended the game (its end screen: play.end_game)
         now = hw.ticks_ms()
         self.gest.poll(now)
