@@ -56,13 +56,19 @@ def run(exe: str, tree: Path, stem: str, heap: int, budget: str | None = None) -
     return proc.returncode == 0 and failed == 0, passed
 
 
-def peak(exe: str, tree: Path, path: Path, budget: str | None) -> tuple[int, int, int]:
-    """(peak, cap, tests) for one file; peak = -1 if it fails even at its cap (the suite's: tests/conftest.py)."""
-    cap = heapbudget.file_cap(heapbudget.sim_parts(path, [ROOT / "firmware", FWTESTS]), budget)
-    ok, n = run(exe, tree, path.stem, cap, budget)
+def cap(path: Path) -> tuple[int, str | None]:
+    """(the heap cap, the HEAP_BUDGET marker) of a test file: the suite's (tests/conftest.py Interp.heap, 32-bit)."""
+    budget = heapbudget.file_budget(path)
+    return heapbudget.file_cap(heapbudget.sim_parts(path, [ROOT / "firmware", FWTESTS]), budget), budget
+
+
+def peak(exe: str, tree: Path, path: Path) -> tuple[int, int, int]:
+    """(peak, cap, tests) for one file; peak = -1 if it fails even at its cap."""
+    top, budget = cap(path)
+    ok, n = run(exe, tree, path.stem, top, budget)
     if not ok:
-        return -1, cap, n
-    lo, hi = 4096, cap  # lo fails (assumed), hi passes
+        return -1, top, n
+    lo, hi = 4096, top  # lo fails (assumed), hi passes
     while hi - lo > STEP:
         mid = (lo + hi) // 2 // 16 * 16
         good, got = run(exe, tree, path.stem, mid, budget)
@@ -70,7 +76,7 @@ def peak(exe: str, tree: Path, path: Path, budget: str | None) -> tuple[int, int
             hi = mid
         else:
             lo = mid
-    return hi, cap, n
+    return hi, top, n
 
 
 def main(only: list[str]) -> int:
@@ -79,33 +85,33 @@ def main(only: list[str]) -> int:
         print("harness.skipped: 1 flag (no 32-bit MicroPython: make setup)")
         return 0
     files = sorted(p for p in FWTESTS.glob("test_*.py") if not only or p.stem in only)
-    budgets = {p: heapbudget.file_budget(p) for p in files}
+    budgets = {p: cap(p)[1] for p in files}
     with tempfile.TemporaryDirectory() as tmp:
         tree = compile_tree([ROOT / "firmware", FWTESTS], Path(tmp), "x86", ROOT)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-            results = list(pool.map(lambda p: (p, peak(str(exe), tree, p, budgets[p])), files))
+            results = list(pool.map(lambda p: (p, peak(str(exe), tree, p)), files))
     short = 0
     worst = 1.0
-    for path, (pk, cap, _n) in results:
+    for path, (pk, top, _n) in results:
         name = path.stem
         if pk < 0:
-            print(f"harness.peak_heap.{name}: fails at its cap {cap} bytes")
+            print(f"harness.peak_heap.{name}: fails at its cap {top} bytes")
             short += 1
             continue
-        margin = (cap - pk) / cap
+        margin = (top - pk) / top
         print(f"harness.peak_heap.{name}: {pk} bytes")
         budget = budgets[path]
         if budget == "board":  # the board's heap, no margin by design: bench_heap.py's figures (docstring)
-            print(f"harness.board_margin.{name}: {margin * 100:.0f} % (cap {cap} bytes)")
+            print(f"harness.board_margin.{name}: {margin * 100:.0f} % (cap {top} bytes)")
             continue
         if budget is not None:  # the budget's own margin is inside the cap (docstring)
             share = heapbudget.unit_share()
-            print(f"harness.budget_margin.{name}: {margin * 100:.0f} % (cap {cap} bytes = {budget} budget "
+            print(f"harness.budget_margin.{name}: {margin * 100:.0f} % (cap {top} bytes = {budget} budget "
                   f"{heapbudget.BUDGETS[budget]} with the {heapbudget.MARGIN:.0%} margin + simulator share {share}; "
                   f"peak less the share {pk - share} bytes)")
             continue
         worst = min(worst, margin)
-        print(f"harness.margin.{name}: {margin * 100:.0f} % (cap {cap} bytes)")
+        print(f"harness.margin.{name}: {margin * 100:.0f} % (cap {top} bytes)")
         if margin < MIN_MARGIN:
             short += 1
     print(f"harness.heap_cap_board: {heapbudget.BOARD_HEAP} bytes")
