@@ -56,6 +56,7 @@ if signal.getsignal(signal.SIGQUIT) == signal.SIG_IGN:
 # the most tests first, which put these few-test files last, and the suite waited on them at its end). The
 # rest keep pytest's order. A file missing here only starts later; a renamed one only loses its place.
 LONG_FILES = (
+    "tests/host/test_pull_peak.py",  # (placed by its CPU: 60 game runs, ~2.5 CPU minutes, two processes at a time)
     "tests/host/test_sim_terminal_games.py",
     "tests/web/test_web_games.py",
     "tests/host/test_replay.py",
@@ -79,7 +80,6 @@ LONG_FILES = (
     "tests/host/test_link_bounds.py",
     "tests/fw/test_rfid.py",
     "tests/web/test_web_page.py",
-    "tests/host/test_pull_peak.py",
     "tests/fw/test_unit_heap_polled.py",
 )
 

@@ -229,6 +229,7 @@ class Ctx:
         self.game = None
         self.log = None
         self.race = False
+        self.detector = None  # no piezo (maus.unit.desk samples an armed one while it writes)
         self.rfid = None
         self.reader = None
         self.enrolment = None

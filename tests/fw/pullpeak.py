@@ -1,9 +1,10 @@
 # One game with a host pulling all through it, at the board's heap with the board-only modules held
 # (tests/fw/unitheap.py pull_run), printing `PULLPEAK <result> ...`:
 #   micropython -m pullpeak SCENARIO GAME OFFSET_MS      a pull every 500 ms from 500 + OFFSET_MS (unitheap.pulling):
-#                                                        bench/bench_pull_peak.py runs it at 20 offsets, 25 ms apart
+#                                                        tests/host/test_pull_peak.py and bench/bench_pull_peak.py run
+#                                                        it at 20 offsets, 25 ms apart
 #   micropython -m pullpeak SCENARIO GAME sweep PHASE_MS  a pull whenever the line is free, looked at every 25 ms from
-#                                                        500 + PHASE_MS (unitheap.sweeping): tests/host/test_pull_peak.py
+#                                                        500 + PHASE_MS (unitheap.sweeping): a denser load in one run
 import sys
 
 import unitheap

@@ -82,20 +82,26 @@ class Hardware:
         # that is mp_hal_delay_us, which runs no handler in its last 155 µs, and a press in 15 % of a host
         # session's idle time got its first edge up to ~160 µs late (issue 27: the season's capture p99 with a
         # host polling). A delay that short is a busy loop on the port too. spend: the sim's time.
+        # Without a host session the wait spins too, for the same reason: time.sleep_ms(ms) up to a FreeRTOS tick is
+        # all mp_hal_delay_us (ports/esp32/mphalport.c mp_hal_delay_ms), so each of the main loop's idles had the
+        # blind 155 µs at its end, and ~1.3 % of the presses outside the armed piezo got their first edge 100-175 µs
+        # late, with or without a host polling: the season's capture p99 (issue 27). It was a busy loop in C, it is
+        # one in bytecode (the sim's time spent in one call).
         if ms <= 0:
             machine.idle()
-        elif console is None:
-            time.sleep_ms(min(ms, 10))
-        else:
-            t0 = time.ticks_ms()
-            n = min(ms, 10)
-            while True:
+            return
+        us = (ms if ms < 10 else 10) * 1000
+        u0 = time.ticks_us()
+        while True:
+            if console is not None:
                 for _ in console.ipoll(0):
                     return
-                if time.ticks_diff(time.ticks_ms(), t0) >= n:
-                    return
-                machine.idle()  # (other tasks at the main task's priority)
-                self.spend(_LOOK_US)
+            d = time.ticks_diff(time.ticks_us(), u0)
+            if d >= us:
+                return
+            machine.idle()  # (other tasks at the main task's priority)
+            d = us - d
+            self.spend(d if console is None or d < _LOOK_US else _LOOK_US)
 
     def spend(self, us):
         pass

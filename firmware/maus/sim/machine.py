@@ -551,7 +551,7 @@ def idle():
 
         time.sleep_ms(1)
         return
-    _w.world.sleep_until(_w.world.now + 1)
+    _w.block(1)  # taskYIELD (ports/esp32/modmachine.c): C, the pin handlers run at the next VM branch after it
 
 
 def lightsleep(ms=None):
