@@ -73,8 +73,19 @@ def play_real_time(stem: str, root, seed: int) -> list:
         return unit.logs()
 
 
+def _verdicts(logs) -> int:
+    return sum(r["type"] == "verdict" for r in logcheck.read(logs[0].read_bytes()).records) if logs else 0
+
+
 def _play_into(stem, root, seed, out):
-    out[stem] = play_real_time(stem, root, seed)
+    # A jittered game on a busy machine can go elsewhere than its script within its first turns (CI run 76: a Mucks
+    # Mäuschen Still game aborted after 2 verdicts) and the replay would then check little: played again, with the
+    # next jitter, on a fresh unit, until it gives a game of 3 verdicts or more (at most 3 tries).
+    for k in range(3):
+        logs = play_real_time(stem, root / str(k), seed + 10 * k)
+        if _verdicts(logs) >= 3:
+            break
+    out[stem] = logs
 
 
 @pytest.fixture(scope="module")
