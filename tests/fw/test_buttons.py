@@ -86,3 +86,42 @@ def test_reset_drops_pending_click():
     g.reset()
     g.poll(1000)
     assert out == []
+
+
+def test_reset_while_held_swallows_the_gesture_and_its_second_press():
+    # a double press whose first press ended the game: neither half clicks on the end screen
+    g, out = _g()
+    g.press(0, 0)
+    g.reset()
+    g.release(0, 70)
+    g.poll(200)
+    g.press(0, 150)
+    g.release(0, 220)
+    g.poll(2000)
+    assert out == []
+    g.press(0, 3000)  # a new press after the gesture is a gesture again
+    g.release(0, 3050)
+    g.poll(3500)
+    assert out == [(0, "click")]
+
+
+def test_reset_after_release_swallows_a_second_press_in_the_double_window():
+    g, out = _g()
+    g.press(0, 0)
+    g.release(0, 70)
+    g.reset()
+    g.press(0, 150)
+    g.release(0, 220)
+    g.poll(2000)
+    assert out == []
+
+
+def test_reset_then_a_press_after_the_double_window_clicks():
+    g, out = _g()
+    g.press(0, 0)
+    g.reset()
+    g.release(0, 70)
+    g.press(0, 70 + 401)
+    g.release(0, 550)
+    g.poll(1000)
+    assert out == [(0, "click")]

@@ -45,3 +45,21 @@ def test_a_press_600_ms_after_the_winner_leaves_a_press_record_and_takes_the_pas
         assert verdicts == [(4, False, "timeout"), (1, True, "item_worn")], verdicts
         found = True
     assert found, "no race where P1 pressed 600 ms after P4"
+
+
+def test_the_double_press_whose_first_press_ends_the_game_starts_no_new_game(tmp_path):
+    """mg-2p-cheese ends on P1's collection press, the first of a double (82,600 ms; the second at 82,750).
+    Neither half is a click on the end screen (P1's click: "again"): the season bench's game 117 started
+    again from it. P2's click later is no click of P1's either: the end screen stays, one log."""
+    import json
+
+    from scenariokit import SCENARIOS, play, records
+
+    lines = (SCENARIOS / "mg-2p-cheese.jsonl").read_text().splitlines()
+    lines += [json.dumps({"at_ms": 85000, "press": 2}), json.dumps({"at_ms": 85080, "release": 2})]
+    s = tmp_path / "s.jsonl"
+    s.write_text("\n".join(lines) + "\n")
+    logs, console = play(s, tmp_path / "unit")
+    assert len(logs) == 1, [p.name for p in logs]
+    assert records(logs[0])[-1]["type"] == "game_end"
+    assert sum("game_start" in x for x in console) == 1

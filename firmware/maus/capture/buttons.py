@@ -11,6 +11,7 @@ _DOWN = const(1)  # held
 _LONG = const(2)  # long already sent for this press
 _SECOND = const(4)  # this press is the second of a double
 _WAIT = const(8)  # released once; a second press now makes a double
+_GONE = const(16)  # begun before a new screen (reset): its release, and a second press within double_ms, say nothing
 
 
 class Gestures:
@@ -27,9 +28,10 @@ class Gestures:
     def press(self, i, now_ms):
         f = self._f[i]
         self._down_at[i] = now_ms
-        if f & _WAIT and ticks_diff(now_ms, self._up_at[i]) <= self.double_ms:
+        if f & (_WAIT | _GONE) and ticks_diff(now_ms, self._up_at[i]) <= self.double_ms:
             self._f[i] = _DOWN | _SECOND
-            self.emit(i, "double")
+            if not f & _GONE:
+                self.emit(i, "double")
         else:
             self._f[i] = _DOWN | (f & _WAIT)
 
@@ -38,7 +40,10 @@ class Gestures:
         if not f & _DOWN:
             return
         f &= ~_DOWN
-        if not f & (_LONG | _SECOND):
+        if f & _GONE:
+            f = _GONE  # (up_at: a second press within double_ms is the rest of the same gesture)
+            self._up_at[i] = now_ms
+        elif not f & (_LONG | _SECOND):
             f |= _WAIT
             self._up_at[i] = now_ms
         self._f[i] = f
@@ -78,6 +83,14 @@ class Gestures:
         return best
 
     def reset(self):
-        """Forget every press in progress (a new screen: gestures begun before it do not count)."""
+        """Forget every press in progress (a new screen: gestures begun before it do not count). A
+        gesture under way ends silently, its second press too: a player's double press whose first press
+        ended the game does not click on the end screen."""
         for i in range(self.n):
-            self._f[i] = (self._f[i] & _DOWN) | _LONG  # a button still held sends no long press now
+            f = self._f[i]
+            if f & _DOWN:
+                self._f[i] = _DOWN | _LONG | _GONE  # held: no long press, no click at its release
+            elif f & _WAIT:
+                self._f[i] = _GONE  # released: no click; a second press within double_ms is its rest
+            else:
+                self._f[i] = 0
