@@ -198,16 +198,8 @@ class SSD1306(I2CDevice):
                 i += k
                 self._dirty = True
                 self.col += k
-                if self.col <= self.c1:
-                    continue
-                self.col = self.c0
-                if self.page < self.p1:
-                    self.page += 1
-                    continue
-                self.page = self.p0
-                self.frames += 1  # the window is full: a frame
-                self._dirty = False
-                self.wiring.frame(self, off)
+                if self.col > self.c1:
+                    self._next_row(off)
             return
         for k in range(i, n):
             ram[self.page * 128 + self.col] = buf[k]
@@ -215,16 +207,21 @@ class SSD1306(I2CDevice):
             if self.col < self.c1 or self.mode == 2 and self.col < 127:
                 self.col += 1
                 continue
-            self.col = self.c0 if self.mode != 2 else 0
             if self.mode == 2:
-                continue
-            if self.page < self.p1:
-                self.page += 1
-                continue
-            self.page = self.p0
-            self.frames += 1  # the window is full: a frame
-            self._dirty = False
-            self.wiring.frame(self, off)
+                self.col = 0
+            else:
+                self._next_row(off)
+
+    def _next_row(self, off):
+        # horizontal addressing past the window's right edge: the next page, or the window is full (a frame)
+        self.col = self.c0
+        if self.page < self.p1:
+            self.page += 1
+            return
+        self.page = self.p0
+        self.frames += 1
+        self._dirty = False
+        self.wiring.frame(self, off)
 
     def framebuffer(self):
         """The display's pixels as the firmware's framebuffer holds them (MONO_VLSB, width x height)."""
