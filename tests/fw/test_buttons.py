@@ -88,30 +88,32 @@ def test_reset_drops_pending_click():
     assert out == []
 
 
+
+def _taps(g, *spans):
+    for down, up in spans:
+        g.press(0, down)
+        g.release(0, up)
+
+
 def test_reset_while_held_swallows_the_gesture_and_its_second_press():
     # a double press whose first press ended the game: neither half clicks on the end screen
     g, out = _g()
     g.press(0, 0)
     g.reset()
     g.release(0, 70)
-    g.poll(200)
-    g.press(0, 150)
-    g.release(0, 220)
+    _taps(g, (150, 220))
     g.poll(2000)
     assert out == []
-    g.press(0, 3000)  # a new press after the gesture is a gesture again
-    g.release(0, 3050)
+    _taps(g, (3000, 3050))  # a new press after the gesture is a gesture again
     g.poll(3500)
     assert out == [(0, "click")]
 
 
 def test_reset_after_release_swallows_a_second_press_in_the_double_window():
     g, out = _g()
-    g.press(0, 0)
-    g.release(0, 70)
+    _taps(g, (0, 70))
     g.reset()
-    g.press(0, 150)
-    g.release(0, 220)
+    _taps(g, (150, 220))
     g.poll(2000)
     assert out == []
 
@@ -121,7 +123,6 @@ def test_reset_then_a_press_after_the_double_window_clicks():
     g.press(0, 0)
     g.reset()
     g.release(0, 70)
-    g.press(0, 70 + 401)
-    g.release(0, 550)
+    _taps(g, (70 + 401, 550))
     g.poll(1000)
     assert out == [(0, "click")]
