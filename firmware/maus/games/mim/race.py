@@ -127,9 +127,9 @@ class Race(Engine):
         elif name == "hint":
             if ph == _TABLE and not self.deciding:
                 with moment():
-                    import maus.games.mim.moments
+                    import maus.games.mim.aside
 
-                    maus.games.mim.moments.hint(self)  # hints are a setting, off by default
+                    maus.games.mim.aside.hint(self)  # hints are a setting, off by default
         elif name == "last":
             if ph == _TABLE and not self.deciding:
                 self.last()
