@@ -276,7 +276,9 @@ class Mausgeflippt(Game):
     def _decide(self):
         won = self.arb.decide()
         self.table.race_close()
-        self.queue = [p for p, off in won]
+        q = self.queue = []
+        for p, _off in won:  # (a loop: a comprehension would be a function of its own in RAM)
+            q.append(p)
         for p, off in won:
             self.table.log("claim", {"player": p, "offset_us": off, "tied": len(won) > 1})
         self._next_claim()

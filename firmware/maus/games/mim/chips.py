@@ -66,8 +66,10 @@ class Chips(Race):
             if self.n < _ROUND:
                 self.prompt()
                 return
-            self.table.log("note", {"text": "round cards", "round": self.round,
-                                    "cards": [self.ident(x) for x in self.slots[: self.n]]})
+            cards = []
+            for i in range(self.n):  # (a loop: a comprehension would be a function of its own in RAM)
+                cards.append(self.ident(self.slots[i]))
+            self.table.log("note", {"text": "round cards", "round": self.round, "cards": cards})
             if self.pairs_left() == 0:
                 with moment():
                     import maus.games.mim.claims

@@ -197,10 +197,19 @@ class Mms(Game):
             self._end("last_stick", [p])
             return
         if self.castle >= self.cat.castle_end:
-            least = min(self.sticks[q] for q in self.ids)
-            win = [q for q in self.ids if self.sticks[q] == least]
+            # (loops, not comprehensions: each would be a function of its own in RAM for the whole game)
+            least = -1
+            for q in self.ids:
+                if least < 0 or self.sticks[q] < least:
+                    least = self.sticks[q]
+            win = []
+            who = []
             tag = TEXT[self.lang]["tag"]
-            self._say("win_full", castle=self.castle, who=" ".join(tag.format(p=q) for q in win), n=least)
+            for q in self.ids:
+                if self.sticks[q] == least:
+                    win.append(q)
+                    who.append(tag.format(p=q))
+            self._say("win_full", castle=self.castle, who=" ".join(who), n=least)
             self._end("castle_full", win)
             return
         self.table.sound("ok")
