@@ -30,7 +30,11 @@ def winners(s):
         key = (s.score(p), -s.penalty_points(p))
         if best is None or key > best:
             best = key
-    return [p for p in s.ids if (s.score(p), -s.penalty_points(p)) == best]
+    out = []
+    for p in s.ids:  # (a loop: a comprehension would be a function of its own in RAM at the game's end)
+        if (s.score(p), -s.penalty_points(p)) == best:
+            out.append(p)
+    return out
 
 
 def summary(s, reason):

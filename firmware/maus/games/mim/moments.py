@@ -22,13 +22,22 @@ def end(e, reason):
 
 
 def winners(e):
+    # (loops, not comprehensions: each would be a function of its own in RAM at the game's end, its peak)
     v = e.g.variant
     if v == "A":
-        return [p for p in e.ids if e.hand[p] == 0]
-    if v == "B":
-        best = max(e.cards[p] for p in e.ids)
-        return [p for p in e.ids if e.cards[p] == best]
-    return [p for p in e.ids if e.chips[p] == 0]
+        got, best = e.hand, 0  # no cards left
+    elif v == "B":
+        got, best = e.cards, -1  # the most cards won
+        for p in e.ids:
+            if best < 0 or got[p] > best:
+                best = got[p]
+    else:
+        got, best = e.chips, 0  # no chips left
+    out = []
+    for p in e.ids:
+        if got[p] == best:
+            out.append(p)
+    return out
 
 
 def summary(e):
