@@ -113,8 +113,16 @@ class Arbiter:
         self._first = best
         if best is None:
             return []
-        out = [(p, off) for p, off, kind in self.presses if kind == VALID and off - best <= self.tie_us]
-        out.sort(key=lambda x: x[1] * 8 + x[0])  # by time, then player: MicroPython's sort is not stable
+        # (loops, not a comprehension and a key function: each would be a function of its own in RAM for the
+        # whole game)
+        out = []
+        for p, off, kind in self.presses:
+            if kind == VALID and off - best <= self.tie_us:
+                out.append((off, p))
+        out.sort()  # by time, then player (ids below 8): no two alike, as MicroPython's sort is not stable
+        for i in range(len(out)):
+            off, p = out[i]
+            out[i] = (p, off)
         return out
 
     def close(self):

@@ -68,7 +68,9 @@ class Capture:
         self.scan = None
         self._dt = array("i", [0] * n)
         # One handler per pin, made once: the IRQ receives only the Pin object.
-        self._handlers = [self._make_handler(i) for i in range(n)]
+        self._handlers = []
+        for i in range(n):
+            self._handlers.append(self._make_handler(i))
 
     # --- interrupt context: no allocation, no floats ----------------------------------------------
     def _make_handler(self, i):
@@ -160,7 +162,11 @@ class Capture:
         return self._state[i] == _DOWN
 
     def stuck(self):
-        return [i for i in range(self.n) if self._state[i] == _STUCK]
+        out = []
+        for i in range(self.n):  # (a loop: a comprehension would be a function of its own in RAM)
+            if self._state[i] == _STUCK:
+                out.append(i)
+        return out
 
     def service(self):
         """Advance every button's state machine; emits events. Cheap when nothing happens."""

@@ -37,7 +37,10 @@ def uid_hex(uid, n=-1):
     """Upper-case hex of a UID (the enrolment key, maus.cards.enrol)."""
     if n < 0:
         n = len(uid)
-    return "".join("%02X" % uid[i] for i in range(n))
+    s = ""
+    for i in range(n):  # (a loop: a generator would be a function of its own in RAM)
+        s += "%02X" % uid[i]
+    return s
 
 
 class Presence:
@@ -125,7 +128,11 @@ class Presence:
 
     def present(self):
         """[(identity or None, uid hex)] of the cards on the pad now (tap reported, no remove yet)."""
-        return [(self._id[i], self._id[_MAX + i]) for i in range(_MAX) if self._st[i] == _PRESENT]
+        out = []
+        for i in range(_MAX):
+            if self._st[i] == _PRESENT:
+                out.append((self._id[i], self._id[_MAX + i]))
+        return out
 
     def _emit(self, kind, i):
         if self._ev is None:

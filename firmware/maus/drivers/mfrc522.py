@@ -11,8 +11,9 @@
 # comes from the chip's CRC coprocessor (CalcCRC); an answer's CRC_A is checked in software. No
 # public method lets an exception out: the results are status codes. Nothing on the poll path allocates.
 #
-# Making the reader object (its buffers), set_gain() and antenna() are maus.drivers.mfrc522_setup's:
-# loaded for that and let go again, never per poll.
+# Making the reader object (its buffers), setting the chip up (init: at set-up and when a poll finds it lost
+# its set-up), set_gain() and antenna() are maus.drivers.mfrc522_setup's: loaded for that and let go again,
+# never for a poll that finds the chip as it left it.
 #
 # What it does not take on trust (datasheet section numbers from MFRC522 rev. 3.9):
 # - after a reset it waits by the clock for the oscillator (8.8.2), bounded, then checks VersionReg;
@@ -67,7 +68,6 @@ _IDLE = const(0x00)
 _CALC_CRC = const(0x03)
 _TRANSMIT = const(0x04)
 _TRANSCEIVE = const(0x0C)
-_SOFT_RESET = const(0x0F)
 
 # Bits.
 _RX_IRQ = const(0x20)
@@ -86,11 +86,6 @@ _TICK_NS = const(9956)  # timer tick with TPrescaler 0x43: (2*67+1)/13.56 MHz (8
 _PRESCALER = const(0x43)
 _FIFO = const(64)
 _LONGEST_ANSWER_US = const(5600)
-_RESET_LOW_US = const(2)  # 8.8.1: NRSTPD low for at least 100 ns
-_TD_US = const(50)  # 8.8.2: td = 1024/27 = 37.74 us once the crystal runs, plus margin
-_READY_POLL_US = const(10000)  # the longest wait between two looks
-_READY_MAX_US = const(150000)  # 8.8.2 leaves the crystal's start-up open; miguelbalboa allows 3 x 50 ms
-_TRIES = const(3)  # configuration writes that must read back right
 _CRC_SPIN = const(200)  # DivIrqReg reads, _CRC_POLL_US apart, before CalcCRC counts as failed
 _CRC_POLL_US = const(10)
 _ETU_CUS = const(944)  # a bit at 106 kbit/s: 128/fc = 9.44 us (ISO 14443-2), in 1/100 us
@@ -251,61 +246,14 @@ class MFRC522:
         self._xfer(self._view(0, n + 1), self._view(1, n + 1))
 
     # --- set-up ---------------------------------------------------------------------------------------
-    def _set(self, reg, val, mask=0xFF):
-        # A configuration write that must read back: a bit error may hit the address or the value.
-        for _ in range(_TRIES):
-            self._wr(reg, val)
-            if (self._rd(reg) ^ val) & mask == 0:
-                return True
-        return False
-
     def init(self):
         """Hard reset, wait for the oscillator, soft reset, configure (read back), antenna on.
-        True if a chip answered (any version) and took the configuration."""
-        try:
-            self._reload = -1
-            self._rst.value(0)
-            self._sleep(_RESET_LOW_US)
-            self._rst.value(1)  # a rising edge on NRSTPD: hard reset (8.8.1)
-            if not self._ready():
-                return False  # nothing answers: no chip, no power, or MISO/SCK/CS wiring
-            for _ in range(_TRIES):
-                # SoftReset as well: a board without RST wired gets its reset here. The chip is back
-                # in reset state when TModeReg reads 0 (a bit error may have spoilt the command).
-                self._wr(_CommandReg, _SOFT_RESET)
-                if self._ready() and self._rd(_TModeReg) == 0:
-                    break
-            else:
-                return False
-            for _ in range(_TRIES):
-                for i in range(_NCFG):
-                    reg = _CFG[3 * i]
-                    val = _CFG[3 * i + 1]
-                    if reg == _RFCfgReg:
-                        val = self.gain << 4
-                    if not self._set(reg, val, _CFG[3 * i + 2]):
-                        return False
-                if self.check():  # all of it at once: a later write's bit error can hit an earlier register
-                    return True
-            return False
-        except Exception:  # noqa: BLE001 - a bus fault means "no reader"
-            return False
+        True if a chip answered (any version) and took the configuration. At set-up and after the chip
+        lost its set-up (a poll's check() failed): maus.drivers.mfrc522_setup's, loaded for that moment."""
+        with moment():
+            import maus.drivers.mfrc522_setup
 
-    def _ready(self):
-        # 8.8.2: the chip cannot be addressed until its oscillator runs and td has passed; until then
-        # MISO floats (reads 0x00 or 0xFF). Ready: PowerDown reads 0 and VersionReg reads a version twice
-        # alike (a bit error on a floating line is not a chip).
-        wait = _TD_US
-        waited = 0
-        while waited < _READY_MAX_US:
-            self._sleep(wait)  # first td, then twice as long each time, at most _READY_POLL_US
-            waited += wait
-            if not self._rd(_CommandReg) & _POWER_DOWN:
-                v = self._rd(_VersionReg)
-                if v != 0 and v != 0xFF and self._rd(_VersionReg) == v:
-                    return True
-            wait = min(wait * 2, _READY_POLL_US)
-        return False
+            return maus.drivers.mfrc522_setup.init(self, _CFG)
 
     def check(self):
         """True if the chip still holds the configuration init() wrote. One burst read; a mismatch is

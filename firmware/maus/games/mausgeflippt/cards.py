@@ -58,9 +58,10 @@ load_catalog = load  # the unit's start compacts the JSON catalog with this (mau
 
 class TableState:
     def __init__(self, players):
-        self.ids = [pl.id for pl in players]  # seating order
+        self.ids = []  # seating order
         self.young = [False] * _P
-        for pl in players:
+        for pl in players:  # (one loop: a comprehension would be a function of its own in RAM)
+            self.ids.append(pl.id)
             self.young[pl.id] = pl.young
         # counts by player id, each below 256 (32 mice, 58 clothing cards, 9 cheeses)
         self.mice = bytearray(_P)  # caught mice

@@ -1,7 +1,8 @@
-# Mausgeflippt: what the game does at moments only, loaded for that moment and let go again
-# (maus.moment from maus.games.mausgeflippt.rules), so none of it stays in RAM while a game is played: the
-# end, the winners, the summary for the log, the status screen of a long press (from the table's state,
-# maus.games.mausgeflippt.cards.TableState: `s`), a late press that ties with the winner.
+# Mausgeflippt: the game's end, loaded for that moment and let go again (maus.moment from
+# maus.games.mausgeflippt.rules), so none of it stays in RAM while a game is played: the end, the winners, the
+# summary for the log (from the table's state, maus.games.mausgeflippt.cards.TableState: `s`). The end is a
+# game's tightest moment in RAM: the moments during play (the status screen, a late tie) are
+# mausgeflippt.aside's.
 from micropython import const
 
 _OVER = const(6)  # the game's phases (as mausgeflippt.py)
@@ -22,18 +23,6 @@ def finish(g, reason):
     g.table.finish()
 
 
-def late_tie(g, p):
-    """A press confirmed after the decision whose first edge ties with the winner (a long-bouncing
-    contact): a tied claim, in press order among the claims still waiting."""
-    arb = g.arb
-    off = arb.offset(p)
-    q = g.queue
-    i = len(q)
-    while i > g.qi and arb.offset(q[i - 1]) > off:
-        i -= 1
-    q.insert(i, p)
-    g.table.log("claim", {"player": p, "offset_us": off, "tied": True})
-
 def winners(s):
     # most points; a tie goes to fewest penalty points; still tied: a shared win
     best = None
@@ -41,7 +30,11 @@ def winners(s):
         key = (s.score(p), -s.penalty_points(p))
         if best is None or key > best:
             best = key
-    return [p for p in s.ids if (s.score(p), -s.penalty_points(p)) == best]
+    out = []
+    for p in s.ids:  # (a loop: a comprehension would be a function of its own in RAM at the game's end)
+        if (s.score(p), -s.penalty_points(p)) == best:
+            out.append(p)
+    return out
 
 
 def summary(s, reason):
@@ -53,17 +46,3 @@ def summary(s, reason):
                              "cheeses": s.cheeses[p], "penalty_points": s.penalty_points(p),
                              "young": s.young[p]}
     return {"scores": scores, "winners": winners(s), "breakdown": breakdown, "reason": reason}
-
-
-def status(s, t):
-    """The between-rounds screen from the TEXT table t: counts nobody can see at a glance."""
-    lines = [t["st_head"].format(m=s.mice_left, c=s.cheeses_left())]
-    ids = s.ids
-    if len(ids) <= 5:
-        for p in ids:
-            lines.append(t["st_player"].format(p=p, pts=s.score(p), d=s.down[p]))
-    else:  # two players a line: 6 lines in all
-        for i in range(0, len(ids), 2):
-            lines.append(" ".join(t["st_pair"].format(p=p, pts=s.score(p), d=s.down[p])
-                                  for p in ids[i:i + 2]))
-    return lines

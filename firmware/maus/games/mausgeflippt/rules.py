@@ -2,9 +2,9 @@
 #
 # This file: the game's state, reveals, races, cheeses, the claims' order and the round's end: what a
 # game needs at any moment. The rules of a claim (items, "Mausgeflippt!" with a whole collection,
-# protected mice, penalties, passing a claim on) are mausgeflippt.claims's, the end, summary, status and
-# late ties mausgeflippt.moments's: each loaded for its moment (a card, a press, a timer of a claim) and
-# let go again. The table the unit can know and the cards are in mausgeflippt.cards. Decisions where the
+# protected mice, penalties, passing a claim on) are mausgeflippt.claims's, the end and summary
+# mausgeflippt.moments's, the status screen and late ties mausgeflippt.aside's: each loaded for its moment (a
+# card, a press, a timer of a claim, the end) and let go again. The table the unit can know and the cards are in mausgeflippt.cards. Decisions where the
 # rulebook is silent: docs/games/mausgeflippt.md.
 from maus import moment
 from maus.capture.arbiter import VALID
@@ -106,9 +106,9 @@ class Mausgeflippt(Game):
 
     def status(self):
         with moment():
-            import maus.games.mausgeflippt.moments
+            import maus.games.mausgeflippt.aside
 
-            return maus.games.mausgeflippt.moments.status(self.s, TEXT[self.lang])
+            return maus.games.mausgeflippt.aside.status(self.s, TEXT[self.lang])
 
     def _finish(self, reason):
         with moment():
@@ -167,9 +167,9 @@ class Mausgeflippt(Game):
                 self.table.timer("decide", arb.decide_ms())
             elif ph != _RACE and kind == VALID:
                 with moment():
-                    import maus.games.mausgeflippt.moments
+                    import maus.games.mausgeflippt.aside
 
-                    maus.games.mausgeflippt.moments.late_tie(self, player)  # a moment: a long-bouncing contact
+                    maus.games.mausgeflippt.aside.late_tie(self, player)  # a moment: a long-bouncing contact
             elif ph == _COLLECT and player == self.claimant:
                 with moment():
                     import maus.games.mausgeflippt.collection
@@ -276,7 +276,9 @@ class Mausgeflippt(Game):
     def _decide(self):
         won = self.arb.decide()
         self.table.race_close()
-        self.queue = [p for p, off in won]
+        q = self.queue = []
+        for p, _off in won:  # (a loop: a comprehension would be a function of its own in RAM)
+            q.append(p)
         for p, off in won:
             self.table.log("claim", {"player": p, "offset_us": off, "tied": len(won) > 1})
         self._next_claim()

@@ -27,10 +27,18 @@ class Chips(Race):
 
     def start(self):
         self.table.log("note", {"text": "chips", "each": self.chips[self.ids[0]], "box": self.box})
-        with moment():
-            import maus.games.mim.claims
+        self.new_round(False)  # here, not in mim.claims: the start is the game's tightest moment in RAM
 
-            maus.games.mim.claims.c_new_round(self, False)
+    def new_round(self, wait):
+        """The next round's cards are read (wait: the last verdict stays on the display a moment)."""
+        self.round += 1
+        self.n = 0
+        self.phase = _LAY
+        self.table.log("prompt", {"what": "round cards", "round": self.round})
+        if wait:
+            self.table.timer("next", _SHOW_MS)
+        else:
+            self.prompt()
 
     def prompt(self):
         ph = self.phase
@@ -58,8 +66,10 @@ class Chips(Race):
             if self.n < _ROUND:
                 self.prompt()
                 return
-            self.table.log("note", {"text": "round cards", "round": self.round,
-                                    "cards": [self.ident(x) for x in self.slots[: self.n]]})
+            cards = []
+            for i in range(self.n):  # (a loop: a comprehension would be a function of its own in RAM)
+                cards.append(self.ident(self.slots[i]))
+            self.table.log("note", {"text": "round cards", "round": self.round, "cards": cards})
             if self.pairs_left() == 0:
                 with moment():
                     import maus.games.mim.claims

@@ -1,6 +1,7 @@
 # M is for Mouse, variants B and C (maus.games.mim.race): what they do at moments only, loaded for that
 # moment and let go again (maus.moment), so none of it stays in RAM while a game is played: a press
-# while a claim is checked, B's cards (the leader's reveals) and good claims, C's rounds (begun, ended).
+# while a claim is checked, B's cards (the leader's reveals) and good claims, C's round's end (a round
+# begins in mim.chips: at the game's start, its tightest moment in RAM, this is not loaded).
 # Each moment is an event (a card read, a press, a timer), never a main-loop pass. A's moments are
 # mim.rounds', the end's mim.moments'.
 from maus.games.mim.engine import ascii
@@ -9,7 +10,6 @@ from micropython import const
 
 _B_LEADER = const(0)  # B: phases (as mim.race)
 _B_TABLE = const(3)
-_C_LAY = const(1)  # C: reading the round's cards (as mim.race)
 _SHOW_MS = const(1500)  # a verdict stays on the display this long before the next prompt
 
 
@@ -80,18 +80,6 @@ def b_won(e, p, letter):
         t.timer("next", _SHOW_MS)
 
 
-def c_new_round(e, wait):
-    """C: the next round's cards are read (wait: the last verdict stays on the display a moment)."""
-    e.round += 1
-    e.n = 0
-    e.phase = _C_LAY
-    e.table.log("prompt", {"what": "round cards", "round": e.round})
-    if wait:
-        e.table.timer("next", _SHOW_MS)
-    else:
-        e.prompt()
-
-
 def c_round_end(e):
     """C: no pair is left on the table: the round ends."""
     t = e.table
@@ -102,4 +90,4 @@ def c_round_end(e):
     for name in ("quiet", "hint", "claim", "decide"):
         t.cancel(name)
     e.say("c_round")
-    c_new_round(e, True)
+    e.new_round(True)  # (maus.games.mim.chips.Chips)

@@ -1,8 +1,8 @@
 # M is for Mouse: what the game and every variant's engine share, with nothing of the package imported, so
-# that the parts loaded for their moments (mim.new, mim.catalog, mim.moments, mim.claims, mim.rounds) take it
-# from here rather than from mim.rules, which loads them: the cards and the pair finder, the letters and
-# their folding for the display, a card's identity, and Engine, the base of each variant's engine
-# (mim.turns, mim.race). The Game itself is mim.rules.MIsForMouse.
+# that the parts loaded for their moments (mim.new, mim.catalog, mim.moments, mim.aside, mim.claims,
+# mim.rounds) take it from here rather than from mim.rules, which loads them: the cards and the pair finder,
+# the letters and their folding for the display, a card's identity, and Engine, the base of each variant's
+# engine (mim.turns, mim.race). The Game itself is mim.rules.MIsForMouse.
 from micropython import const
 
 TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
@@ -148,8 +148,8 @@ class Engine:
 
     # What each variant provides (the Game hands its events on), as bare annotations: the compiler keeps
     # nothing of them, where empty methods here would each cost RAM while a game is played.
-    # (Their winners, summary and status are maus.games.mim.moments's, loaded for the moment; so is the end,
-    # which a variant asks its Game for: self.g.end(reason).)
+    # (Their winners and summary are maus.games.mim.moments's, status maus.games.mim.aside's, loaded for the
+    # moment; so is the end, which a variant asks its Game for: self.g.end(reason).)
     start: "Callable[[], None]"
     # The state every variant has, made by maus.games.mim.new (as each variant's own)
     g: "MimGame"

@@ -127,9 +127,9 @@ class Race(Engine):
         elif name == "hint":
             if ph == _TABLE and not self.deciding:
                 with moment():
-                    import maus.games.mim.moments
+                    import maus.games.mim.aside
 
-                    maus.games.mim.moments.hint(self)  # hints are a setting, off by default
+                    maus.games.mim.aside.hint(self)  # hints are a setting, off by default
         elif name == "last":
             if ph == _TABLE and not self.deciding:
                 self.last()
@@ -176,7 +176,10 @@ class Race(Engine):
         self.table.race_close()
         self.table.cancel("quiet")
         tied = len(won) > 1
-        q = [(off, p) for p, off, kind in self.arb.presses if kind == VALID]
+        q = []
+        for p, off, kind in self.arb.presses:  # (loops, not comprehensions: each would be a function in RAM)
+            if kind == VALID:
+                q.append((off, p))
         q.sort()
         self.queue = q
         for off, p in q:
@@ -253,5 +256,8 @@ class Race(Engine):
 
     def drop_queue(self):
         if self.queue:
-            self.table.log("note", {"text": "claims dropped", "players": [p for o, p in self.queue]})
+            ps = []
+            for _o, p in self.queue:
+                ps.append(p)
+            self.table.log("note", {"text": "claims dropped", "players": ps})
             self.queue = []

@@ -4,7 +4,8 @@
 # mim.turns (A: turns round the table), mim.leader (B: a game leader reveals) and mim.chips (C: all at
 # once), the last two built on the claims of mim.race. Cards, the pair finder and the engines' base are in
 # mim.engine (a leaf: the parts loaded for their moments import it, never this module), the validator in
-# mim.catalog, the end, winners, summary and status in mim.moments (loaded for their moments).
+# mim.catalog, the end, winners and summary in mim.moments, the status screen and hints in mim.aside
+# (loaded for their moments).
 # Decisions where the rulebook is silent: docs/games/mim.md.
 from maus import moment
 from maus.games.base import Game
@@ -59,9 +60,9 @@ class MIsForMouse(Game):
 
     def status(self):
         with moment():
-            import maus.games.mim.moments
+            import maus.games.mim.aside
 
-            return maus.games.mim.moments.status(self.e)
+            return maus.games.mim.aside.status(self.e)
 
     def end(self, reason):
         """A variant's engine says the game is over, and why."""

@@ -50,15 +50,24 @@ class Mms(Game):
         self.lang = lang if lang in TEXT else "en"
         self.electronic = settings.get("dice", "electronic") != "real"
         self.nudge_ms = settings.get("prompt_timeout_s", 60) * 1000
-        self.ids = [pl.id for pl in players]
-        self.colour = {pl.id: pl.colour for pl in players}
         n = len(players)
         self.each = self.cat.sticks // n if n else 0
         self.box = self.cat.sticks - self.each * n
-        self.sticks = {p: self.each for p in self.ids}  # in front of each player
-        self.placed = {p: 0 for p in self.ids}
-        self.alarms = {p: 0 for p in self.ids}
-        self.passes = {p: 0 for p in self.ids}
+        # by player id, in seating order (one loop: a comprehension is a function of its own in RAM)
+        self.ids = []
+        self.colour = {}
+        self.sticks = {}  # in front of each player
+        self.placed = {}
+        self.alarms = {}
+        self.passes = {}
+        for pl in players:
+            p = pl.id
+            self.ids.append(p)
+            self.colour[p] = pl.colour
+            self.sticks[p] = self.each
+            self.placed[p] = 0
+            self.alarms[p] = 0
+            self.passes[p] = 0
         self.castle = 0
         self.out = 0  # slid off: out of the game
         self.turn = 0  # index into ids
@@ -188,10 +197,19 @@ class Mms(Game):
             self._end("last_stick", [p])
             return
         if self.castle >= self.cat.castle_end:
-            least = min(self.sticks[q] for q in self.ids)
-            win = [q for q in self.ids if self.sticks[q] == least]
+            # (loops, not comprehensions: each would be a function of its own in RAM for the whole game)
+            least = -1
+            for q in self.ids:
+                if least < 0 or self.sticks[q] < least:
+                    least = self.sticks[q]
+            win = []
+            who = []
             tag = TEXT[self.lang]["tag"]
-            self._say("win_full", castle=self.castle, who=" ".join(tag.format(p=q) for q in win), n=least)
+            for q in self.ids:
+                if self.sticks[q] == least:
+                    win.append(q)
+                    who.append(tag.format(p=q))
+            self._say("win_full", castle=self.castle, who=" ".join(who), n=least)
             self._end("castle_full", win)
             return
         self.table.sound("ok")
