@@ -101,6 +101,30 @@ def test_reader_chip_resetting_itself_is_set_up_again():
     assert ev == () and pad.p.reinits == 2 and len(pad.p.present()) == 2 and pad.p.faults == 0
 
 
+def test_a_set_up_with_no_memory_for_its_module_is_tried_again():
+    # MFRC522.init loads maus.drivers.mfrc522_setup for its moment: with no memory for it (a game's full heap),
+    # the reader is "not set up" and tried again after reinit_ms; nothing is raised into the main loop
+    emu = chip()
+    emu.startup_ns = 400000000  # no chip answering at set-up
+    r = MFRC522(emu, Pin(), Pin(emu=emu), emu.sleep_us)
+    p = rfid.Presence(r)
+    emu.put(emu.make_tag("mg/mouse/03"))
+    emu.startup_ns = 1000000
+    sys.modules.pop("maus.drivers.mfrc522_setup", None)  # as in a game: not in RAM
+    micropython.heap_lock()
+    try:
+        ev = p.poll(0)
+        ok = r.ok
+    finally:
+        micropython.heap_unlock()
+    assert ev == ()
+    if sys.implementation.name == "micropython":  # (CPython has no heap to lock)
+        assert not ok
+        assert p.poll(100) == ()  # not yet: reinit_ms
+        assert p.poll(p.reinit_ms) == () and r.ok
+    assert [e[:2] for e in p.poll(p.reinit_ms + 100)] == [("tap", "mg/mouse/03")]
+
+
 class ResetAt:
     """The bus to the emulated chip; the chip resets itself just before transfer number `at`."""
 

@@ -249,11 +249,15 @@ class MFRC522:
     def init(self):
         """Hard reset, wait for the oscillator, soft reset, configure (read back), antenna on.
         True if a chip answered (any version) and took the configuration. At set-up and after the chip
-        lost its set-up (a poll's check() failed): maus.drivers.mfrc522_setup's, loaded for that moment."""
-        with moment():
-            import maus.drivers.mfrc522_setup
+        lost its set-up (a poll's check() failed): maus.drivers.mfrc522_setup's, loaded for that moment. False
+        too when there is no memory to load it (a game's heap): the reader tries again later."""
+        try:
+            with moment():
+                import maus.drivers.mfrc522_setup
 
-            return maus.drivers.mfrc522_setup.init(self, _CFG)
+                return maus.drivers.mfrc522_setup.init(self, _CFG)
+        except MemoryError:
+            return False
 
     def check(self):
         """True if the chip still holds the configuration init() wrote. One burst read; a mismatch is
