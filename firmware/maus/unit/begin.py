@@ -1,4 +1,4 @@
-# A game's start, for maus.unit.play, in two calls with the log's opening (maus.log.start.unit_log) between
+# A game's start, for maus.unit.launch, in two calls with the log's opening (maus.log.start.unit_log) between
 # them; this module is loaded for each and let go again (what they load stays with the game): prepare:
 # the catalog, then the players (maus.unit.start); play: the game's modules, the piezo detector, the game
 # made and started, with neither maus.unit.start nor the log's opening in RAM.
@@ -38,6 +38,22 @@ def prepare(u):
         return cat, maus.unit.start.start(u)
 
 
+def _table(t, unit):
+    # maus.unit.play's TableView: the unit's methods under the contract's names (maus.games.base.Table)
+    t.now_ms = unit.hw.ticks_ms
+    t.log = unit.log_record
+    t.say = unit.say
+    t.led = unit.fb.led
+    t.sound = unit.fb.sound
+    t.timer = unit.timer
+    t.cancel = unit.cancel
+    t.race_open = unit.race_open
+    t.race_close = unit.race_close
+    t.detector = unit.detector_arm
+    t.finish = unit.finish
+    return t
+
+
 def play(u, TableView, cat, players):
     """The game's modules loaded, the piezo detector made (the games that need it), the game made and
     started; its log is open (u.log)."""
@@ -55,7 +71,7 @@ def play(u, TableView, cat, players):
         u.fb.sound("error")
         print("LOG short: flash full, this game's log may be cut; pull the logs")
     u.timers = {}
-    u.game = cls(TableView(u), players, u.settings.values, cat, u.variant, u.seed)
+    u.game = cls(_table(TableView(), u), players, u.settings.values, cat, u.variant, u.seed)
     u.mode = "play"
     u.pending_abort = False
     u.gest.reset()
