@@ -1,4 +1,4 @@
-# A game's start, for maus.unit.launch, in two calls with the log's opening (maus.log.start.unit_log) between
+# A game's start, for maus.unit.play, in two calls with the log's opening (maus.log.start.unit_log) between
 # them; this module is loaded for each and let go again (what they load stays with the game): prepare:
 # the catalog, then the players (maus.unit.start); play: the game's modules, the piezo detector, the game
 # made and started, with neither maus.unit.start nor the log's opening in RAM.

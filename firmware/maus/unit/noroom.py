@@ -1,4 +1,4 @@
-# A game's start without the memory it needs (maus.unit.launch start_game), loaded for that moment only (not with
+# A game's start without the memory it needs (maus.unit.play start_game), loaded for that moment only (not with
 # maus.unit.ends, which every game's end loads at its tightest moment).
 
 
