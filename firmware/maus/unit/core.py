@@ -479,15 +479,8 @@ class HostWake:
         if self.desk is not None:
             self.desk = None
             unload("maus.unit.desk")
-        m = self._idle
-        if m is None:
-            try:
-                import maus.unit.wake as m
-            except MemoryError:  # no room for it now: the next pass tries again
-                unload("maus.unit.wake")
-                return None
-            self._idle = m
-        return m.serve(self, now)
+        m = self._wake()
+        return m.serve(self, now) if m is not None else None
 
     def waker(self):
         """The console's poller while a host session is on (the service answered lately), for the loop's idle to
@@ -509,21 +502,22 @@ class HostWake:
 
     def lull(self):
         """A game starts: the service goes now, before the game needs its memory, and the desk comes: the link
-        in a game (maus.unit.desk), part of the game's memory."""
-        part = None  # a request the service had begun to read: the desk reads on from it
-        self._idle = None  # (maus.unit.wake: back when the game has ended)
-        unload("maus.unit.wake")
-        if self.svc is not None:
-            part = self._mod.asleep(self, True)
-        if self.desk is None:
-            try:
-                from maus.unit.desk import Desk
+        in a game (maus.unit.desk), part of the game's memory (maus.unit.wake lull, which goes with it)."""
+        m = self._wake()
+        if m is not None:
+            m.lull(self)
 
-                self.desk = Desk(self)
-            except MemoryError:  # the host's requests go unanswered this game; it asks again after it
-                unload("maus.unit.desk")
-        if part and self.desk is not None:
-            self.desk.take(part)
+    def _wake(self):
+        # maus.unit.wake, loaded while no game is on (None: no room for it now, the next pass tries again)
+        m = self._idle
+        if m is None:
+            try:
+                import maus.unit.wake as m
+            except MemoryError:
+                unload("maus.unit.wake")
+                return None
+            self._idle = m
+        return m
 
     def _stdin_ready(self):
         for _ in self.poller.ipoll(0):
