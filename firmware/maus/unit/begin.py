@@ -1,7 +1,7 @@
 # A game's start, for maus.unit.play, in two calls with the log's opening (maus.log.start.unit_log) between
 # them; this module is loaded for each and let go again (what they load stays with the game): prepare:
 # the catalog, then the players (maus.unit.start); play: the game's modules, the piezo detector, the game
-# made and started, with neither maus.unit.start nor the log's opening in RAM.
+# made (maus.unit.play then starts it), with neither maus.unit.start nor the log's opening in RAM.
 from maus import moment
 from maus.unit.shared import GAMES
 
@@ -55,8 +55,8 @@ def _table(t, unit):
 
 
 def play(u, TableView, cat, players):
-    """The game's modules loaded, the piezo detector made (the games that need it), the game made and
-    started; its log is open (u.log)."""
+    """The game's modules loaded, the piezo detector made (the games that need it), the game made (maus.unit.play
+    starts it once this module has gone); its log is open (u.log)."""
     cls = load_game(u.choice)[1]
     if GAMES[u.choice][6] and (u.hw.adc or u.hw.piezo_pin) is not None and u.detector is None:
         from maus.piezo import detect as piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
@@ -79,5 +79,4 @@ def play(u, TableView, cat, players):
     fb.led(0, "off")
     for pl in players:
         fb.led(pl.id, pl.colour)
-    fb.sound("start")
-    u.game.start()
+    fb.sound("start")  # (the game is started by maus.unit.play, with this module gone)
