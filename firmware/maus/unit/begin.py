@@ -1,6 +1,6 @@
 # A game's start, for maus.unit.play, in two calls with the log's opening (maus.log.start.unit_log) between
 # them; this module is loaded for each and let go again (what they load stays with the game): prepare:
-# the catalog, then the players (maus.unit.start); play: the game's modules, the piezo detector, the game
+# the catalog, then the players (maus.unit.start); play: the piezo detector, the game's modules, the game
 # made (maus.unit.play then starts it), with neither maus.unit.start nor the log's opening in RAM.
 from maus import moment
 from maus.unit.shared import GAMES
@@ -55,16 +55,17 @@ def _table(t, unit):
 
 
 def play(u, TableView, cat, players):
-    """The game's modules loaded, the piezo detector made (the games that need it), the game made (maus.unit.play
+    """The piezo detector made (the games that need it), the game's modules loaded, the game made (maus.unit.play
     starts it once this module has gone); its log is open (u.log)."""
-    cls = load_game(u.choice)[1]
     if GAMES[u.choice][6] and (u.hw.adc or u.hw.piezo_pin) is not None and u.detector is None:
+        # before the game's modules load: maus.unit.start, which makes it, is not in RAM with them
         from maus.piezo import detect as piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
 
         with moment():
             import maus.unit.start
 
             maus.unit.start.detector(u)
+    cls = load_game(u.choice)[1]
     log = u.log
     if log.short:  # said before the game's first prompt: the game goes on, its log may be cut
         u._say("log_short")
