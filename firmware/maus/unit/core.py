@@ -479,8 +479,15 @@ class HostWake:
         if self.desk is not None:
             self.desk = None
             unload("maus.unit.desk")
-        m = self._wake()
-        return m.serve(self, now) if m is not None else None
+        m = self._idle
+        if m is None:
+            try:
+                import maus.unit.wake as m
+            except MemoryError:  # no room for it now: the next pass tries again
+                unload("maus.unit.wake")
+                return None
+            self._idle = m
+        return m.serve(self, now)
 
     def waker(self):
         """The console's poller while a host session is on (the service answered lately), for the loop's idle to
@@ -502,22 +509,21 @@ class HostWake:
 
     def lull(self):
         """A game starts: the service goes now, before the game needs its memory, and the desk comes: the link
-        in a game (maus.unit.desk), part of the game's memory (maus.unit.wake lull, which goes with it)."""
-        m = self._wake()
-        if m is not None:
-            m.lull(self)
-
-    def _wake(self):
-        # maus.unit.wake, loaded while no game is on (None: no room for it now, the next pass tries again)
-        m = self._idle
-        if m is None:
+        in a game (maus.unit.desk, made by maus.unit.newdesk, loaded for that), part of the game's memory."""
+        self._idle = None  # (maus.unit.wake: back when the game has ended)
+        unload("maus.unit.wake")
+        part = None  # a request the service had begun to read: the desk reads on from it
+        if self.svc is not None:
+            part = self._mod.asleep(self, True)
+        if self.desk is None:
             try:
-                import maus.unit.wake as m
-            except MemoryError:
-                unload("maus.unit.wake")
-                return None
-            self._idle = m
-        return m
+                import maus.unit.newdesk
+
+                self.desk = maus.unit.newdesk.desk(self, part)
+            except MemoryError:  # the host's requests go unanswered this game; it asks again after it
+                unload("maus.unit.desk")
+            finally:
+                unload("maus.unit.newdesk")
 
     def _stdin_ready(self):
         for _ in self.poller.ipoll(0):

@@ -1,6 +1,6 @@
 # The host link in a game (docs/protocol.md, "In a game"): the host service is not in RAM then (its import alone
 # is about 17 KB, more than a game at its peak can spare). The desk reads the frames itself, in buffers made
-# when the game starts (HostWake.lull, maus.unit.wake: so the game's peak includes them), and answers hello,
+# when the game starts (HostWake.lull, maus.unit.newdesk: so the game's peak includes them), and answers hello,
 # status, settings, reading the clock, events and cancel; everything else is answered "game", and `logs pull` waits for the end.
 import binascii
 import json
@@ -36,7 +36,7 @@ _SLICE = const(32)  # bytes per write, once the FIFO is full
 
 
 class Desk:
-    # Made when a game starts by maus.unit.wake (lull), which sets its parts: that code stays out of a game's RAM.
+    # Made when a game starts by maus.unit.newdesk, which sets its parts: that code stays out of a game's RAM.
     # (bare annotations: the compiler keeps nothing of them)
     w: "HostWake"  # the console, the Ctrl-C rule, the request counters, the monitor's lease
     _dk: bytearray  # the frame coming in (frame.HDR + KEEP bytes): its header, then what is kept

@@ -4,7 +4,7 @@
 # does not carry it; in a game the desk answers (maus.unit.desk).
 from micropython import const
 
-from maus import loaded, unload, unload_since
+from maus import loaded, unload_since
 from maus.ticks import ticks_diff
 
 LINGER_MS = const(10000)  # a host session's requests come seconds apart at most: stay loaded that long
@@ -69,40 +69,3 @@ def _wake(w):
         return None
     return mod.woken(w, mark)
 
-
-def lull(w):
-    """HostWake.lull: a game starts. This module goes (back when the game has ended), the service goes now, before the
-    game needs its memory, and the desk comes: the link in a game (maus.unit.desk), part of the game's memory; a
-    request the service had begun to read, the desk reads on from."""
-    w._idle = None
-    unload("maus.unit.wake")
-    part = None
-    if w.svc is not None:
-        part = w._mod.asleep(w, True)
-    if w.desk is None:
-        try:
-            import maus.unit.desk as dk
-
-            w.desk = _desk(dk, w)
-        except MemoryError:  # the host's requests go unanswered this game; it asks again after it
-            unload("maus.unit.desk")
-    d = w.desk
-    if part and d is not None:
-        for c in part:
-            d._byte(c)
-
-
-def _desk(dk, w):
-    # the Desk's parts (maus.unit.desk Desk)
-    d = dk.Desk()
-    d.w = w
-    d._dk = bytearray(dk.frame.HDR + dk.KEEP)
-    d._dn = 0
-    d._dw = 0
-    d._dat = 0
-    d._oh = bytearray(b"#MB1R 0000 0000 00000000 ")
-    hw = w.ctx.hw
-    d._fifo = getattr(hw, "tx_fifo", 0) if hw is not None and dk.frame.console(hw) == "uart" else 0
-    d._us = getattr(hw, "ticks_us", None) if d._fifo else None
-    d._txe = d._us() if d._us is not None else 0
-    return d
