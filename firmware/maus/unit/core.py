@@ -423,6 +423,13 @@ class Unit:
 # section 7). The request counters outlive it. Bytes before a "#" are not a frame: the service would drop
 # them too (a console echo, typing).
 class HostWake:
+    # The service's, set on the HostWake only by the host service as it wakes (maus.host.service woken) and read only
+    # while it is on (a smaller attribute table for a unit no host has talked to):
+    _mod = None  # type: ModuleType | None  # its module
+    _mods = ()  # type: tuple[str, ...]  # the modules loading it brought in: they go with it
+    _seen: int  # its request count at the last look
+    _quiet_from: int
+
     def __init__(self, ctx, inp=None, out=None, ready=None):
         self.ctx = ctx
         self.inp = inp if inp is not None else sys.stdin.buffer
@@ -438,10 +445,6 @@ class HostWake:
         self.ready = ready
         self._one = bytearray(1)
         self.svc = None  # the HostService while a host session is on (maus.host.service.woken, .asleep)
-        self._mod = None  # its module
-        self._mods = ()  # the modules loading it brought in: they go with it
-        self._seen = 0  # its request count at the last look
-        self._quiet_from = 0
         self.dead_until = -1  # stdin at its end: looked at again once a second
         self.requests = 0  # of the services let go (HostService.requests counts on from there)
         self.bad_frames = 0
