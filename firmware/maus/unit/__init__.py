@@ -35,13 +35,13 @@ def _kbd_intr(c):
 def boot_steps(hw, host=False):
     """Power-on to the main loop's door (main(), and the web page's unit, which runs the loop itself): the board
     check and the logs' recovery, the main loop's Unit, the self-test; with `host` the host's link (main()). -> the
-    Unit. The steps' code (maus.unit.steps) is loaded for them and let go again, as is each step's."""
+    Unit. The steps' code (maus.unit.boot steps) is loaded for them and let go again, as is each step's."""
     try:
-        import maus.unit.steps
+        import maus.unit.boot
 
-        return maus.unit.steps.steps(hw, host)
+        return maus.unit.boot.steps(hw, host)
     finally:
-        unload("maus.unit.steps")
+        unload("maus.unit.boot")
 
 
 def main(hw=None, **kw):
