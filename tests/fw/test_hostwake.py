@@ -6,7 +6,8 @@ import sys
 import logfs
 from fwtest import raises
 from hostkit import Console, Ctx, answer, parse, request
-from maus.unit.core import LINGER_MS, HostWake
+from maus.unit.core import HostWake
+from maus.unit.wake import LINGER_MS
 
 
 def _wake(root):

@@ -14,7 +14,7 @@ import sys
 
 from micropython import const
 
-from maus import loaded, moment, text, unload, unload_since
+from maus import moment, text, unload
 from maus.capture.irq import EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK
 from maus.ticks import ticks_diff
 
@@ -41,9 +41,6 @@ _WATCH_SLICE_US = const(20000)  # armed piezo: sample this long between main-loo
 LOOP_US = const(300)  # a main-loop pass on the ESP32 (charged as virtual time on the sim)
 _GC_MS = const(500)  # collections right after an input or a timer at most this often (Unit._collect)
 _GC_IDLE_MS = const(2000)  # between those, the idle loop collects once this long has passed without one
-LINGER_MS = const(10000)  # a host session's requests come seconds apart at most: stay loaded that long
-_IN_PER_POLL = const(160)  # as the host service: typing at the console cannot stall the loop
-_DEAD_MS = const(1000)
 # While the app runs it reads Ctrl-C as a byte (micropython.kbd_intr(-1), maus.unit.main): a lone one is a
 # stray (one flipped bit makes "#" 0x23 a Ctrl-C 0x03); a second Ctrl-C, a CR or a Ctrl-A behind it stops
 # the app. mpremote sends "\r\x03" then "\r\x01", mausbox "\r\x03\x03". A lone one is forgotten once
@@ -132,19 +129,13 @@ class Unit:
         self.phase = None
         self.game = None
         self.detector = None
-        if nxt[0] == "join" and self.host is not None and self.host.svc is not None:
-            self.host._mod.rest(self.host)  # a game is chosen: an idle host service goes now (maus.host.service rest)
-        if self._mark is not None:
-            unload_since(self._mark)
-        gc.collect()  # the phase before is garbage now: its RAM is free before the next one loads
-        if nxt[0] == "join" and nxt[1] not in self.named:  # a game chosen for the first time since the boot
-            with moment():
-                import maus.unit.names
+        try:
+            import maus.unit.shift  # the phase before let go, the next one loaded
 
-                maus.unit.names.chosen(self, nxt[1])
-        self._mark = loaded()
-        self.phase = __import__("maus.unit." + nxt[0], None, None, ("enter",))
-        self.phase.enter(self, nxt[1])
+            ph = maus.unit.shift.shift(self, nxt[0], nxt[1])
+        finally:
+            unload("maus.unit.shift")
+        ph.enter(self, nxt[1])
         self._switch()  # entering may ask for another phase (a catalog that does not fit the game)
 
     # --- settings ---------------------------------------------------------------------------------------
@@ -426,6 +417,13 @@ class Unit:
 # section 7). The request counters outlive it. Bytes before a "#" are not a frame: the service would drop
 # them too (a console echo, typing).
 class HostWake:
+    # The service's, set on the HostWake only by the host service as it wakes (maus.host.service woken) and read only
+    # while it is on (a smaller attribute table for a unit no host has talked to):
+    _mod = None  # type: ModuleType | None  # its module
+    _mods = ()  # type: tuple[str, ...]  # the modules loading it brought in: they go with it
+    _seen: int  # its request count at the last look
+    _quiet_from: int
+
     def __init__(self, ctx, inp=None, out=None, ready=None):
         self.ctx = ctx
         self.inp = inp if inp is not None else sys.stdin.buffer
@@ -441,16 +439,13 @@ class HostWake:
         self.ready = ready
         self._one = bytearray(1)
         self.svc = None  # the HostService while a host session is on (maus.host.service.woken, .asleep)
-        self._mod = None  # its module
-        self._mods = ()  # the modules loading it brought in: they go with it
-        self._seen = 0  # its request count at the last look
-        self._quiet_from = 0
         self.dead_until = -1  # stdin at its end: looked at again once a second
         self.requests = 0  # of the services let go (HostService.requests counts on from there)
         self.bad_frames = 0
         self._intr_at = -1  # ticks_ms of a lone Ctrl-C (INTR_MS); -1: none
         self.events_until = 0  # ticks_ms until which log records go out as E frames (a monitor's lease)
         self.desk = None  # maus.unit.desk's Desk while a game is on
+        self._idle = None  # maus.unit.wake while none is on
 
     def intr(self, c):
         """Each console byte the app reads: True if it was a Ctrl-C, held back as half of an interrupt; raises
@@ -470,8 +465,8 @@ class HostWake:
             self._intr_at = -1
 
     def serve(self, now=None):
-        """Each main-loop pass outside races: read the console until a frame starts; while a session is on, the service serves."""
-        svc = self.svc
+        """Each main-loop pass outside races: in a game the desk; else read the console until a frame starts, and while
+        a session is on, the service serves (maus.unit.wake, loaded while no game is on)."""
         if self.ctx.log is not None:  # a game is on: the desk, and the service's memory is the game's
             if self.desk is None:
                 self.lull()
@@ -481,21 +476,15 @@ class HostWake:
         if self.desk is not None:
             self.desk = None
             unload("maus.unit.desk")
-        if svc is None:
-            if not self._look():
+        m = self._idle
+        if m is None:
+            try:
+                import maus.unit.wake as m
+            except MemoryError:  # no room for it now: the next pass tries again
+                unload("maus.unit.wake")
                 return None
-            svc = self._wake()
-            if svc is None:
-                return None
-        w = svc.serve(now)
-        t = self.ctx.hw.ticks_ms()
-        if svc.requests != self._seen or svc.job is not None or svc.events_until or svc.card_until >= 0:
-            self._seen = svc.requests
-            self._quiet_from = t
-        elif ticks_diff(t, self._quiet_from) >= LINGER_MS:
-            self._mod.asleep(self)  # the host has gone quiet: the service goes
-            return None
-        return w
+            self._idle = m
+        return m.serve(self, now)
 
     def waker(self):
         """The console's poller while a host session is on (the service answered lately), for the loop's idle to
@@ -517,53 +506,21 @@ class HostWake:
 
     def lull(self):
         """A game starts: the service goes now, before the game needs its memory, and the desk comes: the link
-        in a game (maus.unit.desk), part of the game's memory."""
+        in a game (maus.unit.desk, made by maus.unit.newdesk, loaded for that), part of the game's memory."""
+        self._idle = None  # (maus.unit.wake: back when the game has ended)
+        unload("maus.unit.wake")
         part = None  # a request the service had begun to read: the desk reads on from it
         if self.svc is not None:
             part = self._mod.asleep(self, True)
         if self.desk is None:
             try:
-                from maus.unit.desk import Desk
+                import maus.unit.newdesk
 
-                self.desk = Desk(self)
+                self.desk = maus.unit.newdesk.desk(self, part)
             except MemoryError:  # the host's requests go unanswered this game; it asks again after it
                 unload("maus.unit.desk")
-        if part and self.desk is not None:
-            self.desk.take(part)
-
-    def _look(self):
-        # True once a "#" came (given to the service as its first byte); everything before it is dropped.
-        if self.dead_until >= 0:
-            if ticks_diff(self.ctx.hw.ticks_ms(), self.dead_until) < 0:
-                return False
-            self.dead_until = -1
-        one = self._one
-        for _ in range(_IN_PER_POLL):
-            if not self.ready():
-                self.quiet()
-                return False
-            n = self.inp.readinto(one)
-            if n is None:
-                self.quiet()
-                return False
-            if not n:
-                self.dead_until = (self.ctx.hw.ticks_ms() + _DEAD_MS) & 0x3FFFFFFF
-                return False
-            c = one[0]
-            if self.intr(c):
-                continue
-            if c == 0x23:
-                return True
-        return False
-
-    def _wake(self):
-        mark = loaded()
-        try:
-            import maus.host.service as mod
-        except MemoryError:  # no room for the service now (a fragmented heap in a game): the host asks again
-            unload_since(mark)
-            return None
-        return mod.woken(self, mark)
+            finally:
+                unload("maus.unit.newdesk")
 
     def _stdin_ready(self):
         for _ in self.poller.ipoll(0):
