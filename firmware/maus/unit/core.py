@@ -14,7 +14,7 @@ import sys
 
 from micropython import const
 
-from maus import moment, text, unload
+from maus import loaded, moment, text, unload, unload_since
 from maus.capture.irq import EV_PRESS, EV_RELEASE, EV_STUCK, EV_UNSTUCK
 from maus.ticks import ticks_diff
 
@@ -129,13 +129,19 @@ class Unit:
         self.phase = None
         self.game = None
         self.detector = None
-        try:
-            import maus.unit.shift  # the phase before let go, the next one loaded
+        if nxt[0] == "join" and self.host is not None and self.host.svc is not None:
+            self.host._mod.rest(self.host)  # a game is chosen: an idle host service goes now (maus.host.service rest)
+        if self._mark is not None:
+            unload_since(self._mark)
+        gc.collect()  # the phase before is garbage now: its RAM is free before the next one loads
+        if nxt[0] == "join" and nxt[1] not in self.named:  # a game chosen for the first time since the boot
+            with moment():
+                import maus.unit.names
 
-            ph = maus.unit.shift.shift(self, nxt[0], nxt[1])
-        finally:
-            unload("maus.unit.shift")
-        ph.enter(self, nxt[1])
+                maus.unit.names.chosen(self, nxt[1])
+        self._mark = loaded()
+        self.phase = __import__("maus.unit." + nxt[0], None, None, ("enter",))
+        self.phase.enter(self, nxt[1])
         self._switch()  # entering may ask for another phase (a catalog that does not fit the game)
 
     # --- settings ---------------------------------------------------------------------------------------
