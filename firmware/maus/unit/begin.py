@@ -26,6 +26,9 @@ def prepare(u):
     # module with its loader stays (the game's Catalog is its class).
     g = GAMES[u.choice]
     __import__(g[7])
+    # The game's base module before the moments below: the players they make (maus.unit.start) are of its Player
+    # class, and from a copy the moment let go they would keep a second one in RAM beside the rules' own.
+    __import__("maus.games.base")
     with moment():
         import maus.unit.start
 
