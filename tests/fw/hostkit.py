@@ -136,8 +136,14 @@ class Console:
         self.rx[:n] = b""
         return n
 
+    keep = True  # False: what the unit writes is counted (dropped), not kept (a stream's data the test need not read)
+    dropped = 0
+
     def write(self, b):
-        self.tx += garble(bytes(b), self.rate, self.host_rate)
+        if not self.keep:
+            self.dropped += len(b)
+        else:
+            self.tx += garble(bytes(b), self.rate, self.host_rate)
         return len(b)
 
     def send(self, data):
