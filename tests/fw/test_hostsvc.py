@@ -7,14 +7,14 @@ import sys
 
 import logfs
 from fwtest import raises, rmtree, tmpdir
+from hostkit import Console, Ctx, answer, frame, parse, request
+from maus.host.service import HostService
+from maus.log.store import LogStore
 
 # The service as the unit holds it (~17 KB) and its streams' 8 KB frames, at the board's heap plus the virtual unit's
 # share (host/mausbox/heapbudget.py file_cap): this file needs ~116 KB, where the RAM flash's share alone left it 13 %
 # of its cap, under bench/bench_harness.py's 15 % (a pass or a failure by the heap's layout)
 HEAP_BUDGET = "board"
-from hostkit import Console, Ctx, answer, frame, parse, request
-from maus.host.service import HostService
-from maus.log.store import LogStore
 
 MPY = sys.implementation.name == "micropython"
 

@@ -4,15 +4,14 @@
 import sys
 
 import logfs
+from fwtest import raises
+from hostkit import Console, Ctx, answer, parse, request
+from maus.unit.core import LINGER_MS, HostWake
 
 # The host link as the unit holds it: the service (~17 KB), the desk and the phases' modules, at the board's heap plus
 # the virtual unit's share (host/mausbox/heapbudget.py file_cap): this file needs ~110-128 KB, where the RAM flash's
 # share alone left it 2-8 % of its cap, passing or failing by the heap's layout (bench/bench_harness.py)
 HEAP_BUDGET = "board"
-from fwtest import raises
-from hostkit import Console, Ctx, answer, parse, request
-from maus.unit.core import HostWake
-from maus.unit.wake import LINGER_MS
 
 
 def _wake(root):

@@ -2,7 +2,7 @@
 # board check, log recovery, the self-test: maus.unit.boot), then hands over to the main loop
 # (maus.unit.core), which loads one phase at a time: menu, setup, play. Safe mode after repeated crashes
 # (maus.unit.safe).
-from maus import moment, unload
+from maus import moment
 from maus.unit.shared import crash_count as _crash_count  # also maus.unit._crash_count (main.py's layout)
 
 CRASH_LIMIT = 3
@@ -32,16 +32,27 @@ def _kbd_intr(c):
         fn(c)
 
 
-def boot_steps(hw, host=False):
+def boot_steps(hw):
     """Power-on to the main loop's door (main(), and the web page's unit, which runs the loop itself): the board
-    check and the logs' recovery, the main loop's Unit, the self-test; with `host` the host's link (main()). -> the
-    Unit. The steps' code (maus.unit.boot steps) is loaded for them and let go again, as is each step's."""
-    try:
+    check and the logs' recovery, the main loop's Unit, the self-test. -> the Unit. Each step runs with little
+    else in RAM, and its modules go again before the next."""
+    with moment():
         import maus.unit.boot
 
-        return maus.unit.boot.steps(hw, host)
-    finally:
-        unload("maus.unit.boot")
+        board_problems, recovered = maus.unit.boot.prepare(hw)
+    hw.wdt_feed()
+    from maus.unit.core import Unit
+
+    unit = Unit(hw, recovered=recovered)
+    hw.wdt_feed()
+    unit.status["problems"] = list(hw.problems) + board_problems
+    with moment():
+        import maus.unit.boot
+
+        maus.unit.boot.selftest(unit)
+    print("MAUSBOX READY", unit.status["version"])
+    hw.wdt_feed()
+    return unit
 
 
 def main(hw=None, **kw):
@@ -54,7 +65,13 @@ def main(hw=None, **kw):
     hw.wdt_start(WDT_MS)  # the stub's watchdog, now fed by the app (boot steps feed it too)
     unit = None
     try:
-        unit = boot_steps(hw, True)
+        unit = boot_steps(hw)
+        from maus.unit.core import HostWake
+
+        # The host's link (docs/protocol.md), served by the main loop: the service loads when a frame comes.
+        con = getattr(hw, "console", None)  # a scenario's simulated line (maus.sim.hw); a board: stdin
+        unit.host = HostWake(unit, *con()) if con is not None else HostWake(unit)
+        _kbd_intr(-1)  # the app reads Ctrl-C itself: a lone one is a stray byte (HostWake.intr)
         try:
             unit.run(until=getattr(hw, "finished_and_idle", None) and (lambda: hw.finished_and_idle(unit)))
         finally:

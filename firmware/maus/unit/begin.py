@@ -1,7 +1,7 @@
 # A game's start, for maus.unit.play, in two calls with the log's opening (maus.log.start.unit_log) between
 # them; this module is loaded for each and let go again (what they load stays with the game): prepare:
-# the catalog, then the players (maus.unit.start); play: the piezo detector, the game's modules, the game
-# made (maus.unit.play then starts it), with neither maus.unit.start nor the log's opening in RAM.
+# the catalog, then the players (maus.unit.start); play: the game's modules, the piezo detector, the game
+# made and started, with neither maus.unit.start nor the log's opening in RAM.
 from maus import moment
 from maus.unit.shared import GAMES
 
@@ -41,41 +41,24 @@ def prepare(u):
         return cat, maus.unit.start.start(u)
 
 
-def _table(t, unit):
-    # maus.unit.play's TableView: the unit's methods under the contract's names (maus.games.base.Table)
-    t.now_ms = unit.hw.ticks_ms
-    t.log = unit.log_record
-    t.say = unit.say
-    t.led = unit.fb.led
-    t.sound = unit.fb.sound
-    t.timer = unit.timer
-    t.cancel = unit.cancel
-    t.race_open = unit.race_open
-    t.race_close = unit.race_close
-    t.detector = unit.detector_arm
-    t.finish = unit.finish
-    return t
-
-
 def play(u, TableView, cat, players):
-    """The piezo detector made (the games that need it), the game's modules loaded, the game made (maus.unit.play
-    starts it once this module has gone); its log is open (u.log)."""
+    """The game's modules loaded, the piezo detector made (the games that need it), the game made and
+    started; its log is open (u.log)."""
+    cls = load_game(u.choice)[1]
     if GAMES[u.choice][6] and (u.hw.adc or u.hw.piezo_pin) is not None and u.detector is None:
-        # before the game's modules load: maus.unit.start, which makes it, is not in RAM with them
         from maus.piezo import detect as piezo  # noqa: F401 - stays loaded with the detector, until the phase goes
 
         with moment():
             import maus.unit.start
 
             maus.unit.start.detector(u)
-    cls = load_game(u.choice)[1]
     log = u.log
     if log.short:  # said before the game's first prompt: the game goes on, its log may be cut
         u._say("log_short")
         u.fb.sound("error")
         print("LOG short: flash full, this game's log may be cut; pull the logs")
     u.timers = {}
-    u.game = cls(_table(TableView(), u), players, u.settings.values, cat, u.variant, u.seed)
+    u.game = cls(TableView(u), players, u.settings.values, cat, u.variant, u.seed)
     u.mode = "play"
     u.pending_abort = False
     u.gest.reset()
@@ -83,4 +66,5 @@ def play(u, TableView, cat, players):
     fb.led(0, "off")
     for pl in players:
         fb.led(pl.id, pl.colour)
-    fb.sound("start")  # (the game is started by maus.unit.play, with this module gone)
+    fb.sound("start")
+    u.game.start()

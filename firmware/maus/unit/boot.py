@@ -1,38 +1,9 @@
-# The boot steps that run before and after the main loop is loaded (maus.unit.boot_steps, which loads this module for
-# them and lets it go again: its code need not stay in RAM while the unit runs; each step's own modules go after it).
+# The boot steps that run before and after the main loop is loaded, each unloaded again after use (main()).
 import json
 
 from maus import moment
 
 BOARD_OK = "board.ok"
-
-
-def steps(hw, host):
-    """maus.unit.boot_steps: the board check and the logs' recovery, the main loop's Unit, the self-test; with `host`
-    the host's link (maus.unit.main). -> the Unit."""
-    with moment():
-        board_problems, recovered = prepare(hw)
-    hw.wdt_feed()
-    from maus.unit.core import Unit
-
-    unit = Unit(hw, recovered=recovered)
-    hw.wdt_feed()
-    unit.status["problems"] = list(hw.problems) + board_problems
-    selftest(unit)
-    print("MAUSBOX READY", unit.status["version"])
-    hw.wdt_feed()
-    if host:
-        from maus.unit.core import HostWake
-
-        # The host's link (docs/protocol.md), served by the main loop: the service loads when a frame comes.
-        con = getattr(hw, "console", None)  # a scenario's simulated line (maus.sim.hw); a board: stdin
-        unit.host = HostWake(unit, *con()) if con is not None else HostWake(unit)
-        import micropython
-
-        fn = getattr(micropython, "kbd_intr", None)  # CPython's test stand-in has none (as maus.unit._kbd_intr)
-        if fn is not None:
-            fn(-1)  # the app reads Ctrl-C itself: a lone one is a stray byte (HostWake.intr)
-    return unit
 
 
 def prepare(hw, root=""):

@@ -17,11 +17,10 @@ def build(u, hw, root, seed, recovered):
     if recovered is None:  # main() recovers before the unit is built, while the heap is empty
         from maus import moment
 
-        with moment():  # (maus.unit.boot recover's, not through it: boot makes the Unit, whose set-up this is)
-            import maus.log.repair
-            import maus.log.store
+        with moment():
+            import maus.unit.boot
 
-            recovered = maus.log.repair.recover(maus.log.store.LogStore(root))
+            recovered = maus.unit.boot.recover(root)
     u.recovered = recovered
     # logs boot recovery could not repair (flash full): retried when the next game's log is opened
     u.unrecovered = [r["name"] for r in recovered if "error" in r]

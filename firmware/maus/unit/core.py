@@ -41,6 +41,9 @@ _WATCH_SLICE_US = const(20000)  # armed piezo: sample this long between main-loo
 LOOP_US = const(300)  # a main-loop pass on the ESP32 (charged as virtual time on the sim)
 _GC_MS = const(500)  # collections right after an input or a timer at most this often (Unit._collect)
 _GC_IDLE_MS = const(2000)  # between those, the idle loop collects once this long has passed without one
+LINGER_MS = const(10000)  # a host session's requests come seconds apart at most: stay loaded that long
+_IN_PER_POLL = const(160)  # as the host service: typing at the console cannot stall the loop
+_DEAD_MS = const(1000)
 # While the app runs it reads Ctrl-C as a byte (micropython.kbd_intr(-1), maus.unit.main): a lone one is a
 # stray (one flipped bit makes "#" 0x23 a Ctrl-C 0x03); a second Ctrl-C, a CR or a Ctrl-A behind it stops
 # the app. mpremote sends "\r\x03" then "\r\x01", mausbox "\r\x03\x03". A lone one is forgotten once
@@ -423,13 +426,6 @@ class Unit:
 # section 7). The request counters outlive it. Bytes before a "#" are not a frame: the service would drop
 # them too (a console echo, typing).
 class HostWake:
-    # The service's, set on the HostWake only by the host service as it wakes (maus.host.service woken) and read only
-    # while it is on (a smaller attribute table for a unit no host has talked to):
-    _mod = None  # type: ModuleType | None  # its module
-    _mods = ()  # type: tuple[str, ...]  # the modules loading it brought in: they go with it
-    _seen: int  # its request count at the last look
-    _quiet_from: int
-
     def __init__(self, ctx, inp=None, out=None, ready=None):
         self.ctx = ctx
         self.inp = inp if inp is not None else sys.stdin.buffer
@@ -445,13 +441,16 @@ class HostWake:
         self.ready = ready
         self._one = bytearray(1)
         self.svc = None  # the HostService while a host session is on (maus.host.service.woken, .asleep)
+        self._mod = None  # its module
+        self._mods = ()  # the modules loading it brought in: they go with it
+        self._seen = 0  # its request count at the last look
+        self._quiet_from = 0
         self.dead_until = -1  # stdin at its end: looked at again once a second
         self.requests = 0  # of the services let go (HostService.requests counts on from there)
         self.bad_frames = 0
         self._intr_at = -1  # ticks_ms of a lone Ctrl-C (INTR_MS); -1: none
         self.events_until = 0  # ticks_ms until which log records go out as E frames (a monitor's lease)
         self.desk = None  # maus.unit.desk's Desk while a game is on
-        self._idle = None  # maus.unit.wake while none is on
 
     def intr(self, c):
         """Each console byte the app reads: True if it was a Ctrl-C, held back as half of an interrupt; raises
@@ -471,8 +470,8 @@ class HostWake:
             self._intr_at = -1
 
     def serve(self, now=None):
-        """Each main-loop pass outside races: in a game the desk; else read the console until a frame starts, and while
-        a session is on, the service serves (maus.unit.wake, loaded while no game is on)."""
+        """Each main-loop pass outside races: read the console until a frame starts; while a session is on, the service serves."""
+        svc = self.svc
         if self.ctx.log is not None:  # a game is on: the desk, and the service's memory is the game's
             if self.desk is None:
                 self.lull()
@@ -482,15 +481,21 @@ class HostWake:
         if self.desk is not None:
             self.desk = None
             unload("maus.unit.desk")
-        m = self._idle
-        if m is None:
-            try:
-                import maus.unit.wake as m
-            except MemoryError:  # no room for it now: the next pass tries again
-                unload("maus.unit.wake")
+        if svc is None:
+            if not self._look():
                 return None
-            self._idle = m
-        return m.serve(self, now)
+            svc = self._wake()
+            if svc is None:
+                return None
+        w = svc.serve(now)
+        t = self.ctx.hw.ticks_ms()
+        if svc.requests != self._seen or svc.job is not None or svc.events_until or svc.card_until >= 0:
+            self._seen = svc.requests
+            self._quiet_from = t
+        elif ticks_diff(t, self._quiet_from) >= LINGER_MS:
+            self._mod.asleep(self)  # the host has gone quiet: the service goes
+            return None
+        return w
 
     def waker(self):
         """The console's poller while a host session is on (the service answered lately), for the loop's idle to
@@ -512,21 +517,53 @@ class HostWake:
 
     def lull(self):
         """A game starts: the service goes now, before the game needs its memory, and the desk comes: the link
-        in a game (maus.unit.desk, made by maus.unit.newdesk, loaded for that), part of the game's memory."""
-        self._idle = None  # (maus.unit.wake: back when the game has ended)
-        unload("maus.unit.wake")
+        in a game (maus.unit.desk), part of the game's memory."""
         part = None  # a request the service had begun to read: the desk reads on from it
         if self.svc is not None:
             part = self._mod.asleep(self, True)
         if self.desk is None:
             try:
-                import maus.unit.newdesk
+                from maus.unit.desk import Desk
 
-                self.desk = maus.unit.newdesk.desk(self, part)
+                self.desk = Desk(self)
             except MemoryError:  # the host's requests go unanswered this game; it asks again after it
                 unload("maus.unit.desk")
-            finally:
-                unload("maus.unit.newdesk")
+        if part and self.desk is not None:
+            self.desk.take(part)
+
+    def _look(self):
+        # True once a "#" came (given to the service as its first byte); everything before it is dropped.
+        if self.dead_until >= 0:
+            if ticks_diff(self.ctx.hw.ticks_ms(), self.dead_until) < 0:
+                return False
+            self.dead_until = -1
+        one = self._one
+        for _ in range(_IN_PER_POLL):
+            if not self.ready():
+                self.quiet()
+                return False
+            n = self.inp.readinto(one)
+            if n is None:
+                self.quiet()
+                return False
+            if not n:
+                self.dead_until = (self.ctx.hw.ticks_ms() + _DEAD_MS) & 0x3FFFFFFF
+                return False
+            c = one[0]
+            if self.intr(c):
+                continue
+            if c == 0x23:
+                return True
+        return False
+
+    def _wake(self):
+        mark = loaded()
+        try:
+            import maus.host.service as mod
+        except MemoryError:  # no room for the service now (a fragmented heap in a game): the host asks again
+            unload_since(mark)
+            return None
+        return mod.woken(self, mark)
 
     def _stdin_ready(self):
         for _ in self.poller.ipoll(0):

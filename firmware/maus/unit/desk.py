@@ -1,7 +1,7 @@
 # The host link in a game (docs/protocol.md, "In a game"): the host service is not in RAM then (its import alone
 # is about 17 KB, more than a game at its peak can spare). The desk reads the frames itself, in buffers made
-# when the game starts (HostWake.lull, maus.unit.newdesk: so the game's peak includes them), and answers hello,
-# status, settings, reading the clock, events and cancel; everything else is answered "game", and `logs pull` waits for the end.
+# when the game starts (HostWake.lull, so the game's peak includes them), and answers hello, status, settings,
+# reading the clock, events and cancel; everything else is answered "game", and `logs pull` waits for the end.
 import binascii
 import json
 import sys
@@ -12,16 +12,10 @@ from maus.host import frame
 from maus.log import writer as gamelog
 from maus.ticks import ticks_diff
 
-TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
-if TYPE_CHECKING:
-    from typing import Callable
-
-    from maus.unit.core import HostWake
-
-KEEP = const(80)  # payload bytes kept: every request the desk answers is shorter
+_KEEP = const(80)  # payload bytes kept: every request the desk answers is shorter
 _RX_MAX = const(480)  # as maus.host.service: the largest request payload
 _STALL_MS = const(500)  # as maus.host.service: a header whose payload stops coming was a stray
-_IN_PER_POLL = const(160)  # as maus.unit.wake
+_IN_PER_POLL = const(160)  # as maus.unit.core
 _DEAD_MS = const(1000)
 _BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'  # maus.host.service's
 _IN_GAME = b'{"ok": false, "error": "game", "msg": "a game is in progress: ask again when it has ended"}'
@@ -36,17 +30,17 @@ _SLICE = const(32)  # bytes per write, once the FIFO is full
 
 
 class Desk:
-    # Made when a game starts by maus.unit.newdesk, which sets its parts: that code stays out of a game's RAM.
-    # (bare annotations: the compiler keeps nothing of them)
-    w: "HostWake"  # the console, the Ctrl-C rule, the request counters, the monitor's lease
-    _dk: bytearray  # the frame coming in (frame.HDR + KEEP bytes): its header, then what is kept
-    _dn: int  # bytes of it come so far (those past the kept ones are only counted)
-    _dw: int  # its payload length
-    _dat: int  # ticks_ms of its first byte
-    _oh: bytearray  # the answer's header
-    _fifo: int  # the console's transmit FIFO, bytes (0: none to pace)
-    _us: "Callable[[], int] | None"  # its clock (ticks_us), None without a FIFO to pace
-    _txe: int  # by when the FIFO has sent what the desk wrote (_put)
+    def __init__(self, w):
+        self.w = w  # the HostWake: the console, the Ctrl-C rule, the request counters, the monitor's lease
+        self._dk = bytearray(frame.HDR + _KEEP)  # the frame coming in: its header, then what is kept
+        self._dn = 0  # bytes of it come so far (those past the kept ones are only counted)
+        self._dw = 0  # its payload length
+        self._dat = 0  # ticks_ms of its first byte
+        self._oh = bytearray(b"#MB1R 0000 0000 00000000 ")  # the answer's header
+        hw = w.ctx.hw
+        self._fifo = getattr(hw, "tx_fifo", 0) if hw is not None and frame.console(hw) == "uart" else 0
+        self._us = getattr(hw, "ticks_us", None) if self._fifo else None  # None: no FIFO to pace
+        self._txe = self._us() if self._us is not None else 0  # by when the FIFO has sent what the desk wrote (_put)
 
     def event(self, parts):
         """A log record for a subscribed monitor (HostWake.event), as an E frame; False if none is subscribed."""
@@ -93,6 +87,12 @@ class Desk:
             w.bad_frames += 1
         return None
 
+    def take(self, data):
+        """Bytes the service had read of a request it had not read whole when the game began (HostWake.lull):
+        the desk reads on from them, so that request is answered too."""
+        for c in data:
+            self._byte(c)
+
     def _byte(self, c):
         d = self._dk
         if not self._dn:
@@ -131,7 +131,7 @@ class Desk:
         w = self.w
         d = self._dk
         seq = frame.unhex(d, 6, 4)
-        full = n <= KEEP
+        full = n <= _KEEP
         try:
             mv = memoryview(d)
             if full:
@@ -140,7 +140,7 @@ class Desk:
                     w.bad_frames += 1
                     return  # damaged: the host sends it again
             w.requests += 1
-            op = _op(d, frame.HDR, frame.HDR + min(n, KEEP))
+            op = _op(d, frame.HDR, frame.HDR + min(n, _KEEP))
             c = w.ctx
             r = None
             if op == b"hello":

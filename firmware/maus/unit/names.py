@@ -17,10 +17,10 @@ import os
 import sys
 
 # What every game loads besides its own modules (maus/games/<its game>/): its start and end, the log's opening,
-# writer, end and index, the desk (and its making), and a host's pull (maus.host.service, maus.settings.classroom for `copied`); a card's
+# writer, end and index, the desk, and a host's pull (maus.host.service, maus.settings.classroom for `copied`); a card's
 # arrival (tag type, NDEF text, the identity parser). And for a game that needs it, the piezo detector.
-COMMON = ("unit/begin", "unit/start", "unit/ends", "unit/desk", "unit/newdesk", "log/start", "log/end", "log/store",
-          "log/index", "log/writer", "games/base", "host/frame", "settings/classroom", "host/service", "cards/ident",
+COMMON = ("unit/begin", "unit/start", "unit/ends", "unit/desk", "log/start", "log/end", "log/store", "log/index",
+          "log/writer", "games/base", "host/frame", "settings/classroom", "host/service", "cards/ident",
           "drivers/tagtype", "drivers/ndef")
 _DIR = 0x4000
 

@@ -23,8 +23,8 @@ def start_game(u):
     # A game's start in three steps, each with only its own code in RAM (maus.unit.begin, loaded for each
     # of its two and let go again; what they load, the catalog's module and the game's, stays with it):
     # the catalog and the players; the log's opening (before the game's own modules are loaded: with
-    # maus.log.start and maus.log.store it is a crowded moment); the game's modules loaded, the detector made,
-    # the game made; the game started.
+    # maus.log.start and maus.log.store it is the start's most crowded moment); the game's modules loaded,
+    # the detector made, the game made and started.
     # Each step's garbage is collected before the next step allocates: left to the allocator, what a step keeps
     # (the catalog, the log, the game) goes above the garbage of the steps before, high in the heap, and cuts up
     # the free space that a long-lived unit (bench/bench_season.py) has least of.
@@ -51,7 +51,6 @@ def start_game(u):
                 maus.log.start.unit_log(u, GAMES[u.choice][8], r[1])
             collect()
             _begin("play", u, TableView, *r)
-            u.game.start()  # with maus.unit.begin gone: a game's first moves are the start's most crowded moment
     except MemoryError as e:
         with moment():
             import maus.unit.noroom
@@ -71,9 +70,19 @@ def _begin(fn, *args):
 
 
 class TableView:
-    # The Table a game sees: the unit's methods under the contract's names (maus.games.base.Table), set on it by
-    # maus.unit.begin play, which makes it: no code of its own stays in RAM with the game.
-    pass
+    # The Table a game sees: the unit's methods under the contract's names (maus.games.base.Table).
+    def __init__(self, unit):
+        self.now_ms = unit.hw.ticks_ms
+        self.log = unit.log_record
+        self.say = unit.say
+        self.led = unit.fb.led
+        self.sound = unit.fb.sound
+        self.timer = unit.timer
+        self.cancel = unit.cancel
+        self.race_open = unit.race_open
+        self.race_close = unit.race_close
+        self.detector = unit.detector_arm
+        self.finish = unit.finish
 
 
 def end_game(u):
