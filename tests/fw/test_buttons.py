@@ -126,3 +126,16 @@ def test_reset_then_a_press_after_the_double_window_clicks():
     _taps(g, (70 + 401, 550))
     g.poll(1000)
     assert out == [(0, "click")]
+
+
+def test_a_press_held_past_long_ms_with_no_poll_is_a_long_press_at_its_release():
+    # the main loop held up past the hold (a busy virtual unit, a long flash write): not a click
+    g, out = _g()
+    g.press(0, 0)
+    g.release(0, 1200)
+    g.poll(2000)
+    assert out == [(0, "long")]
+    g.press(0, 3000)  # and the next press is a gesture of its own
+    g.release(0, 3050)
+    g.poll(3500)
+    assert out == [(0, "long"), (0, "click")]

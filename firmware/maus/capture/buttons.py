@@ -40,6 +40,11 @@ class Gestures:
         if not f & _DOWN:
             return
         f &= ~_DOWN
+        if not f & (_LONG | _SECOND | _GONE) and ticks_diff(now_ms, self._down_at[i]) >= self.long_ms:
+            # held past long_ms with no poll in between (a main loop held up that long): a long press, not a click
+            self._f[i] = f | _LONG
+            self.emit(i, "long")
+            return
         if f & _GONE:
             f = _GONE  # (up_at: a second press within double_ms is the rest of the same gesture)
             self._up_at[i] = now_ms
