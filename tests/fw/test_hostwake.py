@@ -165,3 +165,39 @@ def test_a_request_in_progress_when_a_game_begins_is_answered_game():
         w.lull()
         r, _parts, _ = _answer(w, con, 1)
         assert not r["ok"] and r["error"] == "game", r
+
+
+
+def test_a_status_with_no_memory_at_the_games_peak_is_answered_on_a_later_pass():
+    # The desk's status answer found no memory (a game's peak for a moment): tried again on the next passes, not
+    # "busy" at once; "busy" only once _AGAIN_MS have gone by without room. (No room: the answer's making raises
+    # MemoryError, as it does at the board's heap in a season's games, bench/bench_season.py.)
+    from maus.host import frame
+
+    def no_room(*_a):
+        raise MemoryError
+
+    with logfs.Fs() as fs:
+        w, con, ctx = _wake(fs.root)
+        ctx.log = _Log()
+        ctx.mode = "play"
+        w.lull()
+        assert w.desk is not None
+        status = frame.status
+        for seq, ms, want in ((1, 100, "ok"), (2, 300, "nomem")):
+            con.send(request(seq, "status"))
+            frame.status = no_room
+            try:
+                w.serve()  # the request read; its answer finds no room
+                ctx.hw.t += ms
+                w.serve()  # nor now (within _AGAIN_MS, or past it: "busy")
+            finally:
+                frame.status = status
+            if want == "ok":
+                assert not con.tx  # not answered yet
+                ctx.hw.t += 10
+            r = _answer(w, con, seq)[0]  # the next passes, with room again
+            if want == "ok":
+                assert r["ok"] and r["mode"] == "play", r
+            else:
+                assert not r["ok"] and r["error"] == "nomem", r

@@ -17,6 +17,7 @@ _RX_MAX = const(480)  # as maus.host.service: the largest request payload
 _STALL_MS = const(500)  # as maus.host.service: a header whose payload stops coming was a stray
 _IN_PER_POLL = const(160)  # as maus.unit.core
 _DEAD_MS = const(1000)
+_AGAIN_MS = const(250)  # a status answer that found no memory is tried again on the next passes this long, then "busy"
 _BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'  # maus.host.service's
 _IN_GAME = b'{"ok": false, "error": "game", "msg": "a game is in progress: ask again when it has ended"}'
 # The ESP32 port's console write (ports/esp32/uart.c uart_stdout_tx_strn) stays in C until all it was given is in the
@@ -30,6 +31,9 @@ _SLICE = const(32)  # bytes per write, once the FIFO is full
 
 
 class Desk:
+    _again = -1  # the seq of a status request whose answer found no memory at the game's peak: tried again (serve)
+    _again_at = 0  # ticks_ms of its first try
+
     def __init__(self, w):
         self.w = w  # the HostWake: the console, the Ctrl-C rule, the request counters, the monitor's lease
         self._dk = bytearray(frame.HDR + _KEEP)  # the frame coming in: its header, then what is kept
@@ -65,6 +69,10 @@ class Desk:
     def serve(self):
         """A main-loop pass in a game (HostWake.serve): the frames read and answered."""
         w = self.w
+        if self._again >= 0:
+            seq = self._again
+            self._again = -1
+            self._status(seq, True)
         one = w._one
         for _ in range(_IN_PER_POLL):
             if not w.ready():
@@ -146,7 +154,8 @@ class Desk:
             if op == b"hello":
                 r = frame.hello(c, True)
             elif op == b"status":
-                r = frame.status(c, True, w.requests, w.bad_frames, c.hw.ticks_ms())
+                self._status(seq, False)
+                return
             elif op == b"settings":
                 st = c.settings
                 r = {"values": st.values, "source": st.source, "message": st.message}
@@ -175,6 +184,32 @@ class Desk:
                 pass  # not even that: the host, which had no answer, asks again
         except Exception:  # noqa: BLE001 - a bad request: the host asks again
             pass
+
+    def _status(self, seq, again):
+        # The status answer (~500 bytes in small pieces). At the game's peak there may be no room even for them for a
+        # moment (a season of games polled twice a second met it about once in 100 games): tried again on the next
+        # passes for _AGAIN_MS, as the moment goes, before the answer is "busy" (the host asks again).
+        w = self.w
+        c = w.ctx
+        try:
+            r = frame.status(c, True, w.requests, w.bad_frames, c.hw.ticks_ms())
+            r["ok"] = True
+            out = []  # type: list[bytes]
+            gamelog.json_pieces(out, "", r, 2)
+            r = None
+            self._send(0x52, seq, out)
+        except MemoryError:
+            r = out = None
+            now = c.hw.ticks_ms()
+            if not again:
+                self._again_at = now
+            if ticks_diff(now, self._again_at) < _AGAIN_MS:
+                self._again = seq
+                return
+            try:
+                self._send(0x52, seq, _BUSY)
+            except MemoryError:
+                pass
 
     def _send(self, kind, seq, payload):
         # One frame whose payload (bytes, or a list of bytes pieces) holds no CR or DLE (JSON never does):
