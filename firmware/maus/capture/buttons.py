@@ -22,12 +22,14 @@ class Gestures:
         self.emit = emit  # emit(player_index, kind)
         self._f = bytearray(n)
         self._down_at = [0] * n
+        self._down_us = [0] * n  # the press's first edge (ticks_us), for a hold the loop did not see (release)
         self._up_at = [0] * n
         self.n = n
 
-    def press(self, i, now_ms):
+    def press(self, i, now_ms, t_us=-1):
         f = self._f[i]
         self._down_at[i] = now_ms
+        self._down_us[i] = t_us
         if f & (_WAIT | _GONE) and ticks_diff(now_ms, self._up_at[i]) <= self.double_ms:
             self._f[i] = _DOWN | _SECOND
             if not f & _GONE:
@@ -35,13 +37,16 @@ class Gestures:
         else:
             self._f[i] = _DOWN | (f & _WAIT)
 
-    def release(self, i, now_ms):
+    def release(self, i, now_ms, t_us=-1):
         f = self._f[i]
         if not f & _DOWN:
             return
         f &= ~_DOWN
-        if not f & (_LONG | _SECOND | _GONE) and ticks_diff(now_ms, self._down_at[i]) >= self.long_ms:
-            # held past long_ms with no poll in between (a main loop held up that long): a long press, not a click
+        d = self._down_us[i]
+        if not f & (_LONG | _SECOND | _GONE) and t_us >= 0 and d >= 0 and ticks_diff(t_us, d) >= self.long_ms * 1000:
+            # held past long_ms by its edges, with no poll in between (a main loop held up that long): a long press,
+            # not a click. (By the edges: a press and release the loop met only after a hold-up are as long as they
+            # were, not as far apart as the loop handled them.)
             self._f[i] = f | _LONG
             self.emit(i, "long")
             return

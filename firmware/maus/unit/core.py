@@ -268,9 +268,9 @@ class Unit:
                 self.game.on_press(p, t_us)
             elif self.mode == "join":
                 self.phase.join_press(self, p)
-            self.gest.press(i, now)
+            self.gest.press(i, now, t_us)
         elif kind == EV_RELEASE:
-            self.gest.release(i, now)
+            self.gest.release(i, now, t_us)
             if self.mode == "play":
                 self.game.on_release(p, t_us)
             elif self.mode == "join":
