@@ -173,15 +173,9 @@ class Desk:
             if r is None:
                 self._send(0x52, seq, _IN_GAME)
                 return
-            r["ok"] = True
-            out = []  # type: list[bytes]  # in pieces: status is ~500 bytes, more than a game's fragmented heap may have in one block
-            gamelog.json_pieces(out, "", r, 2)
-            self._send(0x52, seq, out)
+            self._reply(seq, r)
         except MemoryError:  # no room to answer at the game's peak: "busy", the host asks again (as the service)
-            try:
-                self._send(0x52, seq, _BUSY)
-            except MemoryError:
-                pass  # not even that: the host, which had no answer, asks again
+            self._busy(seq)
         except Exception:  # noqa: BLE001 - a bad request: the host asks again
             pass
 
@@ -192,24 +186,29 @@ class Desk:
         w = self.w
         c = w.ctx
         try:
-            r = frame.status(c, True, w.requests, w.bad_frames, c.hw.ticks_ms())
-            r["ok"] = True
-            out = []  # type: list[bytes]
-            gamelog.json_pieces(out, "", r, 2)
-            r = None
-            self._send(0x52, seq, out)
+            self._reply(seq, frame.status(c, True, w.requests, w.bad_frames, c.hw.ticks_ms()))
         except MemoryError:
-            r = out = None
             now = c.hw.ticks_ms()
             if not again:
                 self._again_at = now
             if ticks_diff(now, self._again_at) < _AGAIN_MS:
                 self._again = seq
-                return
-            try:
-                self._send(0x52, seq, _BUSY)
-            except MemoryError:
-                pass
+            else:
+                self._busy(seq)
+
+    def _reply(self, seq, r):
+        # an answer: compact JSON in pieces (status is ~500 bytes, more than a game's fragmented heap may have in one
+        # block)
+        r["ok"] = True
+        out = []  # type: list[bytes]
+        gamelog.json_pieces(out, "", r, 2)
+        self._send(0x52, seq, out)
+
+    def _busy(self, seq):
+        try:
+            self._send(0x52, seq, _BUSY)
+        except MemoryError:
+            pass  # not even that: the host, which had no answer, asks again
 
     def _send(self, kind, seq, payload):
         # One frame whose payload (bytes, or a list of bytes pieces) holds no CR or DLE (JSON never does):
