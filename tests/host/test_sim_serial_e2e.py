@@ -341,6 +341,7 @@ class Port:
 
     def interrupt(self):
         self.interrupts += 1  # the SIGINT the bridge would send
+        return True
 
     def command(self, data):
         self.commands.append(data)
@@ -358,6 +359,31 @@ def test_the_bridge_turns_a_ctrl_c_after_the_code_into_a_keystroke():
     r.fenced, r.pend = False, bytearray()  # sent, not started yet: the code gets it when it starts
     r.feed(b"\x03")
     assert bytes(r.queued) == b"\x03" and not r.pend
+
+
+def test_a_late_ctrl_c_keeps_its_place_among_the_keys_typed_around_it():
+    """CI run on ac2bcf7: `sleep_ms(0)\r\x03print('next', 0)\r` in one read. The Ctrl-C was sent to the short code
+    but landed after its end (D ... L); the keys after it, which the code left unread, came back ahead of it, so
+    the Ctrl-C interrupted the print instead. It goes back where it was typed: after "ab", before "print..."."""
+    from mausbox.sim import pyexec
+
+    for flushed in (True, False):  # the keys reached the interpreter's stdin pipe, or were still in the bridge
+        r = pyexec.Pyexec(Port())
+        r.on_status(b"B", b"banner", b"", False)
+        r.feed(b"x\r")
+        assert r.state == pyexec.EXEC
+        r.on_status(b"S", b"1", b"", False)
+        r.feed(b"ab\x03print(1)\r")
+        assert r.port.interrupts == 1
+        body = b""
+        if flushed:
+            body, r.stdin = bytes(r.stdin), bytearray()  # the code read none of it
+        r.on_status(b"E", b"1", b"", True)
+        r.fence()  # the pong
+        r.on_status(b"D", b"1 L %d" % len(body), body, False)
+        # The REPL read "ab", then the Ctrl-C (the line is dropped), then ran print(1) with nothing behind it.
+        assert r.state == pyexec.EXEC and r.send.endswith(b"print(1)"), (flushed, r.send)
+        assert not r.queued and not r.pend, (flushed, r.queued, r.pend)
 
 
 def test_a_ctrl_c_that_lands_after_boot_py_ended_interrupts_main_py():

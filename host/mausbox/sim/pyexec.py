@@ -55,6 +55,9 @@ class Pyexec:
         self.banner = b""
         self.queued = bytearray()  # keys that came after the command was sent, before it started
         self.stdin = bytearray()  # keys on their way to the code's stdin
+        self.coded = 0  # keys the running code was sent (its stdin's and its Ctrl-C's), in order
+        self.kbd_at = -1  # where among them the Ctrl-C that interrupted it came (-1: none did)
+        self.moved = 0  # of them, how many never left the bridge (fence gave them back to the REPL)
         self.fence_due = False  # the code ended while an interrupt was in flight: the REPL waits for it
         self.cid = 0
         self.exec_raw = False
@@ -97,9 +100,11 @@ class Pyexec:
 
     def _to_code(self, c: int) -> None:
         if c == self.kbd:
-            self.port.interrupt()
+            if self.port.interrupt():
+                self.kbd_at = self.coded
         else:
             self.stdin.append(c)
+        self.coded += 1
 
     def _friendly_banner(self) -> None:
         self.port.emit(self.banner + b"\r\n" + HELP_LINE)
@@ -249,6 +254,7 @@ class Pyexec:
     def fence(self) -> None:
         """The code has ended and no interrupt is in flight: the unit may print its error."""
         self.fence_due = False
+        self.moved = len(self.stdin)
         self.pend[:0] = self.stdin  # never reached the code: the REPL reads it
         self.stdin.clear()
         self.port.command(b"e\n")
@@ -288,6 +294,7 @@ class Pyexec:
             return
         if tag == b"S":
             self.armed, self.fenced, self.kbd = True, False, 3
+            self.coded, self.kbd_at, self.moved = 0, -1, 0
             keys = bytes(self.pend + self.queued)  # all of it waited in the UART buffer for this code
             self.pend.clear()
             self.queued.clear()
@@ -305,7 +312,13 @@ class Pyexec:
         elif tag == b"D":
             self.fenced = False
             if b"L" in rest.split()[1:]:
-                self.pend[:0] = bytes((self.kbd,))  # its Ctrl-C landed after its end: the next reader's, before any key sent after it
+                # Its Ctrl-C landed after its end: a key for the next reader, in the place it was typed. What is
+                # left of the code's keys (the unread `body`, then those `fence` gave back) came partly before it.
+                left = len(body) + self.moved
+                k = min(max(self.kbd_at - (self.coded - left), 0), left) if self.kbd_at >= 0 else 0
+                keys = body + bytes(self.pend)
+                self.pend = bytearray(keys[:k] + bytes((self.kbd,)) + keys[k:])
+                body = b""
             self._exec_done(body)
         elif tag == b"R":
             if self.exec_raw and self.state == EXEC:

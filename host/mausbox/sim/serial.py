@@ -288,14 +288,16 @@ class SerialUnit:
             return b"\n"
         return ans[1:]
 
-    def interrupt(self) -> None:
-        """The interrupt char while code runs: KeyboardInterrupt at its next check point."""
+    def interrupt(self) -> bool:
+        """The interrupt char while code runs: KeyboardInterrupt at its next check point. -> it was sent."""
         if self._sig_out or self._interp is None:
-            return  # one in flight: a board also raises one for Ctrl-Cs typed before a check point
+            return False  # one in flight: a board also raises one for Ctrl-Cs typed before a check point
         self._flush_stdin()
         if self._interp.interrupt():
             self._sig_out = True
             self._ping_due = True
+            return True
+        return False
 
     def command(self, data: bytes) -> None:
         if self._interp is not None:
