@@ -315,9 +315,9 @@ class Pyexec:
                 # Its Ctrl-C landed after its end: a key for the next reader, in the place it was typed. What is
                 # left of the code's keys (the unread `body`, then those `fence` gave back) came partly before it.
                 left = len(body) + self.moved
-                k = min(max(self.kbd_at - (self.coded - left), 0), left) if self.kbd_at >= 0 else 0
+                at = min(max(self.kbd_at - (self.coded - left), 0), left) if self.kbd_at >= 0 else 0
                 keys = body + bytes(self.pend)
-                self.pend = bytearray(keys[:k] + bytes((self.kbd,)) + keys[k:])
+                self.pend = bytearray(keys[:at] + bytes((self.kbd,)) + keys[at:])
                 body = b""
             self._exec_done(body)
         elif tag == b"R":
