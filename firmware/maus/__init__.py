@@ -3,6 +3,7 @@
 #
 # Deployed as .mpy files on the board's filesystem, every loaded module's bytecode lives in the GC heap
 # (docs/build.md): the unit loads what a phase needs and lets it go after (unload_since, moment).
+import json
 import sys
 
 VERSION = "0.1.0"
@@ -49,6 +50,25 @@ def write_atomic(path, data):
     with open(tmp, "wb") as f:
         f.write(data)
     os.rename(tmp, path)
+
+
+def json_pieces(out, pre, v, depth):
+    # `pre` then v's compact JSON, as json.dumps writes it, appended to out as bytes pieces: a dict (str keys)
+    # or list goes item by item `depth` levels down, in the order json.dumps takes, so no piece holds all of
+    # it. A log line (maus.log.writer) and the host link's answers (maus.host.frame.send) are written so: a
+    # long-lived unit's fragmented heap may not have one block the size of the whole.
+    if depth and v and (isinstance(v, list) or isinstance(v, dict) and all(isinstance(k, str) for k in v)):
+        d = isinstance(v, dict)
+        pre += "{" if d else "["
+        for x in v:
+            if d:
+                json_pieces(out, pre + json.dumps(x) + ":", v[x], depth - 1)
+            else:
+                json_pieces(out, pre, x, depth - 1)
+            pre = ","
+        out.append(b"}" if d else b"]")
+    else:
+        out.append((pre + json.dumps(v, separators=(",", ":"))).encode())
 
 
 LOG_DIR = "logs"  # the unit's logs on its flash (maus.log.store)

@@ -2,7 +2,9 @@
 # (maus.unit.core HostWake, which answers a few requests in a game) and the host service (maus.host.service):
 #
 #   #MB<v><kind> <seq:4 hex> <len:4 hex> <crc32:8 hex> <payload: len bytes>\n
-from maus import LOG_DIR, free_bytes
+import binascii
+
+from maus import LOG_DIR, free_bytes, json_pieces
 from micropython import const
 
 HDR = const(25)  # "#MB1Q ssss llll cccccccc " before the payload
@@ -47,6 +49,36 @@ def puthex(b, i, v, n):
         k -= 1
         b[k] = _HEX[v & 15]
         v >>= 4
+
+
+def send(w, h, kind, seq, parts):
+    """One frame whose payload is `parts`, bytes pieces that hold no CR or DLE (JSON never does: nothing to
+    escape), written with w(bytes); h is the sender's header buffer ("#MB1? ssss llll cccccccc ")."""
+    n = 0
+    for p in parts:
+        n += len(p)
+    h[4] = kind
+    puthex(h, 6, seq, 4)
+    puthex(h, 11, n, 4)
+    crc = binascii.crc32(memoryview(h)[3:15])
+    for p in parts:
+        crc = binascii.crc32(p, crc)  # unsigned: a long int on a 32-bit port most of the time, split once
+    puthex(h, 16, crc >> 16, 4)
+    puthex(h, 20, crc & 0xFFFF, 4)
+    w(h)
+    for p in parts:
+        w(p)
+    w(b"\n")
+
+
+def reply(w, h, seq, obj):
+    """An answer (R frame) to request seq: obj as compact JSON ("ok" true unless obj says), in pieces
+    (maus.json_pieces): a status is ~500 bytes, more than a crowded heap may have in one block."""
+    if "ok" not in obj:
+        obj["ok"] = True
+    out = []  # type: list[bytes]
+    json_pieces(out, "", obj, 2)
+    send(w, h, 0x52, seq, out)
 
 
 # --- the answers both ends of the unit give: hello and status -------------------------------------------------

@@ -444,9 +444,9 @@ class HostService:
         d = _diff(self._txe, us())
         return d if 0 < d <= self._fifo * 10000000 // 9600 else 0
 
-    def reply(self, seq, obj, kind=0x52):  # "R"
-        obj.setdefault("ok", True)
-        self.send(kind, seq, json.dumps(obj).encode())
+    def reply(self, seq, obj):
+        """The answer to request seq (an R frame): obj's JSON, "ok" true unless obj says, in pieces (frame.reply)."""
+        frame.reply(self._put if self._us is not None else self.out.write, self.hdr, seq, obj)
 
     def _error(self, seq, code, msg):
         self.reply(seq, {"ok": False, "error": code, "msg": msg})

@@ -8,13 +8,12 @@
 import binascii
 import json
 
-from maus import moment
+from maus import json_pieces, moment
 from maus.ticks import ticks_diff
 from micropython import const
 
 VERSION = 2  # log format version, "v" in game_start (2: press late/locked, claim passed)
 CRC_KEY = b',"crc":"'
-_SEP = const((",", ":"))
 RESERVE = 24576  # free bytes wanted before a game starts when its game has no estimate (maus.log.start.WORST)
 HOLD = const(32)  # records a race window can hold (6 players' presses, gestures and prompts fit)
 POWER_LOSS = "power loss"
@@ -46,24 +45,6 @@ def pieces(seq, t, typ, fields):
         crc = binascii.crc32(p, crc)
     out.append(CRC_KEY + (b"%08x" % (crc & 0xFFFFFFFF)) + b'"}\n')
     return out
-
-
-def json_pieces(out, pre, v, depth):
-    # `pre` then v's compact JSON, as json.dumps writes it, appended to out as bytes pieces: a dict (str keys)
-    # or list goes item by item `depth` levels down, in the order json.dumps takes, so no piece holds all of
-    # it (also the desk's answers in a game: maus.unit.desk).
-    if depth and v and (isinstance(v, list) or isinstance(v, dict) and all(isinstance(k, str) for k in v)):
-        d = isinstance(v, dict)
-        pre += "{" if d else "["
-        for x in v:
-            if d:
-                json_pieces(out, pre + json.dumps(x) + ":", v[x], depth - 1)
-            else:
-                json_pieces(out, pre, x, depth - 1)
-            pre = ","
-        out.append(b"}" if d else b"]")
-    else:
-        out.append((pre + json.dumps(v, separators=_SEP)).encode())
 
 
 class GameLog:

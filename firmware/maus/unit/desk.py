@@ -9,7 +9,6 @@ import sys
 from micropython import const
 
 from maus.host import frame
-from maus.log import writer as gamelog
 from maus.ticks import ticks_diff
 
 _KEEP = const(80)  # payload bytes kept: every request the desk answers is shorter
@@ -197,12 +196,7 @@ class Desk:
                 self._busy(seq)
 
     def _reply(self, seq, r):
-        # an answer: compact JSON in pieces (status is ~500 bytes, more than a game's fragmented heap may have in one
-        # block)
-        r["ok"] = True
-        out = []  # type: list[bytes]
-        gamelog.json_pieces(out, "", r, 2)
-        self._send(0x52, seq, out)
+        frame.reply(self._w(), self._oh, seq, r)
 
     def _busy(self, seq):
         try:
@@ -211,35 +205,21 @@ class Desk:
             pass  # not even that: the host, which had no answer, asks again
 
     def _send(self, kind, seq, payload):
-        # One frame whose payload (bytes, or a list of bytes pieces) holds no CR or DLE (JSON never does):
-        # nothing to escape.
-        parts = payload if isinstance(payload, list) else (payload,)
-        n = 0
-        for p in parts:
-            n += len(p)
-        h = self._oh
-        h[4] = kind
-        frame.puthex(h, 6, seq, 4)
-        frame.puthex(h, 11, n, 4)
-        crc = binascii.crc32(memoryview(h)[3:15])
-        for p in parts:
-            crc = binascii.crc32(p, crc)
-        frame.puthex(h, 16, crc >> 16, 4)
-        frame.puthex(h, 20, crc & 0xFFFF, 4)
-        out = self.w.out if self.w.out is not None else sys.stdout.buffer
-        self._put(out, h)
-        for p in parts:
-            self._put(out, p)
-        self._put(out, b"\n")
+        frame.send(self._w(), self._oh, kind, seq, (payload,))
 
-    def _put(self, out, b):
+    def _w(self):
+        # the console's writer: paced (_put) where a transmit FIFO would hold the loop (the module's note)
+        return self._put if self._us is not None else self._out().write
+
+    def _out(self):
+        return self.w.out if self.w.out is not None else sys.stdout.buffer
+
+    def _put(self, b):
         # b written in slices that fit in the transmit FIFO now (the module's note): the frame still goes out whole
         # in this pass (nothing else the unit prints can come between its bytes), and the pin IRQs' handlers run in
         # the waits between slices.
         us = self._us
-        if us is None:
-            out.write(b)
-            return
+        out = self._out()
         cap = self._fifo - _SPARE
         n = len(b)
         i = 0
