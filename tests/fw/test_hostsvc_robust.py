@@ -262,7 +262,7 @@ def test_a_status_answer_needs_no_block_its_size():
                 if line.n > n and line.kept[line.n - 1] == 0x0A:
                     break
         finally:
-            holes = None
+            del holes  # the heap back
         frames = parse(bytes(line.kept[:line.n]))[0]
         assert len(frames[-1][2]) > 400, frames[-1]  # more than a hole holds (its bytearray, data and tuple: 288)
         rs = [json.loads(f[2]) for f in frames if f[0] == "R"]
