@@ -5,7 +5,12 @@
 import binascii
 
 from maus import LOG_DIR, free_bytes, json_pieces
+from maus.ticks import ticks_diff
 from micropython import const
+
+TYPE_CHECKING = const(0)  # a constant: the compiler drops the block below, the type checker reads it
+if TYPE_CHECKING:
+    from typing import Callable
 
 HDR = const(25)  # "#MB1Q ssss llll cccccccc " before the payload
 BOOT_BAUD = const(115200)  # the console's rate at power-on (ports/esp32: MICROPY_HW_UART_REPL_BAUD)
@@ -51,34 +56,111 @@ def puthex(b, i, v, n):
         v >>= 4
 
 
-def send(w, h, kind, seq, parts):
-    """One frame whose payload is `parts`, bytes pieces that hold no CR or DLE (JSON never does: nothing to
-    escape), written with w(bytes); h is the sender's header buffer ("#MB1? ssss llll cccccccc ")."""
-    n = 0
-    for p in parts:
-        n += len(p)
-    h[4] = kind
-    puthex(h, 6, seq, 4)
-    puthex(h, 11, n, 4)
-    crc = binascii.crc32(memoryview(h)[3:15])
-    for p in parts:
-        crc = binascii.crc32(p, crc)  # unsigned: a long int on a 32-bit port most of the time, split once
-    puthex(h, 16, crc >> 16, 4)
-    puthex(h, 20, crc & 0xFFFF, 4)
-    w(h)
-    for p in parts:
-        w(p)
-    w(b"\n")
+_SPARE = const(32)  # of the transmit FIFO: room for what else the unit prints (EV and SAY lines)
+_SLICE = const(32)  # bytes per write, once the FIFO is full
 
 
-def reply(w, h, seq, obj):
-    """An answer (R frame) to request seq: obj as compact JSON ("ok" true unless obj says), in pieces
-    (maus.json_pieces): a status is ~500 bytes, more than a crowded heap may have in one block."""
-    if "ok" not in obj:
-        obj["ok"] = True
-    out = []  # type: list[bytes]
-    json_pieces(out, "", obj, 2)
-    send(w, h, 0x52, seq, out)
+class Tx:
+    """The unit's side of the link writing frames: the host service, and in a game the desk (maus.unit.desk).
+
+    The ESP32 port's console write (ports/esp32/uart.c uart_stdout_tx_strn) stays in C, soft IRQs held off, until
+    all it was given is in the UART's 128-byte transmit FIFO (hw.tx_fifo): a ~500-byte status answer written at once
+    held a press's first edge off for ~35 ms, a 1 KB data frame ~90 ms. On such a console a frame goes out in slices
+    that fit, and the writer spins in bytecode (the pin handlers run at its branches) while the FIFO drains; a USB
+    console is written at once. `idle(t)` is called before each wait of t µs (the desk samples an armed piezo)."""
+
+    idle: "Callable[[int], object] | None" = None
+
+    def __init__(self, hw, out):
+        self.out = out
+        self.hdr = bytearray(b"#MB1R 0000 0000 00000000 ")
+        self.hw = hw
+        self.fifo = getattr(hw, "tx_fifo", 0) if hw is not None and console(hw) == "uart" else 0
+        self.us = getattr(hw, "ticks_us", None) if self.fifo else None  # None: no FIFO to pace
+        self.txe = self.us() if self.us is not None else 0  # ticks_us by which the FIFO has sent what was written
+        self.ch = 87  # µs a byte on the line (10 bits): 115,200 baud, the console's rate in a game (rate())
+
+    def rate(self, baud):
+        self.ch = (10000000 + baud - 1) // baud
+
+    def send(self, kind, seq, parts):
+        """One frame whose payload is `parts`, bytes pieces that hold no CR or DLE (JSON never does: nothing to
+        escape)."""
+        n = 0
+        for p in parts:
+            n += len(p)
+        h = self.head(kind, seq, n)
+        crc = binascii.crc32(memoryview(h)[3:15])
+        for p in parts:
+            crc = binascii.crc32(p, crc)
+        self.crc(crc)
+        self.put(h)
+        for p in parts:
+            self.put(p)
+        self.put(b"\n")
+
+    def head(self, kind, seq, n):
+        # the header of a frame of n payload bytes, its CRC to come (crc)
+        h = self.hdr
+        h[4] = kind
+        puthex(h, 6, seq, 4)
+        puthex(h, 11, n, 4)
+        return h
+
+    def crc(self, crc):
+        # unsigned: a long int on a 32-bit port most of the time, split once
+        puthex(self.hdr, 16, crc >> 16, 4)
+        puthex(self.hdr, 20, crc & 0xFFFF, 4)
+
+    def reply(self, seq, obj):
+        """An answer (R frame) to request seq: obj as compact JSON ("ok" true unless obj says), in pieces
+        (maus.json_pieces): a status is ~500 bytes, more than a crowded heap may have in one block."""
+        if "ok" not in obj:
+            obj["ok"] = True
+        out = []  # type: list[bytes]
+        json_pieces(out, "", obj, 2)
+        self.send(0x52, seq, out)
+
+    def put(self, b):
+        """b on the line; on a paced console in slices that fit in the FIFO now: the frame still goes out whole in
+        this call (nothing else the unit prints comes between its bytes), and the pin IRQs' handlers run in the
+        waits between slices."""
+        us = self.us
+        if us is None:
+            self.out.write(b)
+            return
+        ch = self.ch
+        cap = self.fifo - _SPARE
+        n = len(b)
+        i = 0
+        while i < n:
+            room = cap - (self._held() + ch - 1) // ch
+            want = n - i if n - i < _SLICE else _SLICE
+            if room < want:
+                self._wait((want - room) * ch)
+                room = cap - (self._held() + ch - 1) // ch
+            k = n - i if n - i < room else room
+            if k <= 0:
+                continue
+            self.out.write(b[i:i + k] if i or k < n else b)
+            self.txe = (us() + self._held() + k * ch) & 0x3FFFFFFF
+            i += k
+
+    def _wait(self, t):
+        # t µs spinning in bytecode, whose branches run the pin handlers within a few µs (time.sleep_us runs none in
+        # its last 155 µs: mp_hal_delay_us); a board's delay that short is a busy loop too. hw.spend: the sim's time.
+        us = self.us
+        t0 = us()
+        if self.idle is not None:
+            self.idle(t)
+        spend = self.hw.spend
+        while ticks_diff(us(), t0) < t:
+            spend(t)
+
+    def _held(self):
+        # µs the bytes written stay in the FIFO (0 once sent; an old mark, past the slowest rate's, too)
+        d = ticks_diff(self.txe, self.us())
+        return d if 0 < d <= self.fifo * 10000000 // 9600 else 0
 
 
 # --- the answers both ends of the unit give: hello and status -------------------------------------------------

@@ -51,8 +51,6 @@ _CR = const(0x0D)
 _NL = const(0x0A)
 _BAUD_LOST_MS = const(1000)  # at a switched rate: bytes this long that make no valid frame (the host talks at another rate)
 _BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'
-_SPARE = const(32)  # as maus.unit.desk: of the transmit FIFO, room for what else the unit prints
-_SLICE = const(32)  # bytes per write, once the FIFO is full
 
 
 # Requests served by maus.host.ops (settings, the clock, the card writer's steps, enrolment): they come
@@ -91,7 +89,6 @@ class HostService:
         self._one = bytearray(1)
         self.buf = bytearray(_CHUNK)
         self._bufv = memoryview(self.buf)
-        self.hdr = bytearray(b"#MB1Q 0000 0000 00000000 ")
         self.job = None  # generator of the request in progress
         self.seq = 0
         self.events_until = 0  # ticks_ms until which log records go out as E frames
@@ -105,14 +102,7 @@ class HostService:
         self.baud = BOOT_BAUD  # the console's rate (op baud, maus.host.ops)
         self.baud_at = -1  # ticks_ms of a switch no valid frame has confirmed yet; -1: none
         self._noise_at = -1  # ticks_ms of the first byte since the last valid frame, at a switched rate
-        # A console write waits in C, soft IRQs held off, until what it was given fits in the UART's transmit FIFO
-        # (hw.tx_fifo; ports/esp32/uart.c uart_stdout_tx_strn): a 1 KB data frame held a press's first edge off for
-        # up to ~90 ms, an 8 KB one ~0.7 s. Frames go out in slices that fit, with waits (handlers run) while it
-        # drains (_put, as the desk's).
-        hw = ctx.hw
-        self._fifo = getattr(hw, "tx_fifo", 0) if hw is not None and frame.console(hw) == "uart" else 0
-        self._us = getattr(hw, "ticks_us", None) if self._fifo else None  # None: no FIFO to pace
-        self._txe = self._us() if self._us is not None else 0  # ticks_us by which the FIFO has sent what was written
+        self.tx = frame.Tx(ctx.hw, self.out)  # frames out, paced where a UART's transmit FIFO would hold the loop
 
     # --- the main loop's hook -----------------------------------------------------------------------
     def serve(self, now=None):
@@ -129,7 +119,7 @@ class HostService:
         if self.baud != BOOT_BAUD:
             self._baud_check()
         if self.job is not None:
-            if self._fifo and self._players():
+            if self.tx.fifo and self._players():
                 return 1  # a player's input is being taken: the stream waits (a frame holds the loop ~90 ms)
             try:
                 if next(self.job, None) is None:
@@ -166,6 +156,7 @@ class HostService:
         """The console UART to `rate`, once what was written has gone out (maus.hw.console, loaded for it). The
         state first: a switch that raised still falls back."""
         self.baud = rate
+        self.tx.rate(rate)
         self.baud_at = self._noise_at = -1
         hw = self.ctx.hw
         if hw is not None:
@@ -390,17 +381,13 @@ class HostService:
         mv = memoryview(data)[:n]
         extra = _specials(data, n)
         plen = len(prefix) if prefix else 0
-        h = self.hdr
-        h[4] = kind
-        _puthex(h, 6, seq, 4)
-        _puthex(h, 11, n + extra + plen, 4)
+        tx = self.tx
+        h = tx.head(kind, seq, n + extra + plen)
         crc = binascii.crc32(memoryview(h)[3:15])
         if prefix:
             crc = binascii.crc32(prefix, crc)
-        crc = binascii.crc32(mv, crc)  # unsigned: a long int on a 32-bit port half the time, split once
-        _puthex(h, 16, crc >> 16, 4)
-        _puthex(h, 20, crc & 0xFFFF, 4)
-        w = self._put if self._us is not None else self.out.write
+        tx.crc(binascii.crc32(mv, crc))
+        w = tx.put
         w(h)
         if prefix:
             w(prefix)
@@ -410,43 +397,9 @@ class HostService:
             w(mv)
         w(b"\n")
 
-    def _put(self, b):
-        # b written in slices that fit in the transmit FIFO now (the note in __init__); the frame still goes out
-        # whole in this call, and the pin IRQs' handlers run in the waits between slices.
-        us = self._us
-        ch = (10000000 + self.baud - 1) // self.baud  # µs a byte at the console's rate (10 bits)
-        cap = self._fifo - _SPARE
-        n = len(b)
-        i = 0
-        while i < n:
-            room = cap - (self._held(us) + ch - 1) // ch
-            want = n - i if n - i < _SLICE else _SLICE
-            if room < want:
-                self._wait((want - room) * ch)
-                room = cap - (self._held(us) + ch - 1) // ch
-            k = n - i if n - i < room else room
-            if k <= 0:
-                continue
-            self.out.write(b[i:i + k] if i or k < n else b)
-            self._txe = (us() + self._held(us) + k * ch) & 0x3FFFFFFF
-            i += k
-
-    def _wait(self, t):
-        # as maus.unit.desk's: t µs spinning in bytecode (pin handlers run at its branches), not a sleep
-        us = self._us
-        spend = self.ctx.hw.spend
-        t0 = us()
-        while _diff(us(), t0) < t:
-            spend(t)
-
-    def _held(self, us):
-        # µs the bytes written stay in the FIFO (0 once sent; an old mark, past ticks_diff's range, too)
-        d = _diff(self._txe, us())
-        return d if 0 < d <= self._fifo * 10000000 // 9600 else 0
-
     def reply(self, seq, obj):
         """The answer to request seq (an R frame): obj's JSON, "ok" true unless obj says, in pieces (frame.reply)."""
-        frame.reply(self._put if self._us is not None else self.out.write, self.hdr, seq, obj)
+        self.tx.reply(seq, obj)
 
     def _error(self, seq, code, msg):
         self.reply(seq, {"ok": False, "error": code, "msg": msg})
@@ -558,14 +511,14 @@ class HostService:
         # The file's bytes [off, size) as D frames, then R with the sha256 of [0, size) (the size when the
         # read began: a log still being written grows, the host pulls the rest next time).
         buf = self.buf
-        if self.ctx.mode != "play" and not self._fifo:
+        if self.ctx.mode != "play" and not self.tx.fifo:
             try:
                 buf = bytearray(_BIG_CHUNK)  # freed with the stream; a fragmented heap gets the small one
             except MemoryError:
                 pass
         mv = memoryview(buf)
         chunk = len(buf)
-        per_poll = self.frames_per_poll if chunk == _CHUNK and not self._fifo else 1  # a UART: ~90 ms a pass
+        per_poll = self.frames_per_poll if chunk == _CHUNK and not self.tx.fifo else 1  # a UART: ~90 ms a pass
         h = hashlib.sha256()
         pre = bytearray(b"00000000")
         with open(path, "rb") as f:

@@ -19,14 +19,6 @@ _DEAD_MS = const(1000)
 _AGAIN_MS = const(250)  # a status answer that found no memory is tried again on the next passes this long, then "busy"
 _BUSY = b'{"ok": false, "error": "nomem", "msg": "no memory to answer this now: ask again"}'  # maus.host.service's
 _IN_GAME = b'{"ok": false, "error": "game", "msg": "a game is in progress: ask again when it has ended"}'
-# The ESP32 port's console write (ports/esp32/uart.c uart_stdout_tx_strn) stays in C until all it was given is in the
-# UART's 128-byte transmit FIFO (hw.tx_fifo): a ~500-byte status answer written at once held the buttons' soft IRQs
-# off for ~35 ms (a press then got its first edge that late). The desk writes a frame in slices that fit and spins
-# (bytecode: handlers run) while the FIFO drains, so no write waits. In a game the console runs at the boot
-# rate, 115,200 baud. maus.host.service paces its frames the same way.
-_CHAR_US = const(87)  # a byte at 115,200 baud (10 bits), rounded up
-_SPARE = const(32)  # of the FIFO: room for what else the unit printed (EV and SAY lines)
-_SLICE = const(32)  # bytes per write, once the FIFO is full
 
 
 class Desk:
@@ -39,11 +31,9 @@ class Desk:
         self._dn = 0  # bytes of it come so far (those past the kept ones are only counted)
         self._dw = 0  # its payload length
         self._dat = 0  # ticks_ms of its first byte
-        self._oh = bytearray(b"#MB1R 0000 0000 00000000 ")  # the answer's header
-        hw = w.ctx.hw
-        self._fifo = getattr(hw, "tx_fifo", 0) if hw is not None and frame.console(hw) == "uart" else 0
-        self._us = getattr(hw, "ticks_us", None) if self._fifo else None  # None: no FIFO to pace
-        self._txe = self._us() if self._us is not None else 0  # by when the FIFO has sent what the desk wrote (_put)
+        # the answers, paced as the service's (in a game the console runs at the boot rate, 115,200 baud)
+        self.tx = frame.Tx(w.ctx.hw, w.out if w.out is not None else sys.stdout.buffer)
+        self.tx.idle = self._sample
 
     def event(self, parts):
         """A log record for a subscribed monitor (HostWake.event), as an E frame; False if none is subscribed."""
@@ -54,13 +44,15 @@ class Desk:
             w.events_until = 0  # the lease ran out: the host went away
             return False
         try:
-            line = b"".join(parts)
-            n = len(line)
-            if n and line[n - 1] == 0x0A:
-                n -= 1
-            if line.find(b"\r", 0, n) >= 0 or line.find(b"\x10", 0, n) >= 0:
-                return False  # never in a JSON line; the service would escape it
-            self._send(0x45, 0, memoryview(line)[:n])  # "E"
+            for p in parts:
+                if p.find(b"\r") >= 0 or p.find(b"\x10") >= 0:
+                    return False  # never in a JSON line; the service would escape it
+            k = len(parts) - 1
+            last = parts[k]
+            if last and last[len(last) - 1] == 0x0A:  # the record's newline: the frame has its own
+                parts = list(parts)
+                parts[k] = last[:len(last) - 1]
+            self.tx.send(0x45, 0, parts)  # "E"
         except MemoryError:
             return False  # the unit prints its EV line instead
         return True
@@ -170,7 +162,7 @@ class Desk:
                         w.events_until = ((c.hw.ticks_ms() + s * 1000) & 0x3FFFFFFF or 1) if s else 0
                         r = {}
             if r is None:
-                self._send(0x52, seq, _IN_GAME)
+                self.tx.send(0x52, seq, (_IN_GAME,))
                 return
             self._reply(seq, r)
         except MemoryError:  # no room to answer at the game's peak: "busy", the host asks again (as the service)
@@ -196,67 +188,24 @@ class Desk:
                 self._busy(seq)
 
     def _reply(self, seq, r):
-        frame.reply(self._w(), self._oh, seq, r)
+        self.tx.reply(seq, r)
 
     def _busy(self, seq):
         try:
-            self._send(0x52, seq, _BUSY)
+            self.tx.send(0x52, seq, (_BUSY,))
         except MemoryError:
             pass  # not even that: the host, which had no answer, asks again
 
-    def _send(self, kind, seq, payload):
-        frame.send(self._w(), self._oh, kind, seq, (payload,))
-
-    def _w(self):
-        # the console's writer: paced (_put) where a transmit FIFO would hold the loop (the module's note)
-        return self._put if self._us is not None else self._out().write
-
-    def _out(self):
-        return self.w.out if self.w.out is not None else sys.stdout.buffer
-
-    def _put(self, b):
-        # b written in slices that fit in the transmit FIFO now (the module's note): the frame still goes out whole
-        # in this pass (nothing else the unit prints can come between its bytes), and the pin IRQs' handlers run in
-        # the waits between slices.
-        us = self._us
-        out = self._out()
-        cap = self._fifo - _SPARE
-        n = len(b)
-        i = 0
-        while i < n:
-            room = cap - (self._held(us) + _CHAR_US - 1) // _CHAR_US
-            want = n - i if n - i < _SLICE else _SLICE
-            if room < want:
-                self._wait((want - room) * _CHAR_US)
-                room = cap - (self._held(us) + _CHAR_US - 1) // _CHAR_US
-            k = n - i if n - i < room else room
-            if k <= 0:
-                continue
-            out.write(b[i:i + k] if i or k < n else b)
-            self._txe = (us() + self._held(us) + k * _CHAR_US) & 0x3FFFFFFF
-            i += k
-
-    def _wait(self, t):
-        # t µs spinning in bytecode, whose branches run the pin handlers within a few µs (time.sleep_us runs none in
-        # its last 155 µs: mp_hal_delay_us); a board's delay that short is a busy loop too. hw.spend: the sim's time.
-        # An armed piezo (Mucks Mäuschen Still) is sampled meanwhile: the armed loop (Unit._watch) does not run
-        # until the frame has gone out (a status answer: ~45 ms at 115,200 baud), and a knock's ring stays over the
-        # threshold for only ~25 ms (0.3 of full scale): one that came while an answer went out was no alarm (issue
-        # 27, the season's game 232). An alarm raised here waits in the detector (pending) for the loop's next pass.
-        us = self._us
+    def _sample(self, t):
+        # Before the answer's writer waits t µs for the FIFO: an armed piezo (Mucks Mäuschen Still) is sampled
+        # meanwhile. The armed loop (Unit._watch) does not run until the frame has gone out (a status answer: ~45 ms
+        # at 115,200 baud), and a knock's ring stays over the threshold for only ~25 ms (0.3 of full scale): one that
+        # came while an answer went out was no alarm (issue 27, the season's game 232). An alarm raised here waits in
+        # the detector (pending) for the loop's next pass.
         c = self.w.ctx
         d = c.detector
-        t0 = us()
         if d is not None and d.armed:
-            d.watch(c._piezo_read, us, c._stop_watch, t)
-        spend = c.hw.spend
-        while ticks_diff(us(), t0) < t:
-            spend(t)
-
-    def _held(self, us):
-        # µs the bytes the desk wrote stay in the FIFO (0 once sent; an old mark, past ticks_diff's range, too)
-        d = ticks_diff(self._txe, us())
-        return d if 0 < d <= self._fifo * _CHAR_US else 0
+            d.watch(c._piezo_read, self.tx.us, c._stop_watch, t)
 
 
 def _op(d, i, end):
