@@ -55,7 +55,7 @@ def write_atomic(path, data):
 def json_pieces(out, pre, v, depth):
     # `pre` then v's compact JSON, as json.dumps writes it, appended to out as bytes pieces: a dict (str keys)
     # or list goes item by item `depth` levels down, in the order json.dumps takes, so no piece holds all of
-    # it. A log line (maus.log.writer) and the host link's answers (maus.host.frame.send) are written so: a
+    # it. A log line (maus.log.writer) and the host link's answers (maus.host.frame.Tx.reply) are written so: a
     # long-lived unit's fragmented heap may not have one block the size of the whole.
     if depth and v and (isinstance(v, list) or isinstance(v, dict) and all(isinstance(k, str) for k in v)):
         d = isinstance(v, dict)

@@ -398,7 +398,7 @@ class HostService:
         w(b"\n")
 
     def reply(self, seq, obj):
-        """The answer to request seq (an R frame): obj's JSON, "ok" true unless obj says, in pieces (frame.reply)."""
+        """The answer to request seq (an R frame): obj's JSON, "ok" true unless obj says, in pieces (frame.Tx.reply)."""
         self.tx.reply(seq, obj)
 
     def _error(self, seq, code, msg):

@@ -208,7 +208,7 @@ class Unit:
         # While armed nothing else runs: sample the piezo as fast as the loop allows, in slices so
         # button events and timers are still served.
         d = self.detector
-        # (pending: an alarm raised while the host's desk sampled the piezo, maus.unit.desk Desk._wait)
+        # (pending: an alarm raised while the host's desk sampled the piezo, maus.unit.desk Desk._sample)
         if d.pending or d.watch(self._piezo_read, self.hw.ticks_us, self._stop_watch, _WATCH_SLICE_US) == 1:  # ALARM
             self._alarm()
 
