@@ -59,10 +59,9 @@ def _checker_crc():
 
     import maus
 
-    here = maus.__file__.rsplit("/", 1)[0] if "/" in maus.__file__ else "."
     for ext in (".py", ".mpy"):  # the order in which MicroPython looks for a module
         try:
-            f = open(here + "/hw/board" + ext, "rb")
+            f = open(maus.path("hw/board" + ext), "rb")
         except OSError:
             continue
         with f:
