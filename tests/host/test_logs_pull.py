@@ -177,10 +177,10 @@ def test_a_digest_that_never_matches_is_not_accepted(tmp_path):
     link, ser = loopback.link(unit)
     real = ser.svc.reply
 
-    def reply(seq, obj, kind=0x52):  # a broken unit: its digests are wrong
+    def reply(seq, obj):  # a broken unit: its digests are wrong
         if "sha256" in obj:
             obj["sha256"] = "0" * 64
-        return real(seq, obj, kind)
+        return real(seq, obj)
 
     ser.svc.reply = reply
     res = Puller(link, tmp_path / "dest", tmp_path / "staging").pull_all()
