@@ -71,13 +71,6 @@ def json_pieces(out, pre, v, depth):
         out.append((pre + json.dumps(v, separators=(",", ":"))).encode())
 
 
-def path(rel):
-    """`rel` inside the maus package, where this unit has it: maus/<rel> on a board's flash (the data files: texts,
-    catalogs, the board file), firmware/maus/<rel> in a checkout."""
-    f = __file__.replace("\\", "/")
-    return (f.rsplit("/", 1)[0] if "/" in f else "maus") + "/" + rel
-
-
 LOG_DIR = "logs"  # the unit's logs on its flash (maus.log.store)
 
 

@@ -5,10 +5,8 @@
 # JSON objects for the tools and the tests, which may read a whole table (keys(), items()).
 import json
 
-import maus
-
 LANGS = ("de", "en")
-_HERE = maus.path("")[:-1]
+_HERE = __file__.replace("\\", "/").rsplit("/", 1)[0] if "/" in __file__.replace("\\", "/") else "maus"
 
 
 class Texts:

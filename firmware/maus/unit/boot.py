@@ -59,9 +59,10 @@ def _checker_crc():
 
     import maus
 
+    here = maus.__file__.rsplit("/", 1)[0] if "/" in maus.__file__ else "."
     for ext in (".py", ".mpy"):  # the order in which MicroPython looks for a module
         try:
-            f = open(maus.path("hw/board" + ext), "rb")
+            f = open(here + "/hw/board" + ext, "rb")
         except OSError:
             continue
         with f:

@@ -5,7 +5,6 @@
 # it was let go.
 import json
 
-import maus
 from maus.unit.shared import CALIB_FILE, GAMES
 
 
@@ -49,7 +48,8 @@ def _pid(pl):
 def catalog(mod, short):
     """The game's catalog from maus/catalogs/<short>.json, compacted by the game module if it can; from
     <short>.cat, its compiled form, while that was compiled from this very .json (docs/catalogs.md)."""
-    path = maus.path("catalogs/%s.json" % short)
+    here = __file__.rsplit("/", 2)[0] if __file__.count("/") > 1 else "maus"
+    path = "%s/catalogs/%s.json" % (here, short)
     cat = compiled(mod, path)
     if cat is not None:
         return cat

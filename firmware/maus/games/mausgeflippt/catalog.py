@@ -155,9 +155,8 @@ def outfit(cat, mouse):
 
 def default_path():
     """Where catalogs/mg.json sits in the package (flash: /maus/catalogs/mg.json)."""
-    import maus
-
-    return maus.path("catalogs/mg.json")
+    here = __file__.replace("\\", "/")
+    return here[: here.rfind("/games/")] + "/catalogs/mg.json"
 
 
 def read_file(path=None):

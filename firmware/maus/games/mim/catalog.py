@@ -122,9 +122,8 @@ def build(data):
 
 def default_path():
     """Where catalogs/mim.json sits in the package (flash: /maus/catalogs/mim.json)."""
-    import maus
-
-    return maus.path("catalogs/mim.json")
+    here = __file__.replace("\\", "/")
+    return here[: here.rfind("/games/")] + "/catalogs/mim.json"
 
 
 def load_file(path=None):
