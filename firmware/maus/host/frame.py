@@ -78,10 +78,7 @@ class Tx:
         self.fifo = getattr(hw, "tx_fifo", 0) if hw is not None and console(hw) == "uart" else 0
         self.us = getattr(hw, "ticks_us", None) if self.fifo else None  # None: no FIFO to pace
         self.txe = self.us() if self.us is not None else 0  # ticks_us by which the FIFO has sent what was written
-        self.ch = 87  # µs a byte on the line (10 bits): 115,200 baud, the console's rate in a game (rate())
-
-    def rate(self, baud):
-        self.ch = (10000000 + baud - 1) // baud
+        self.ch = 87  # µs a byte on the line (10 bits): 115,200 baud, the console's rate in a game
 
     def send(self, kind, seq, parts):
         """One frame whose payload is `parts`, bytes pieces that hold no CR or DLE (JSON never does: nothing to
@@ -89,28 +86,20 @@ class Tx:
         n = 0
         for p in parts:
             n += len(p)
-        h = self.head(kind, seq, n)
-        crc = binascii.crc32(memoryview(h)[3:15])
-        for p in parts:
-            crc = binascii.crc32(p, crc)
-        self.crc(crc)
-        self.put(h)
-        for p in parts:
-            self.put(p)
-        self.put(b"\n")
-
-    def head(self, kind, seq, n):
-        # the header of a frame of n payload bytes, its CRC to come (crc)
         h = self.hdr
         h[4] = kind
         puthex(h, 6, seq, 4)
         puthex(h, 11, n, 4)
-        return h
-
-    def crc(self, crc):
-        # unsigned: a long int on a 32-bit port most of the time, split once
-        puthex(self.hdr, 16, crc >> 16, 4)
-        puthex(self.hdr, 20, crc & 0xFFFF, 4)
+        crc = binascii.crc32(memoryview(h)[3:15])
+        for p in parts:
+            crc = binascii.crc32(p, crc)  # unsigned: a long int on a 32-bit port most of the time, split once
+        puthex(h, 16, crc >> 16, 4)
+        puthex(h, 20, crc & 0xFFFF, 4)
+        put = self.put
+        put(h)
+        for p in parts:
+            put(p)
+        put(b"\n")
 
     def reply(self, seq, obj):
         """An answer (R frame) to request seq: obj as compact JSON ("ok" true unless obj says), in pieces

@@ -156,7 +156,7 @@ class HostService:
         """The console UART to `rate`, once what was written has gone out (maus.hw.console, loaded for it). The
         state first: a switch that raised still falls back."""
         self.baud = rate
-        self.tx.rate(rate)
+        self.tx.ch = (10000000 + rate - 1) // rate  # µs a byte (10 bits)
         self.baud_at = self._noise_at = -1
         hw = self.ctx.hw
         if hw is not None:
@@ -382,11 +382,16 @@ class HostService:
         extra = _specials(data, n)
         plen = len(prefix) if prefix else 0
         tx = self.tx
-        h = tx.head(kind, seq, n + extra + plen)
+        h = tx.hdr
+        h[4] = kind
+        _puthex(h, 6, seq, 4)
+        _puthex(h, 11, n + extra + plen, 4)
         crc = binascii.crc32(memoryview(h)[3:15])
         if prefix:
             crc = binascii.crc32(prefix, crc)
-        tx.crc(binascii.crc32(mv, crc))
+        crc = binascii.crc32(mv, crc)  # unsigned: a long int on a 32-bit port half the time, split once
+        _puthex(h, 16, crc >> 16, 4)
+        _puthex(h, 20, crc & 0xFFFF, 4)
         w = tx.put
         w(h)
         if prefix:
