@@ -164,7 +164,7 @@ class Desk:
             if r is None:
                 self.tx.send(0x52, seq, (_IN_GAME,))
                 return
-            self._reply(seq, r)
+            self.tx.reply(seq, r)
         except MemoryError:  # no room to answer at the game's peak: "busy", the host asks again (as the service)
             self._busy(seq)
         except Exception:  # noqa: BLE001 - a bad request: the host asks again
@@ -177,7 +177,7 @@ class Desk:
         w = self.w
         c = w.ctx
         try:
-            self._reply(seq, frame.status(c, True, w.requests, w.bad_frames, c.hw.ticks_ms()))
+            self.tx.reply(seq, frame.status(c, True, w.requests, w.bad_frames, c.hw.ticks_ms()))
         except MemoryError:
             now = c.hw.ticks_ms()
             if not again:
@@ -186,9 +186,6 @@ class Desk:
                 self._again = seq
             else:
                 self._busy(seq)
-
-    def _reply(self, seq, r):
-        self.tx.reply(seq, r)
 
     def _busy(self, seq):
         try:
