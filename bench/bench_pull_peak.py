@@ -55,8 +55,9 @@ def main() -> int:
     slow = sum(1 for r in results if r[2] == "slow")
     busy = sum(1 for r in results if r[2] == "busy")
     bad = [r for r in results if r[2] not in ("ok", "slow", "busy")]
-    for scen, k, what in bad:
+    for scen, k, what in bad:  # named among the figures too: make bench shows a bench's stderr only when it fails
         print(f"pull at peak: {scen} offset {k * STEP_MS} ms: {what}", file=sys.stderr)
+        print(f"season.pull_at_peak_failed.{scen}.offset_{k * STEP_MS}_ms: 1 flag ({what})")
     count = {w: sum(1 for r in bad if r[2] == w) for w in ("memory", "unanswered")}
     print(f"season.pull_at_peak_runs: {len(results)} count")
     print(f"season.pull_at_peak_memory_errors: {count['memory']} count")
