@@ -80,10 +80,11 @@ class Tx:
         self.txe = self.us() if self.us is not None else 0  # ticks_us by which the FIFO has sent what was written
         self.ch = 87  # µs a byte on the line (10 bits): 115,200 baud, the console's rate in a game
 
-    def send(self, kind, seq, parts):
-        """One frame whose payload is `parts`, bytes pieces that hold no CR or DLE (JSON never does: nothing to
-        escape)."""
-        n = 0
+    def send(self, kind, seq, parts, extra=0, write=None):
+        """One frame whose payload is `parts`, bytes pieces; the CRC covers them as they are. Pieces that hold no CR
+        or DLE (JSON never does) go out as they are; else write(piece) escapes them, adding `extra` bytes
+        (maus.host.service)."""
+        n = extra
         for p in parts:
             n += len(p)
         h = self.hdr
@@ -97,8 +98,9 @@ class Tx:
         puthex(h, 20, crc & 0xFFFF, 4)
         put = self.put
         put(h)
+        w = write or put
         for p in parts:
-            put(p)
+            w(p)
         put(b"\n")
 
     def reply(self, seq, obj):

@@ -380,27 +380,11 @@ class HostService:
             n = len(data)
         mv = memoryview(data)[:n]
         extra = _specials(data, n)
-        plen = len(prefix) if prefix else 0
-        tx = self.tx
-        h = tx.hdr
-        h[4] = kind
-        _puthex(h, 6, seq, 4)
-        _puthex(h, 11, n + extra + plen, 4)
-        crc = binascii.crc32(memoryview(h)[3:15])
-        if prefix:
-            crc = binascii.crc32(prefix, crc)
-        crc = binascii.crc32(mv, crc)  # unsigned: a long int on a 32-bit port half the time, split once
-        _puthex(h, 16, crc >> 16, 4)
-        _puthex(h, 20, crc & 0xFFFF, 4)
-        w = tx.put
-        w(h)
-        if prefix:
-            w(prefix)
-        if extra:
-            _write_escaped(w, data, n)
-        else:
-            w(mv)
-        w(b"\n")
+        # (a prefix holds no CR or DLE: escaped, it is the same bytes)
+        self.tx.send(kind, seq, (prefix, mv) if prefix else (mv,), extra, self._escaped if extra else None)
+
+    def _escaped(self, b):
+        _write_escaped(self.tx.put, b, len(b))
 
     def reply(self, seq, obj):
         """The answer to request seq (an R frame): obj's JSON, "ok" true unless obj says, in pieces (frame.Tx.reply)."""
