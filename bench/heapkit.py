@@ -12,7 +12,6 @@ MicroPython build (the ESP32's object sizes), with a scenario file as the player
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
@@ -84,7 +83,7 @@ def prepare(scenario: Path, root: Path, hostsvc: Path | None = None) -> Path:
     for f in ("settings.json", "settings.bak", "status.json", ".rtcmem", "calib.json"):
         (root / f).unlink(missing_ok=True)
     norm = root / ".sim" / "scenario.jsonl"
-    norm.write_text("".join(json.dumps(a) + "\n" for a in actions))
+    norm.write_text(simrun.scenario_text(actions))
     for name in ("heapwatch", "afterheap"):
         err = compile_file(ROOT / "bench" / "mpy" / f"{name}.py", root / ".sim" / f"{name}.mpy",
                            march=sim_march())

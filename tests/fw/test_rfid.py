@@ -270,3 +270,32 @@ def test_a_simulated_card_holds_what_the_card_writer_writes():
         for model in (213, 216):
             tag = make_tag(ident, model)
             assert bytes(tag.mem[16:16 + len(data)]) == data, (ident, model)
+
+
+def test_a_card_whose_text_the_host_worked_out_loads_nothing():
+    # A scenario's tap carries "card", the text its card holds (mausbox.sim.run.scenario_text): making that card
+    # in a game must not touch the firmware's card rules, whose module load the board never makes (a pull at a
+    # game's crowded moment ran out of memory in the simulator's own import of it: bench/bench_pull_peak.py).
+    import sys
+
+    from maus.drivers import ndef_write
+    from maus.sim.rf_field import card_text, make_tag
+
+    class NoRules:
+        def __getattr__(self, name):
+            raise AssertionError("the card's rules used: " + name)
+
+    for ident in ("mg/mouse/7", "MG/Cheese/3", "game/mg", "Maus 7"):
+        text = card_text(ident)
+        assert text == (cardfile.to_text(ident) if cards.normalise(ident) else ident), (ident, text)
+        data = ndef_write.tlv(ndef_write.text_record(text))
+        was = sys.modules.get("maus.cards.ident")
+        sys.modules["maus.cards.ident"] = NoRules()
+        try:
+            tag = make_tag(ident, 213, text)
+        finally:
+            if was is None:
+                del sys.modules["maus.cards.ident"]
+            else:
+                sys.modules["maus.cards.ident"] = was
+        assert bytes(tag.mem[16:16 + len(data)]) == data, ident

@@ -98,6 +98,15 @@ def _write_scenario(repo, name, host=None):
                     acts.append(json.loads(line))
     if host is not None:
         acts.extend(host(max(a["at_ms"] for a in acts)))
+    import maus
+
+    mark = maus.loaded()
+    from maus.sim.rf_field import card_text
+
+    for a in acts:  # what each card holds, worked out here before the game (mausbox.sim.run.parse_scenario)
+        if "tap" in a:
+            a["card"] = card_text(a["tap"])
+    maus.unload_since(mark)
     acts.sort(key=lambda a: a["at_ms"])
     with open("scenario.jsonl", "w") as f:
         for a in acts:
@@ -215,14 +224,15 @@ class sweeping:
             self.hw.world.at(t, self._tick, t)
 
 
-def pull_run(name, game, offset_ms, host=None):
+def pull_run(name, game, offset_ms, host=None, ballast=0):
     """One game of scenario `name` with pulling(game, offset_ms) (or `host`) on the line; -> "ok", "busy" (a request was
     answered "nomem": no room for its answer just then; the host asks again), "slow" (every request
     answered, one or more after the line's quick wait of 3 s: a race window holds the host's requests until it
     closes, and the host waits up to 10 s: mausbox.link.bounds.IDLE), or what went wrong ("memory": a
-    MemoryError out of the firmware, "unanswered", "scores", "end")."""
+    MemoryError out of the firmware, "unanswered", "scores", "end"). ballast: bytes held as _run holds them (the
+    margin the run has: bench/bench_pull_peak.py)."""
     try:
-        unit, ends = _run(name, logs=1, host=host or pulling(game, offset_ms))
+        unit, ends = _run(name, logs=1, ballast=ballast, host=host or pulling(game, offset_ms))
     except MemoryError:
         return "memory"
     if unit is None or unit.mode != "end" or len(ends) != 1:

@@ -269,7 +269,9 @@ def season(exe: str, work: Path, tree: Path, heap: int, blocks: int, ballast: in
 
 
 def _once(exe, work, tree, heap, blocks, ballast, actions, mode, timeout, host, console, marks, t0) -> int:
-    (work / "season.jsonl").write_text("".join(json.dumps(a) + "\n" for a in actions))
+    from mausbox.sim.run import scenario_text
+
+    (work / "season.jsonl").write_text(scenario_text(actions))
     for n in ("to.host", "from.host"):
         (work / n).unlink(missing_ok=True)
         os.mkfifo(work / n)

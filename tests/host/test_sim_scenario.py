@@ -142,3 +142,14 @@ def test_the_serial_units_start_up_says_what_it_waits_for(tmp_path):
     assert re.match(r"sim: firmware ready \(\d+ s\); starting MicroPython", said[1]), said
     assert "once it has booted" in said[2] and said[3].startswith("virtual unit on"), said
     assert all(len(ln) <= 80 for ln in said[1:3]), said
+
+
+def test_a_tap_carries_the_text_its_card_holds():
+    # Worked out on the host (the card writer's rule, maus.sim.rf_field.card_text), so the unit loads nothing to
+    # make the card in the middle of a game (tests/fw/test_rfid.py, bench/bench_pull_peak.py).
+    acts = simrun.parse_scenario('{"at_ms": 5, "tap": "MG/Mouse/7"}\n{"at_ms": 6, "tap": "mg/hat/1"}\n'
+                                 '{"at_ms": 7, "remove": "mg/mouse/07"}\n{"at_ms": 8, "press": 1}\n')
+    lines = [json.loads(x) for x in simrun.scenario_text(acts).splitlines()]
+    assert lines[0] == {"at_ms": 5, "tap": "MG/Mouse/7", "card": "mausbox:mg/mouse/07"}
+    assert lines[1] == {"at_ms": 6, "tap": "mg/hat/1", "card": "mg/hat/1"}  # no identity: the text as it is
+    assert lines[2:] == acts[2:]

@@ -487,10 +487,12 @@ class Hardware(_esp32.Hardware):
         self._player_pin(p)
         self.wiring.buttons[self._wires[p - 1]].set_level(1)
 
-    def tap(self, ident):
+    def tap(self, ident, text=None):
+        # text: what the card holds (maus.sim.rf_field.card_text), if the host has worked it out (a scenario's
+        # "card" field): then a tap loads no firmware module in the middle of a game
         if ident in self._tags or self.reader is None:
             return  # (no reader: a card on the pad is heard by nobody)
-        tag = self.reader.make_tag(ident)
+        tag = self.reader.make_tag(ident, 213, text)
         self._tags[ident] = tag
         self.reader.put(tag)
 
@@ -540,7 +542,7 @@ class Hardware(_esp32.Hardware):
             w.at(end, self.release, p)
             self._free[p] = end + 50000
         elif "tap" in act:
-            self.tap(act["tap"])
+            self.tap(act["tap"], act.get("card"))
         elif "remove" in act:
             self.remove(act["remove"])
         elif "knock" in act:

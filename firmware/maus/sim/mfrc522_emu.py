@@ -205,8 +205,8 @@ class MFRC522Emu(RFUnit):
     put = add_tag  # put a tag on the pad
     take = remove_tag  # take it off
 
-    def make_tag(self, ident, model=213):
-        return make_tag(ident, model)
+    def make_tag(self, ident, model=213, text=None):
+        return make_tag(ident, model, text)
 
     def inject(self, kind, n=1):
         self.field.inject(kind, n)

@@ -291,21 +291,33 @@ def _odd_parity(b):
     return (b & 1) ^ 1
 
 
-def make_tag(ident, model=213):
-    """An NTAG holding `ident` as the card writer writes it (maus.drivers.ndef_write: one NDEF text record,
-    "mausbox:" and the canonical identity, in an NDEF TLV); the UID is derived from the identity. A card is no
-    part of a board's heap, so making one here loads nothing of the firmware (a season of taps did, and the
-    game ran out of memory in the simulator's work): the canonical form is maus.cards.ident' (loaded by every game),
-    and the record is laid out in the tag's memory in place (tests/fw/test_rfid.py checks it is the writer's)."""
+def card_text(ident):
+    """The text the card writer (maus.cards.file) puts on a card for `ident`: "mausbox:" and the canonical
+    identity, or the text itself when it is no identity (a garbled card). The firmware's rule, maus.cards.ident,
+    used as it is loaded, or loaded for this and let go again. The host works it out before the game (a scenario's
+    "card" field, mausbox.sim.run): in a game the firmware's heap is the board's, and this module load is not."""
     import sys
 
     import maus
 
     cards = sys.modules.get("maus.cards.ident")
     mark = None
-    if cards is None:  # a test's bare reader: loaded for this and let go again
+    if cards is None:
         mark = maus.loaded()
         from maus.cards import ident as cards
+    canon = cards.normalise(ident)
+    text = cards.PREFIX + canon if canon else ident
+    if mark is not None:
+        maus.unload_since(mark)
+    return text
+
+
+def make_tag(ident, model=213, text=None):
+    """An NTAG holding `text` (card_text(ident) if None) as the card writer writes it (maus.drivers.ndef_write:
+    one NDEF text record in an NDEF TLV); the UID is derived from the identity. A card is no part of a board's
+    heap: the record is laid out in the tag's memory in place (tests/fw/test_rfid.py checks it is the writer's)."""
+    if text is None:
+        text = card_text(ident)
     b = ident.encode()
     c = crc_a(b, len(b), 0xFFFF)
     d = crc_a(b, len(b), 0x1234)
@@ -313,12 +325,8 @@ def make_tag(ident, model=213):
     from maus.sim.nfc_tags import NTAG
 
     tag = NTAG(uid, model)
-    canon = cards.normalise(ident)
-    pre = cards.PREFIX.encode() if canon else b""
-    text = canon.encode() if canon else b
-    if mark is not None:
-        maus.unload_since(mark)
-    n = 3 + len(pre) + len(text)  # the payload: status byte (language length 2), "en", the text
+    text = text.encode()
+    n = 3 + len(text)  # the payload: status byte (language length 2), "en", the text
     if n > 0xFF or 7 + n > (tag.user_end - 4) * 4:
         raise ValueError("card text too long for a short record on this tag")
     m = tag.mem
@@ -332,9 +340,6 @@ def make_tag(ident, model=213):
     m[23] = 0x65  # "e"
     m[24] = 0x6E  # "n"
     i = 25
-    for x in pre:
-        m[i] = x
-        i += 1
     for x in text:
         m[i] = x
         i += 1

@@ -176,6 +176,14 @@ def parse_scenario(text: str, name: str = "scenario") -> list[dict]:
     return out
 
 
+def scenario_text(actions: list[dict]) -> str:
+    """The scenario file the unit reads: one action a line, each tap with "card", the text its card holds
+    (maus.sim.rf_field.card_text), worked out here, so that in a game the unit loads no module to make a card."""
+    from maus.sim.rf_field import card_text
+
+    return "".join(json.dumps(dict(a, card=card_text(a["tap"])) if "tap" in a else a) + "\n" for a in actions)
+
+
 def firmware_env(root: Path, **extra: str) -> dict:
     from mausbox.sim.unitproc import unit_id
 
@@ -193,7 +201,7 @@ def run_scenario(scenario: Path, root: Path, heap: str = DEFAULT_HEAP, echo=None
     actions = parse_scenario(scenario.read_text(encoding="utf-8"), scenario.name)
     prepare_root(root)
     norm = root / ".sim" / "scenario.jsonl"
-    norm.write_text("".join(json.dumps(a) + "\n" for a in actions))
+    norm.write_text(scenario_text(actions))
     exe = micropython_binary()
     if exe is None:
         raise FileNotFoundError("MicroPython unix port not found (run `make setup`)")

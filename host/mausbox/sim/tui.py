@@ -175,7 +175,7 @@ class Link:
         if delay_s:
             self._pending.append((time.monotonic() + delay_s, act))
         else:
-            os.write(self.ctl, (json.dumps(dict(act, at_ms=0)) + "\n").encode())
+            os.write(self.ctl, simrun.scenario_text([dict(act, at_ms=0)]).encode())  # a tap with its card's text
 
     def pump(self) -> None:
         now = time.monotonic()
