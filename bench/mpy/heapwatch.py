@@ -259,25 +259,26 @@ def main():
         _sample()
         orig_idle(ms, console)
 
-    def sim_tap(ident):
-        # A tag's contents are made with firmware modules (maus.cards.ident, maus.drivers.ndef's writer): on a
-        # board only a card read loads those, and lets them go. Let go of what the simulator loaded, so a
-        # card read later loads them afresh (the board's cost) and they are not counted after the tag goes.
+    def sim_tap(ident, text=None):
+        # Without its text (a scenario's "card", worked out on the host: mausbox.sim.run.scenario_text) a tag's
+        # contents are made with a firmware module (maus.cards.ident): on a board only a card read loads it, and
+        # lets it go. Let go of what the simulator loaded, so a card read later loads it afresh (the board's
+        # cost) and it is not counted after the tag goes.
         had = set(sys.modules)
         _st["quiet"] += 1  # its imports are not the firmware's moments
         try:
-            orig_tap(ident)
+            orig_tap(ident, text)
         finally:
             _st["quiet"] -= 1
         for k in list(sys.modules):
             if k not in had and k.startswith("maus.") and not k.startswith("maus.sim"):
                 maus.unload(k)
 
-    def tap(ident):
+    def tap(ident, text=None):
         if ident in hw._tags:
-            return sim_tap(ident)
+            return sim_tap(ident, text)
         x = _live()
-        sim_tap(ident)
+        sim_tap(ident, text)
         n = _live() - x
         _tags[ident] = n
         st["tag_max"] = max(st["tag_max"], n)

@@ -57,13 +57,15 @@ FIRMWARE_OPT = 3
 
 
 def module_name(src: Path) -> str | None:
-    """The dotted module name of a firmware source (maus/unit/core.py -> maus.unit.core), or None."""
-    try:
-        rel = src.resolve().relative_to(FIRMWARE_DIR.resolve()).with_suffix("")
-    except ValueError:
-        return None
-    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
-    return ".".join(parts)
+    """The dotted module name of a firmware source (firmware/maus/unit/core.py -> maus.unit.core), or None.
+    Found from the path itself, not from this install's FIRMWARE_DIR: a copy of the checkout (a bench run from a
+    `git archive`, with another checkout's tools) compiles its firmware as a firmware too."""
+    parts = src.resolve().with_suffix("").parts
+    for i in range(len(parts) - 2, 0, -1):
+        if parts[i] == "maus" and parts[i - 1] == "firmware":
+            mod = parts[i:-1] if parts[-1] == "__init__" else parts[i:]
+            return ".".join(mod)
+    return None
 
 
 def compile_file(src: Path, out: Path, march: str | None = DEFAULT_MARCH, shown: Path | None = None,

@@ -74,3 +74,22 @@ def test_an_import_for_the_type_checker_alone_is_no_circle(tmp_path):
 def test_the_firmware_and_the_host_have_no_import_circle():
     assert circles(ROOT / "firmware", "maus") == []
     assert circles(ROOT / "host", "mausbox") == []
+
+
+def test_a_copy_of_the_firmware_compiles_as_the_firmware(tmp_path):
+    # A bench run from a `git archive` copy with another checkout's tools compiled the copy's firmware as test
+    # code (-O0, its path as its name: about 30 interned bytes a module more), so its heap figures were not the
+    # unit's. The name and level come from where the file sits, not from which checkout the tools belong to.
+    from mausbox.build import FIRMWARE_OPT, module_name
+
+    for rel, name in (("firmware/maus/unit/core.py", "maus.unit.core"), ("firmware/maus/unit/__init__.py", "maus.unit"),
+                      ("firmware/maus/__init__.py", "maus"), ("tests/fw/unitheap.py", None), ("host/maus/x.py", None)):
+        src = tmp_path / "copy" / rel
+        src.parent.mkdir(parents=True, exist_ok=True)
+        src.write_text("assert 1\nx = 1\n")
+        assert module_name(src) == name, rel
+    src = tmp_path / "copy" / "firmware" / "maus" / "unit" / "core.py"
+    out = tmp_path / "core.mpy"
+    assert compile_file(src, out) is None
+    data = out.read_bytes()
+    assert b"maus.unit.core" in data and b"firmware/" not in data and FIRMWARE_OPT == 3
