@@ -70,8 +70,9 @@ class SimTerm:
     """`mausbox sim ...` (or any command) in a pty of cols x rows, its screen kept by pyte."""
 
     def __init__(self, argv: list[str], cols: int = 80, rows: int = 24, cwd: str | Path | None = None,
-                 env: dict | None = None, binary: str | None = None):
+                 env: dict | None = None, binary: str | None = None, console_log: Path | None = None):
         self.cols, self.rows = cols, rows
+        self.console_log = console_log  # the unit's console as `mausbox sim` keeps it (MAUSBOX_SIM_CONSOLE_LOG)
         self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.raw = bytearray()  # everything the program wrote, for tty-state checks
@@ -138,8 +139,15 @@ class SimTerm:
                 return got
             if self.eof or time.monotonic() > end:
                 raise AssertionError(f"waited for {what} ({'the program ended' if self.eof else 'timed out'});"
-                                     f" OLED: {self.oled_text() if self.binary else '?'!r}\nscreen:\n{self.text()}")
+                                     f" OLED: {self.oled_text() if self.binary else '?'!r}\nscreen:\n{self.text()}"
+                                     f"{self.console_tail()}")
             time.sleep(0.1)
+
+    def console_tail(self, n: int = 60) -> str:
+        if self.console_log is None or not self.console_log.exists():
+            return ""
+        lines = self.console_log.read_text(errors="replace").splitlines()
+        return "\nthe unit's console (last %d lines):\n" % n + "\n".join(lines[-n:])
 
     def wait_oled(self, *words: str, timeout: float = WAIT_S) -> str:
         def seen(t):

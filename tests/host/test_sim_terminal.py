@@ -27,7 +27,9 @@ SIZES = [(80, 24), (120, 40)]
 def _sim(root: Path, cols: int, rows: int) -> SimTerm:
     # In a shell, so the terminal's state after `Q` can be read (stty) in the same pty.
     cmd = f"stty -a; echo STTY-WAS; '{MAUSBOX}' sim --root '{root}'; echo \"SIM-RC=$?\"; stty -a; echo SIM-ENDED"
-    return SimTerm(["/bin/sh", "-c", cmd], cols, rows, binary=micropython_binary())
+    log = root.parent / "console.log"
+    return SimTerm(["/bin/sh", "-c", cmd], cols, rows, binary=micropython_binary(),
+                   env={"MAUSBOX_SIM_CONSOLE_LOG": str(log)}, console_log=log)
 
 
 def _quit_and_check_terminal(t: SimTerm) -> None:

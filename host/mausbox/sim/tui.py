@@ -529,6 +529,10 @@ def _ui(scr, root: Path, fifo: Link, proc, unit) -> int:
     except curses.error:
         pal = {}
     ui = Ui(root, fifo, unit)
+    # MAUSBOX_SIM_CONSOLE_LOG=FILE: the unit's console kept in FILE too (the screen keeps its last lines only),
+    # so a terminal test that fails can say what the unit printed
+    tee_path = os.environ.get("MAUSBOX_SIM_CONSOLE_LOG")
+    tee = open(tee_path, "ab") if tee_path else None  # noqa: SIM115 - open for the whole session
     while True:
         fifo.pump()
         if proc is not None and proc.stdout is not None:
@@ -536,6 +540,9 @@ def _ui(scr, root: Path, fifo: Link, proc, unit) -> int:
                 data = proc.stdout.read()
             except (BlockingIOError, TypeError):
                 data = None
+            if data and tee is not None:
+                tee.write(data)
+                tee.flush()
             if data:
                 ui.console.extend(data.decode("utf-8", "replace").splitlines())
                 ui.console = ui.console[-200:]
