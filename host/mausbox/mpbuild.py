@@ -13,6 +13,7 @@ plus the build options, so the binary is rebuilt only when the pin changes.
     python -m mausbox.mpbuild             # build if needed; print the binary's path
     python -m mausbox.mpbuild --path      # print the path if built, exit 1 if not
     python -m mausbox.mpbuild --optional  # `make setup`: build if needed, one line if it cannot
+    python -m mausbox.mpbuild --debug     # the same build with C symbols, not stripped (bench/memerror_site.py)
 """
 
 from __future__ import annotations
@@ -53,14 +54,25 @@ class BuildError(Exception):
     pass
 
 
-def _key(source_id: str) -> str:
-    h = hashlib.sha256("\n".join([source_id, *MAKE_OPTS, FROZEN]).encode()).hexdigest()
+# The debug variant: the same options and code (-g changes no generated code, so the heap behaves byte for byte
+# as the stripped binary's), with symbols, for gdb to say where a MemoryError was raised without a line of the
+# program under test changing (which would move its heap).
+DEBUG_OPTS = [o + " -g" if o.startswith("CFLAGS_EXTRA=") else o for o in MAKE_OPTS] + ["STRIP=true"]
+
+
+def _key(source_id: str, opts: list[str] = MAKE_OPTS) -> str:
+    h = hashlib.sha256("\n".join([source_id, *opts, FROZEN]).encode()).hexdigest()
     return h[:16]
 
 
 def pinned_binary() -> Path:
     """Where the binary for the pinned tarball lives once built."""
     return cache_dir() / f"micropython-{VERSION}-32bit-{_key(TARBALL_SHA256)}" / "micropython"
+
+
+def debug_binary() -> Path:
+    """Where the pinned tarball's debug build (DEBUG_OPTS) lives once built."""
+    return cache_dir() / f"micropython-{VERSION}-32bit-debug-{_key(TARBALL_SHA256, DEBUG_OPTS)}" / "micropython"
 
 
 def binary() -> Path | None:
@@ -166,7 +178,7 @@ def _extract(tarball: Path, into: Path) -> Path:
     return tops[0]
 
 
-def _build_tree(src: Path, dest: Path, log) -> None:
+def _build_tree(src: Path, dest: Path, log, opts: list[str] = MAKE_OPTS) -> None:
     """Build the unix port from the tree `src` (copied, so the source stays clean) into dest/micropython."""
     check_toolchain()
     jobs = str(os.cpu_count() or 2)
@@ -180,7 +192,7 @@ def _build_tree(src: Path, dest: Path, log) -> None:
         manifest = Path(tmp) / "manifest.py"
         manifest.write_text(FROZEN)
         for cmd in (["make", "-C", str(tree / "mpy-cross"), "-j", jobs],
-                    ["make", "-C", str(tree / "ports" / "unix"), "-j", jobs, *MAKE_OPTS,
+                    ["make", "-C", str(tree / "ports" / "unix"), "-j", jobs, *opts,
                      f"FROZEN_MANIFEST={manifest}"]):
             proc = subprocess.run(cmd, capture_output=True, text=True)
             if proc.returncode != 0:
@@ -191,7 +203,7 @@ def _build_tree(src: Path, dest: Path, log) -> None:
         dest.parent.parent.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=dest.parent.name + ".", dir=dest.parent.parent))
         shutil.copy2(built, staging / "micropython")
-        (staging / "SOURCE").write_text(f"{src}\n{' '.join(MAKE_OPTS)}\n")
+        (staging / "SOURCE").write_text(f"{src}\n{' '.join(opts)}\n")
         try:
             staging.rename(dest.parent)
         except OSError:  # another build (a parallel clone) finished first: keep that one
@@ -238,6 +250,22 @@ def ensure(log=print) -> Path:
     return dest
 
 
+def ensure_debug(log=print) -> Path:
+    """The debug build of the pinned source (DEBUG_OPTS), built if it is not cached. Raises BuildError."""
+    dest = debug_binary()
+    if dest.is_file():
+        return dest
+    for cand in tarball_candidates():
+        if cand.is_file():
+            if _sha256(cand) != TARBALL_SHA256:
+                raise BuildError(f"{cand}: sha256 does not match the pin {TARBALL_SHA256}")
+            log(f"building 32-bit MicroPython {VERSION} with symbols from {cand} (about 30 s)")
+            with tempfile.TemporaryDirectory() as tmp:
+                _build_tree(_extract(cand, Path(tmp)), dest, log, DEBUG_OPTS)
+            return dest
+    raise BuildError(f"no pinned MicroPython {VERSION} tarball ({', '.join(str(c) for c in tarball_candidates())})")
+
+
 def version_line(path: Path | str) -> str:
     """What the binary says of itself, e.g. 'MicroPython v1.28.0, 32-bit'."""
     code = "import sys; print('MicroPython v%d.%d.%d, %d-bit' % (sys.implementation.version[:3] + " \
@@ -256,6 +284,13 @@ def main(argv: list[str] | None = None) -> int:
         if b is None:
             return 1
         print(b)
+        return 0
+    if "--debug" in argv:
+        try:
+            print(ensure_debug(log=lambda m: print(m, file=sys.stderr)))
+        except BuildError as e:
+            print(f"32-bit MicroPython with symbols: {e}", file=sys.stderr)
+            return 1
         return 0
     quiet = "--optional" in argv
     try:
