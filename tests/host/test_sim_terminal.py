@@ -29,7 +29,7 @@ def _sim(root: Path, cols: int, rows: int) -> SimTerm:
     cmd = f"stty -a; echo STTY-WAS; '{MAUSBOX}' sim --root '{root}'; echo \"SIM-RC=$?\"; stty -a; echo SIM-ENDED"
     log = root.parent / "console.log"
     return SimTerm(["/bin/sh", "-c", cmd], cols, rows, binary=micropython_binary(),
-                   env={"MAUSBOX_SIM_CONSOLE_LOG": str(log)}, console_log=log)
+                   env={"MAUSBOX_SIM_CONSOLE_LOG": str(log), "MAUSBOX_SIM_ECHO_CTL": "1"}, console_log=log)
 
 
 def _quit_and_check_terminal(t: SimTerm) -> None:

@@ -44,8 +44,17 @@ def _join(t: SimTerm, game_card: str, players: int, variant_hold: bool = False) 
     t.wait_oled("press to join")
     t.type("-")
     for p in range(1, players + 1):
-        t.type(str(p))
-        t.wait_oled(f"joined: {p}")
+        for attempt in range(3):
+            t.type(str(p))
+            try:
+                t.wait_oled(f"joined: {p}", timeout=60)
+                break
+            except AssertionError:
+                # A join click lost on a machine busy with the suite and two `yes` loops (CI runs 94 and 98, not
+                # reproduced since; the unit's console, with each control line and button edge, is in the
+                # failure's message): the player presses again, as at a table. Joining twice is joining once.
+                if attempt == 2:
+                    raise
     for _ in range(3):
         t.type("q")  # player 1 double-presses: start
         try:

@@ -481,10 +481,14 @@ class Hardware(_esp32.Hardware):
 
     def press(self, p):
         self._player_pin(p)
+        if self._ctl_f is not None and self._echo:
+            print("SIM press %d t=%d" % (p, self.world.now // 1000))
         self.wiring.buttons[self._wires[p - 1]].set_level(0)  # the wire from player p's button to its GPIO
 
     def release(self, p):
         self._player_pin(p)
+        if self._ctl_f is not None and self._echo:
+            print("SIM release %d t=%d" % (p, self.world.now // 1000))
         self.wiring.buttons[self._wires[p - 1]].set_level(1)
 
     def tap(self, ident, text=None):
@@ -623,6 +627,9 @@ class Hardware(_esp32.Hardware):
 
     def _open_ctl(self, path):
         self._dropped = 0
+        # MAUSBOX_SIM_ECHO_CTL=1: each control line and button edge said on the console, with the unit's time
+        # (the terminal tests set it: a lost key then shows where it was lost)
+        self._echo = bool(_env("MAUSBOX_SIM_ECHO_CTL"))
         self._ctl_f = _open(path, "r")
         import select
 
@@ -645,6 +652,8 @@ class Hardware(_esp32.Hardware):
             self._ctl_f = None
             return
         if line:
+            if self._echo:
+                print("SIM ctl t=%d %s" % (self.world.now // 1000, line.strip()))
             try:
                 self.apply(json.loads(line))
             except (ValueError, KeyError, TypeError, IndexError, AttributeError):
