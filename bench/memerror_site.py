@@ -16,7 +16,6 @@ a module import by the simulator, not the firmware.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
@@ -80,7 +79,6 @@ def main() -> int:
         print("memerror_site: needs gdb (apt-get install gdb)", file=sys.stderr)
         return 1
     import conftest
-    from mausbox import heapbudget
     from mausbox.mpbuild import BuildError, ensure_debug
 
     try:
@@ -88,15 +86,12 @@ def main() -> int:
     except BuildError as e:
         print(f"memerror_site: {e}", file=sys.stderr)
         return 1
-    it = conftest.MAIN
-    env = dict(os.environ, MICROPYPATH=f"{it.tree()}:.frozen", MAUSBOX_REPO=str(ROOT))
-    env.update(heapbudget.file_env(a.budget))
     name = Path(a.script).stem
+    argv, env = conftest.mpy_command(conftest.FWTESTS / f"{name}.py", *a.args, budget=a.budget)
     with tempfile.TemporaryDirectory() as tmp:
         cmds = Path(tmp) / "cmds.gdb"
         cmds.write_text(GDB)
-        argv = ["gdb", "-q", "-batch", "-x", str(cmds), "--args", str(exe), "-X", f"heapsize={it.heap((), a.budget)}",
-                "-m", name, *a.args]
+        argv = ["gdb", "-q", "-batch", "-x", str(cmds), "--args", str(exe), *argv[1:]]  # the harness's, on the debug build
         p = subprocess.run(argv, capture_output=True, text=True, env=env, errors="replace")
     out = p.stdout + p.stderr
     found = sites(out)

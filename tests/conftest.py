@@ -172,13 +172,20 @@ def run_micropython(script: str | Path, *args: str, heapsize: int | str | None =
     it = interp or MAIN
     if it.binary is None:
         _missing(it)
+    argv, env = mpy_command(script, *args, heapsize=heapsize, interp=it, sim=sim, budget=budget)
+    return subprocess.run(argv, input=stdin, capture_output=True, timeout=timeout, env=env, cwd=cwd)
+
+
+def mpy_command(script: str | Path, *args: str, heapsize: int | str | None = None, interp: Interp | None = None,
+                sim: tuple[str, ...] = (), budget: str | None = None) -> tuple[list, dict]:
+    """run_micropython's command line and environment (bench/memerror_site.py runs the same under gdb)."""
+    it = interp or MAIN
     heap = heapsize if heapsize is not None else it.heap(sim, budget)
     env = dict(os.environ, MICROPYPATH=f"{it.tree()}:.frozen", MAUSBOX_REPO=str(ROOT))
     env.update(heapbudget.file_env(budget))  # "board": the board-only modules' bytes, held by the whole-game tests
     p = Path(script)
     target = ["-m", p.stem] if p.parent == FWTESTS else [str(p)]
-    return subprocess.run([it.binary, "-X", f"heapsize={heap}", *target, *args],
-                          input=stdin, capture_output=True, timeout=timeout, env=env, cwd=cwd)
+    return [str(it.binary), "-X", f"heapsize={heap}", *target, *args], env
 
 
 def _missing(it: Interp):

@@ -227,14 +227,8 @@ def ensure(log=print) -> Path:
         _build_tree(Path(src), dest, log)
         return dest
     dest = pinned_binary()
-    for cand in tarball_candidates():
-        if cand.is_file():
-            if _sha256(cand) != TARBALL_SHA256:
-                raise BuildError(f"{cand}: sha256 does not match the pin {TARBALL_SHA256}")
-            log(f"building 32-bit MicroPython {VERSION} from {cand} (about 30 s)")
-            with tempfile.TemporaryDirectory() as tmp:
-                _build_tree(_extract(cand, Path(tmp)), dest, log)
-            return dest
+    if _build_pinned(dest, log):
+        return dest
     with tempfile.TemporaryDirectory() as tmp:
         got = Path(tmp) / TARBALL
         try:
@@ -250,19 +244,25 @@ def ensure(log=print) -> Path:
     return dest
 
 
-def ensure_debug(log=print) -> Path:
-    """The debug build of the pinned source (DEBUG_OPTS), built if it is not cached. Raises BuildError."""
-    dest = debug_binary()
-    if dest.is_file():
-        return dest
+def _build_pinned(dest: Path, log, opts: list[str] = MAKE_OPTS) -> bool:
+    """Build into dest from the first pinned tarball found (its hash checked); False if there is none."""
     for cand in tarball_candidates():
         if cand.is_file():
             if _sha256(cand) != TARBALL_SHA256:
                 raise BuildError(f"{cand}: sha256 does not match the pin {TARBALL_SHA256}")
-            log(f"building 32-bit MicroPython {VERSION} with symbols from {cand} (about 30 s)")
+            what = " with symbols" if opts is DEBUG_OPTS else ""
+            log(f"building 32-bit MicroPython {VERSION}{what} from {cand} (about 30 s)")
             with tempfile.TemporaryDirectory() as tmp:
-                _build_tree(_extract(cand, Path(tmp)), dest, log, DEBUG_OPTS)
-            return dest
+                _build_tree(_extract(cand, Path(tmp)), dest, log, opts)
+            return True
+    return False
+
+
+def ensure_debug(log=print) -> Path:
+    """The debug build of the pinned source (DEBUG_OPTS), built if it is not cached. Raises BuildError."""
+    dest = debug_binary()
+    if dest.is_file() or _build_pinned(dest, log, DEBUG_OPTS):
+        return dest
     raise BuildError(f"no pinned MicroPython {VERSION} tarball ({', '.join(str(c) for c in tarball_candidates())})")
 
 

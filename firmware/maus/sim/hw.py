@@ -320,6 +320,8 @@ def _stuck_high(t):
 
 
 class Hardware(_esp32.Hardware):
+    _echo = False  # each control line and button edge said on the console (_open_ctl: MAUSBOX_SIM_ECHO_CTL)
+    _dropped = 0  # the world's dropped soft IRQs already said (_poll_ctl)
     tx_fifo = 0  # the virtual unit's console (a pty, or the process's stdout) never waits; a scenario's line does
 
     def __init__(self, board, world=None, scenario=None, seed=0, out=None, **kw):
@@ -481,13 +483,13 @@ class Hardware(_esp32.Hardware):
 
     def press(self, p):
         self._player_pin(p)
-        if self._ctl_f is not None and self._echo:
+        if self._echo:
             print("SIM press %d t=%d" % (p, self.world.now // 1000))
         self.wiring.buttons[self._wires[p - 1]].set_level(0)  # the wire from player p's button to its GPIO
 
     def release(self, p):
         self._player_pin(p)
-        if self._ctl_f is not None and self._echo:
+        if self._echo:
             print("SIM release %d t=%d" % (p, self.world.now // 1000))
         self.wiring.buttons[self._wires[p - 1]].set_level(1)
 
@@ -626,7 +628,6 @@ class Hardware(_esp32.Hardware):
                 self._live += d
 
     def _open_ctl(self, path):
-        self._dropped = 0
         # MAUSBOX_SIM_ECHO_CTL=1: each control line and button edge said on the console, with the unit's time
         # (the terminal tests set it: a lost key then shows where it was lost)
         self._echo = bool(_env("MAUSBOX_SIM_ECHO_CTL"))
