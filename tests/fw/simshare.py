@@ -65,7 +65,16 @@ def hw():
     board = {"buttons": [13, 14, 27, 33, 32, 35], "pull": "external",
              "parts": {"leds": {"pin": 4}, "buzzer": {"pin": 25}, "oled": {"sda": 21, "scl": 22}}}
     h = hwsim.Hardware(board, world=w)
-    return h, live() - before - board_too - len(h.display.buffer) - 3 * len(h.leds)
+    return h, live() - before - board_too - _loops(h) - len(h.display.buffer) - 3 * len(h.leds)
+
+
+def _loops(h):
+    # The board's register loops, which the virtual unit keeps as a board does (maus.sim.wiring standin), and what
+    # they hold of their module (maus.hw.esp32_loops, let go by the Hardware): the board's too.
+    # (Dropped once measured: the figure is all this Hardware is made for.)
+    a = live()
+    h.wiring.board_loops = None
+    return a - live()
 
 
 def flash():
@@ -93,7 +102,7 @@ def unit():
     h = open_hardware(board)
     for i in range(1, 5):
         h.tap("mg/mouse/%02d" % i)
-    return h, live() - before - board_too - len(h.display.buffer) - 3 * len(h.leds)
+    return h, live() - before - board_too - _loops(h) - len(h.display.buffer) - 3 * len(h.leds)
 
 
 PARTS = (("rfid", rfid), ("piezo", piezo), ("world", world), ("hw", hw), ("flash", flash), ("unit", unit))

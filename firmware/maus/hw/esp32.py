@@ -50,7 +50,8 @@ class Hardware:
 
     def __init__(self, board, **kw):
         # The parts are made by maus.hw.esp32_setup, loaded for that once a boot and let go (docs/build.md
-        # section 7). It holds the register loops' viper code: the ESP32 commits that to IRAM at each load.
+        # section 7), with the register loops' module (maus.hw.esp32_loops: viper code, which the ESP32 commits
+        # to IRAM at each load).
         self.board = board
         self._wdt = None
         self._rmt = None
@@ -60,6 +61,7 @@ class Hardware:
         build(self, board)
 
         maus.unload("maus.hw.esp32_setup")
+        maus.unload("maus.hw.esp32_loops")  # (the loops keep what of it they need: its globals)
 
     def window(self, is_open):
         pass

@@ -467,6 +467,9 @@ class Wiring:
         pass on the board)."""
         if getattr(hw, "scan", None) is None and not always:
             return
+        # The board's loops are kept, never called (they read ESP32 addresses): a board keeps them, and what they
+        # hold (maus.hw.esp32_loops' globals), for the whole boot, so the virtual unit's heap holds it too.
+        self.board_loops = (hw.levels, hw.scan)
         world = self.world
         buttons = self.buttons
 
