@@ -2,6 +2,9 @@
 lays it out), measured on the 32-bit MicroPython build: the budget, the peak board share after boot and
 in every game (worst over that game's scenarios and variants), the largest free block after a game in the
 virtual unit's heap (budget + simulator share), and the smallest heap each game's largest set-up runs in.
+The same peaks for the app frozen into the image (`make image`: bytecode and names in flash), measured on the
+unix port with the firmware frozen in by the same manifest (esp32.frozen.*, each game's worst scenario): a figure
+for a choice, not a budget line (the product runs on the stock image).
 How it is measured: bench/heapkit.py, bench/mpy/heapwatch.py; what it means: docs/build.md."""
 
 from __future__ import annotations
@@ -21,6 +24,12 @@ from mausbox.mpbuild import micropython_binary  # noqa: E402
 def _watch(path: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         return heapkit.watch(Path(path), Path(tmp) / "unit")
+
+
+def _watch_frozen(args: tuple[str, str]) -> dict:
+    path, exe = args
+    with tempfile.TemporaryDirectory() as tmp:
+        return heapkit.watch(Path(path), Path(tmp) / "unit", frozen=exe)
 
 
 def _after(path: str) -> tuple[dict, int]:
@@ -60,7 +69,26 @@ def main() -> int:
         print(f"esp32.runs_in_budget.{g}: 1 flag")
         print(f"esp32.smallest_heap.{g}: {least - share} bytes")
     print(f"esp32.largest_free_after_game: {min(c['largest_free'] for c, _ in after.values())} bytes")
+    failed += _frozen({g: max(rs, key=lambda r: r["game"])["scenario"] for g, rs in watched.items()})
     return 1 if failed else 0
+
+
+def _frozen(worst: dict[str, str]) -> int:
+    from mausbox.mpbuild import BuildError, ensure_frozen
+
+    try:
+        exe = str(ensure_frozen(log=lambda m: None))
+    except BuildError as e:
+        print(f"esp32.frozen.skipped: 1 flag ({str(e).splitlines()[0]})")
+        return 0
+    paths = [str(heapkit.SCENARIOS / f"{worst[g]}.jsonl") for g in heapkit.GAMES]
+    with ProcessPoolExecutor(2) as pool:
+        got = dict(zip(heapkit.GAMES, pool.map(_watch_frozen, [(p, exe) for p in paths])))
+    print(f"esp32.frozen.heap_peak.boot: {max(r['boot'] for r in got.values())} bytes")
+    for g, r in got.items():
+        print(f"esp32.frozen.heap_peak.{g}: {r['game']} bytes")
+        print(f"esp32.frozen.qstrs.{g}: {r['game_qstrs']} names")
+    return 0
 
 
 if __name__ == "__main__":

@@ -69,11 +69,11 @@ def _bare(exe: str) -> int:
     return int(out.strip())
 
 
-def prepare(scenario: Path, root: Path, hostsvc: Path | None = None) -> Path:
+def prepare(scenario: Path, root: Path, hostsvc: Path | None = None, frozen: str | None = None) -> Path:
     """The unit's flash folder with the firmware, its tools and the scenario (checked, in time order).
     hostsvc: a maus/host/service.py from another branch, compiled in for the heap watcher to load."""
     actions = simrun.parse_scenario(scenario.read_text(encoding="utf-8"), scenario.name)
-    simrun.prepare_root(root)
+    simrun.prepare_root(root, binary=frozen, frozen=frozen is not None)
     if hostsvc is not None:
         err = compile_file(hostsvc, root / "maus" / "host" / "service.mpy", march=sim_march(), shown=Path("maus.host.service"))
         if err:
@@ -92,8 +92,9 @@ def prepare(scenario: Path, root: Path, hostsvc: Path | None = None) -> Path:
     return norm
 
 
-def _run(root: Path, norm: Path, module: str, heap: int, *args: str, **env_extra: str) -> subprocess.CompletedProcess:
-    exe = micropython_binary()
+def _run(root: Path, norm: Path, module: str, heap: int, *args: str, exe: str | None = None,
+         **env_extra: str) -> subprocess.CompletedProcess:
+    exe = exe or micropython_binary()
     if exe is None:
         raise FileNotFoundError("no MicroPython unix port (make setup)")
     env = simrun.firmware_env(root, MAUSBOX_SIM_SCENARIO=str(norm), **env_extra)
@@ -159,13 +160,15 @@ def board_names(q: dict[str, set[str]], phase: str, fw: set[str]) -> set[str]:
     return (q[phase] - q["start"]) - sim_only - ESP32_ROM_QSTRS
 
 
-def watch(scenario: Path, root: Path, hostsvc: Path | None = None) -> dict:
+def watch(scenario: Path, root: Path, hostsvc: Path | None = None, frozen: str | None = None) -> dict:
     """Peak board share per phase (bytes), the names the firmware interned, and what the pools add.
-    hostsvc: also load that host service (prepare()) from power-on."""
-    norm = prepare(scenario, root, hostsvc)
-    exe = micropython_binary()
+    hostsvc: also load that host service (prepare()) from power-on. frozen: a MicroPython with the firmware frozen
+    in (mausbox.mpbuild.ensure_frozen), run with only the data files on the flash, as on an image built by
+    `make image`."""
+    norm = prepare(scenario, root, hostsvc, frozen)
+    exe = frozen or micropython_binary()
     extra = {"MAUSBOX_HEAP_HOSTSVC": "1"} if hostsvc is not None else {}
-    proc = _run(root, norm, "heapwatch", 1 << 19, str(_bare(exe)), **extra)
+    proc = _run(root, norm, "heapwatch", 1 << 19, str(_bare(exe)), exe=exe, **extra)
     if proc.returncode != 0:
         raise RuntimeError(f"{scenario.name}: the heap watcher failed:\n{proc.stdout[-2000:]}{proc.stderr[-2000:]}")
     vals = {ln.split()[1]: [int(x) for x in ln.split()[2:]] for ln in proc.stdout.splitlines()

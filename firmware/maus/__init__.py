@@ -12,6 +12,25 @@ VERSION = "0.1.0"
 KEEP = ("maus.piezo.fast",)
 
 
+# Where the data files (texts/, catalogs/) are when the code is frozen into the image (`make image`): a frozen
+# package has no folder, and a folder named maus on the filesystem would hide it (sys.path has "" before
+# ".frozen"), so a deploy onto such a unit writes them here (docs/build.md section 7).
+FROZEN_DATA = "maus-data"
+
+
+def data_dir():
+    """The folder of the app's data files: the package's own (a deploy's /maus, ROMFS's /rom/maus, the virtual
+    unit's), else FROZEN_DATA (the package is frozen: its __file__ names no file)."""
+    import os
+
+    here = __file__.replace("\\", "/")
+    try:
+        os.stat(here)
+    except OSError:
+        return FROZEN_DATA
+    return here.rsplit("/", 1)[0] if "/" in here else "."
+
+
 def loaded():
     """The names of the modules loaded now: a mark for unload_since()."""
     return tuple(sys.modules)

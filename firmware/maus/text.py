@@ -5,8 +5,10 @@
 # JSON objects for the tools and the tests, which may read a whole table (keys(), items()).
 import json
 
+from maus import data_dir
+
 LANGS = ("de", "en")
-_HERE = __file__.replace("\\", "/").rsplit("/", 1)[0] if "/" in __file__.replace("\\", "/") else "maus"
+_HERE = data_dir()
 
 
 class Texts:

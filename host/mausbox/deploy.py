@@ -299,7 +299,8 @@ def deploy_romfs(link: UnitLink, board: str | None = None, say=print, force: boo
     repl.enter_raw(soft_reset=True)
     if not romfs_partitions(repl):
         raise UserError("this unit's MicroPython has no ROMFS partition (vfs.rom_ioctl): deploy to the filesystem "
-                        "(plain `mausbox deploy`), or flash an image with a romfs partition", EXIT_PROBLEM)
+                        "(plain `mausbox deploy`). A stock ESP32 image has none: ROMFS needs a MicroPython built "
+                        "with MICROPY_VFS_ROM and a romfs partition (docs/build.md section 7)", EXIT_PROBLEM)
     first = probe(repl, [])
     board = board or _board_on_unit(repl) or default_board(first["mpy"])
     files, how = firmware_files(first["platform"], first["mpy"], board)

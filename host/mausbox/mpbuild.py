@@ -14,6 +14,7 @@ plus the build options, so the binary is rebuilt only when the pin changes.
     python -m mausbox.mpbuild --path      # print the path if built, exit 1 if not
     python -m mausbox.mpbuild --optional  # `make setup`: build if needed, one line if it cannot
     python -m mausbox.mpbuild --debug     # the same build with C symbols, not stripped (bench/memerror_site.py)
+    python -m mausbox.mpbuild --frozen    # the same build with the firmware frozen in (as `make image` freezes it)
 """
 
 from __future__ import annotations
@@ -60,9 +61,30 @@ class BuildError(Exception):
 DEBUG_OPTS = [o + " -g" if o.startswith("CFLAGS_EXTRA=") else o for o in MAKE_OPTS] + ["STRIP=true"]
 
 
-def _key(source_id: str, opts: list[str] = MAKE_OPTS) -> str:
-    h = hashlib.sha256("\n".join([source_id, *opts, FROZEN]).encode()).hexdigest()
+# The frozen-app variant: the firmware frozen into the unix port by its own manifest (firmware/manifest.py), as
+# `make image` freezes it into an ESP32 image, so the frozen image's way of running (bytecode and names in the
+# image, data files in maus.FROZEN_DATA) is tested and its heap measured here. Its native code is frozen for the
+# unix port's CPU, as ports/esp32 freezes it for xtensawin (MPY_CROSS_FLAGS there).
+FROZEN_OPTS = MAKE_OPTS + ["MPY_CROSS_FLAGS=-march=x86"]
+FROZEN_KEEP = 3  # frozen builds kept in the cache (one per firmware version built): older ones are removed
+
+
+def _key(source_id: str, opts: list[str] = MAKE_OPTS, frozen: str = FROZEN) -> str:
+    h = hashlib.sha256("\n".join([source_id, *opts, frozen]).encode()).hexdigest()
     return h[:16]
+
+
+def _frozen_manifest(firmware: Path) -> str:
+    return FROZEN + f'include("{firmware / "manifest.py"}")\n'
+
+
+def firmware_digest(firmware: Path) -> str:
+    """sha256 of the firmware a frozen build holds: its manifest and every .py under maus/, with their paths."""
+    h = hashlib.sha256()
+    for p in sorted([firmware / "manifest.py", *(firmware / "maus").rglob("*.py")]):
+        if "__pycache__" not in p.parts:
+            h.update(p.relative_to(firmware).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def pinned_binary() -> Path:
@@ -73,6 +95,15 @@ def pinned_binary() -> Path:
 def debug_binary() -> Path:
     """Where the pinned tarball's debug build (DEBUG_OPTS) lives once built."""
     return cache_dir() / f"micropython-{VERSION}-32bit-debug-{_key(TARBALL_SHA256, DEBUG_OPTS)}" / "micropython"
+
+
+def frozen_binary(firmware: Path | None = None) -> Path:
+    """Where the unix port with this firmware frozen in (FROZEN_OPTS) lives once built."""
+    from mausbox.paths import FIRMWARE_DIR
+
+    fw = (firmware or FIRMWARE_DIR).resolve()
+    key = _key(TARBALL_SHA256 + firmware_digest(fw), FROZEN_OPTS, _frozen_manifest(fw))
+    return cache_dir() / f"micropython-{VERSION}-32bit-frozen-{key}" / "micropython"
 
 
 def binary() -> Path | None:
@@ -178,7 +209,7 @@ def _extract(tarball: Path, into: Path) -> Path:
     return tops[0]
 
 
-def _build_tree(src: Path, dest: Path, log, opts: list[str] = MAKE_OPTS) -> None:
+def _build_tree(src: Path, dest: Path, log, opts: list[str] = MAKE_OPTS, frozen: str = FROZEN) -> None:
     """Build the unix port from the tree `src` (copied, so the source stays clean) into dest/micropython."""
     check_toolchain()
     jobs = str(os.cpu_count() or 2)
@@ -190,7 +221,7 @@ def _build_tree(src: Path, dest: Path, log, opts: list[str] = MAKE_OPTS) -> None
         lib.mkdir(parents=True, exist_ok=True)
         (lib / "README.md").touch()
         manifest = Path(tmp) / "manifest.py"
-        manifest.write_text(FROZEN)
+        manifest.write_text(frozen)
         for cmd in (["make", "-C", str(tree / "mpy-cross"), "-j", jobs],
                     ["make", "-C", str(tree / "ports" / "unix"), "-j", jobs, *opts,
                      f"FROZEN_MANIFEST={manifest}"]):
@@ -244,18 +275,36 @@ def ensure(log=print) -> Path:
     return dest
 
 
-def _build_pinned(dest: Path, log, opts: list[str] = MAKE_OPTS) -> bool:
+def _build_pinned(dest: Path, log, opts: list[str] = MAKE_OPTS, frozen: str = FROZEN) -> bool:
     """Build into dest from the first pinned tarball found (its hash checked); False if there is none."""
     for cand in tarball_candidates():
         if cand.is_file():
             if _sha256(cand) != TARBALL_SHA256:
                 raise BuildError(f"{cand}: sha256 does not match the pin {TARBALL_SHA256}")
-            what = " with symbols" if opts is DEBUG_OPTS else ""
+            what = " with symbols" if opts is DEBUG_OPTS else " with the app frozen in" if opts is FROZEN_OPTS else ""
             log(f"building 32-bit MicroPython {VERSION}{what} from {cand} (about 30 s)")
             with tempfile.TemporaryDirectory() as tmp:
-                _build_tree(_extract(cand, Path(tmp)), dest, log, opts)
+                _build_tree(_extract(cand, Path(tmp)), dest, log, opts, frozen)
             return True
     return False
+
+
+def ensure_frozen(firmware: Path | None = None, log=print) -> Path:
+    """The pinned unix port with the firmware frozen in by firmware/manifest.py, built if this firmware's is not
+    cached (about 30 s; the older frozen builds beyond FROZEN_KEEP go). Raises BuildError."""
+    from mausbox.paths import FIRMWARE_DIR
+
+    fw = (firmware or FIRMWARE_DIR).resolve()
+    dest = frozen_binary(fw)
+    if dest.is_file():
+        return dest
+    if not _build_pinned(dest, log, FROZEN_OPTS, _frozen_manifest(fw)):
+        raise BuildError(f"no pinned MicroPython {VERSION} tarball ({', '.join(str(c) for c in tarball_candidates())})")
+    old = sorted((p for p in cache_dir().glob(f"micropython-{VERSION}-32bit-frozen-*") if p != dest.parent),
+                 key=lambda p: p.stat().st_mtime, reverse=True)
+    for p in old[FROZEN_KEEP - 1:]:
+        shutil.rmtree(p, ignore_errors=True)
+    return dest
 
 
 def ensure_debug(log=print) -> Path:
@@ -284,6 +333,13 @@ def main(argv: list[str] | None = None) -> int:
         if b is None:
             return 1
         print(b)
+        return 0
+    if "--frozen" in argv:
+        try:
+            print(ensure_frozen(log=lambda m: print(m, file=sys.stderr)))
+        except BuildError as e:
+            print(f"32-bit MicroPython with the app frozen in: {e}", file=sys.stderr)
+            return 1
         return 0
     if "--debug" in argv:
         try:

@@ -48,8 +48,9 @@ def _pid(pl):
 def catalog(mod, short):
     """The game's catalog from maus/catalogs/<short>.json, compacted by the game module if it can; from
     <short>.cat, its compiled form, while that was compiled from this very .json (docs/catalogs.md)."""
-    here = __file__.rsplit("/", 2)[0] if __file__.count("/") > 1 else "maus"
-    path = "%s/catalogs/%s.json" % (here, short)
+    from maus import data_dir
+
+    path = "%s/catalogs/%s.json" % (data_dir(), short)
     cat = compiled(mod, path)
     if cat is not None:
         return cat

@@ -52,15 +52,23 @@ def board_heap(binary: str | None = None) -> str:
     return DEFAULT_HEAP
 
 
-def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: str | None = None) -> Path:
+def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: str | None = None,
+                 frozen: bool = False) -> Path:
     """Lay the firmware into ROOT as `mausbox deploy` does on a board: modules compiled to .mpy (for the
-    native code of the unix port that will run them), data files copied; only what changed is rewritten."""
+    native code of the unix port that will run them), data files copied; only what changed is rewritten.
+    frozen: for a binary with the firmware frozen in (mpbuild.ensure_frozen), as a deploy onto an image with the
+    app frozen in lays it: the data files only, in maus.FROZEN_DATA, and no maus/ folder (it would hide the
+    frozen package)."""
     from mausbox.build import FIRMWARE_OPT, compile_file
 
     march = sim_march(binary)
     root.mkdir(parents=True, exist_ok=True)
     (root / ".sim").mkdir(exist_ok=True)
-    dest = root / "maus"
+    from maus import FROZEN_DATA
+
+    shutil.rmtree(root / ("maus" if frozen else FROZEN_DATA), ignore_errors=True)  # what a deploy removes too
+    dest = root / (FROZEN_DATA if frozen else "maus")
+    compiled = compiled and not frozen
     manifest_path = root / ".sim" / "manifest.json"
     try:
         manifest = json.loads(manifest_path.read_text())
@@ -68,7 +76,8 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: 
         manifest = {}
     wanted = set()
     for src in sorted(FIRMWARE_PKG.rglob("*")):
-        if "__pycache__" in src.parts or not src.is_file() or src.suffix not in (".py", ".json", ".cat"):
+        if "__pycache__" in src.parts or not src.is_file() or src.suffix not in (".py", ".json", ".cat") or \
+                frozen and src.suffix == ".py":
             continue
         rel = src.relative_to(FIRMWARE_PKG)
         out_rel = rel.with_suffix(".mpy") if compiled and src.suffix == ".py" else rel
@@ -99,8 +108,10 @@ def prepare_root(root: Path, board: str = "sim", compiled: bool = True, binary: 
     (root / "board.json").write_bytes(board_src.read_bytes())
     from mausbox.build import board_ok
 
+    # (frozen: no board.ok, as a deploy writes none there: the unit checks its board at each boot, with the checker
+    # in the image, which costs its RAM nothing)
     checker = dest / "hw" / ("board.mpy" if compiled else "board.py")
-    ok = board_ok(board_src.read_bytes(), checker.read_bytes())
+    ok = None if frozen else board_ok(board_src.read_bytes(), checker.read_bytes())
     if ok is not None:
         (root / "board.ok").write_bytes(ok)
     else:
@@ -196,13 +207,15 @@ def firmware_env(root: Path, **extra: str) -> dict:
     return env
 
 
-def run_scenario(scenario: Path, root: Path, heap: str = DEFAULT_HEAP, echo=None, timeout: float = 600):
-    """Run a scenario headless in virtual time. Returns (exit code, console lines)."""
+def run_scenario(scenario: Path, root: Path, heap: str = DEFAULT_HEAP, echo=None, timeout: float = 600,
+                 binary: str | None = None, frozen: bool = False):
+    """Run a scenario headless in virtual time. Returns (exit code, console lines). binary: the MicroPython to run
+    on (default: micropython_binary()); frozen: it has the firmware frozen in (prepare_root)."""
     actions = parse_scenario(scenario.read_text(encoding="utf-8"), scenario.name)
-    prepare_root(root)
+    prepare_root(root, binary=binary, frozen=frozen)
     norm = root / ".sim" / "scenario.jsonl"
     norm.write_text(scenario_text(actions))
-    exe = micropython_binary()
+    exe = binary or micropython_binary()
     if exe is None:
         raise FileNotFoundError("MicroPython unix port not found (run `make setup`)")
     proc = subprocess.Popen([exe, "-X", f"heapsize={heap}", "main.py"], cwd=root, stdout=subprocess.PIPE,

@@ -155,8 +155,9 @@ def outfit(cat, mouse):
 
 def default_path():
     """Where catalogs/mg.json sits in the package (flash: /maus/catalogs/mg.json)."""
-    here = __file__.replace("\\", "/")
-    return here[: here.rfind("/games/")] + "/catalogs/mg.json"
+    from maus import data_dir
+
+    return data_dir() + "/catalogs/mg.json"
 
 
 def read_file(path=None):

@@ -122,8 +122,9 @@ def build(data):
 
 def default_path():
     """Where catalogs/mim.json sits in the package (flash: /maus/catalogs/mim.json)."""
-    here = __file__.replace("\\", "/")
-    return here[: here.rfind("/games/")] + "/catalogs/mim.json"
+    from maus import data_dir
+
+    return data_dir() + "/catalogs/mim.json"
 
 
 def load_file(path=None):
