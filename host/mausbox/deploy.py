@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from maus import FROZEN_DATA
+
 from mausbox.build import board_ok, compile_bytes, mpy_compatible, parse_mpy_info
 from mausbox.errors import EXIT_PROBLEM, UserError
 from mausbox.link import LinkError, LinkLost, LinkTimeout, NoService, UnitLink
@@ -36,7 +38,11 @@ SIM_ONLY = ("maus/sim/",)  # never sent to a board
 # blank ones are left out on the line.
 _PROBE = "".join(ln for ln in (FIRMWARE_DIR / "deployprobe.py").read_text().splitlines(keepends=True)
                  if ln.strip() and not ln.lstrip().startswith("#"))
-_PROBE_CALL = "try:\n _probe(%r, %d)\nfinally:\n del _h, _walk, _probe\n"
+_PROBE_CALL = "try:\n _probe(%r, %d)\nfinally:\n del _h, _walk, _frozen, _probe, _rmtree\n"
+_RMTREE_CALL = "try:\n _rmtree(%r)\nfinally:\n del _h, _walk, _frozen, _probe, _rmtree\n"
+# A deploy writes the data files for an app frozen into the image to maus.FROZEN_DATA (/maus would hide the
+# frozen package, docs/build.md section 7).
+APP_DIRS = ("maus/", FROZEN_DATA + "/")  # what a deploy owns on the unit: it removes what it no longer writes there
 
 
 @dataclass
@@ -105,6 +111,19 @@ def firmware_files(platform: str, mpy: int, board: str) -> tuple[dict[str, bytes
     return files, how
 
 
+def frozen_files(board: str, version: str) -> tuple[dict[str, bytes], str]:
+    """What a deployment writes to a unit whose image has the app frozen in (probe()'s "frozen", its version): the
+    data files in FROZEN_DATA, /board.json, /boot.py and /main.py; no board.ok (the unit checks its board at each
+    boot, with the checker in its image, which costs its RAM nothing)."""
+    files = {f"{FROZEN_DATA}/{src.relative_to(FIRMWARE_PKG).as_posix()}": src.read_bytes()
+             for src in sorted(FIRMWARE_PKG.rglob("*"))
+             if src.is_file() and src.suffix in (".json", ".cat") and "__pycache__" not in src.parts}
+    files["board.json"] = board_file(board).read_bytes()
+    for name in BOOT_FILES:
+        files[name] = (FIRMWARE_DIR / name).read_bytes()
+    return files, f"data only: the app is frozen in the image (version {version})"
+
+
 def make_plan(files: dict[str, bytes], remote: dict[str, str | None]) -> Plan:
     plan = Plan(files)
     for path, data in sorted(files.items()):
@@ -112,18 +131,18 @@ def make_plan(files: dict[str, bytes], remote: dict[str, str | None]) -> Plan:
             plan.unchanged.append(path)
         else:
             plan.send.append(path)
-    plan.remove = sorted(p for p, h in remote.items() if h is not None and p not in files and p.startswith("maus/"))
+    plan.remove = sorted(p for p, h in remote.items() if h is not None and p not in files and p.startswith(APP_DIRS))
     return plan
 
 
 def probe(link, paths: list[str], walk: bool = True) -> dict:
-    """The unit's MicroPython (.mpy info, platform) and the sha256 of each path (None: missing), and with `walk`
-    of every file under /maus, in one exec. One line per file: a listing of ~100 files stays small on a 96 KB
+    """The unit's MicroPython (.mpy info, platform, the version of an app frozen into its image or None) and the
+    sha256 of each path (None: missing), and with `walk` of every file under /maus and /maus-data, in one exec. One line per file: a listing of ~100 files stays small on a 96 KB
     heap. LinkError if the answer is garbled (a damaged line): the caller asks again."""
     code = _PROBE + _PROBE_CALL % (sorted(paths), walk)
     out = link.exec(code, timeout=30).decode("utf-8", "replace").splitlines()
     try:
-        mpy, platform = out[0].split()
+        mpy, platform, frozen = out[0].split()
         files: dict[str, str | None] = {}
         for line in out[1:]:
             if line.strip():
@@ -133,7 +152,7 @@ def probe(link, paths: list[str], walk: bool = True) -> dict:
                 files[path] = None if digest == "None" else digest
         if not set(paths) <= set(files):
             raise ValueError("missing paths")
-        return {"mpy": int(mpy), "platform": platform, "files": files}
+        return {"mpy": int(mpy), "platform": platform, "frozen": None if frozen == "-" else frozen, "files": files}
     except ValueError:
         raise LinkError(f"{link.port}: the unit's file listing was garbled") from None
 
@@ -247,7 +266,8 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
         files, how, board = only, "as given", board or "-"
     else:
         board = board or _again(repl, lambda: _board_on_unit(repl), "reading the board") or default_board(first["mpy"])
-        files, how = firmware_files(platform, first["mpy"], board)
+        files, how = frozen_files(board, first["frozen"]) if first["frozen"] else \
+            firmware_files(platform, first["mpy"], board)
     remote = _again(repl, lambda: probe(repl, list(files), walk=only is None), "hashing the unit's files")["files"]
     plan = make_plan(files, remote)
     start_bytes = repl.bytes_sent
@@ -255,6 +275,18 @@ def deploy(link: UnitLink, board: str | None = None, say=print, confirm_s: float
         f"({how}, board {board})")
     resent = send_verified(repl, files, plan.send, plan.remove, say, progress)
     notes = []
+    if only is None:
+        # the folder this deploy does not use goes with its subfolders: an empty /maus would still hide a frozen app
+        gone = "maus" if first["frozen"] else FROZEN_DATA
+        _again(repl, lambda: repl.exec(_PROBE + _RMTREE_CALL % ("/" + gone,)), f"removing /{gone}")
+    if first["frozen"]:
+        from maus import VERSION
+
+        notes.append(f"the app's code is the image's (version {first['frozen']}): this deploy wrote its data files; "
+                     "to change the code, build and flash a new image (make image)")
+        if first["frozen"] != VERSION:
+            say(f"deploy: the image's app is version {first['frozen']}, this computer's {VERSION}: its data files "
+                "may not match the image's code; build and flash a new image (make image)")
     if resent or repl.refused:
         notes.append(f"the link damaged data: {resent} file(s) sent again, {repl.refused} command(s) refused by "
                      "the unit and sent again; every file checked")
@@ -317,8 +349,7 @@ def deploy_romfs(link: UnitLink, board: str | None = None, say=print, force: boo
         repl.enter_raw(soft_reset=True)
         for path in ("board.json",) + BOOT_FILES:
             repl.write_file(path, files[path])
-        repl.exec("import os\ndef _rm(d):\n for e in os.ilistdir(d):\n  p=d+'/'+e[0]\n"
-                  "  _rm(p) if e[1]&0x4000 else os.remove(p)\n os.rmdir(d)\ntry:\n _rm('/maus')\nexcept OSError:\n pass")
+        repl.exec(_PROBE + _RMTREE_CALL % ("/maus",))
         ready = confirm_boot(again, 20)
     return DeployReport(board, how + ", ROMFS", app, [], 0, 0, ready, ["the app runs from the ROMFS partition"])
 

@@ -70,3 +70,32 @@ def test_the_data_folder_is_the_packages_own_where_it_is_a_folder():
 
     assert Path(maus.data_dir()) == Path(maus.__file__).parent
     assert (Path(maus.data_dir()) / "catalogs" / "mg.json").is_file()
+
+
+def test_a_deploy_onto_a_frozen_image_writes_the_data_alone_and_the_unit_boots(tmp_path, frozen):
+    # `mausbox deploy` to a unit flashed with an image built by `make image`: the probe finds the app frozen in,
+    # the data files go to maus-data/, an earlier deploy's /maus (which would hide the frozen app) goes whole, and
+    # the unit boots its frozen app. Deployed again: nothing to send.
+    from maus import VERSION
+    from mausbox.deploy import deploy
+    from mausbox.link import UnitLink
+    from mausbox.paths import FIRMWARE_PKG
+    from mausbox.sim.serial import SerialUnit
+
+    root = tmp_path / "unit"
+    (root / "maus" / "unit").mkdir(parents=True)
+    (root / "maus" / "unit" / "core.mpy").write_bytes(b"an earlier deploy's")
+    said: list[str] = []
+    with SerialUnit(root, heapsize="512k", extra_path=[], micropython=frozen) as unit:
+        with UnitLink(unit.pty_path) as link:
+            report = deploy(link, say=said.append, confirm_s=60)
+        assert report.ready == VERSION and report.compiled.startswith("data only: the app is frozen in the image")
+        assert not (root / "maus").exists() and not (root / "board.ok").exists()
+        assert report.removed == ["maus/unit/core.mpy"]
+        for rel in ("texts/unit.en.json", "catalogs/mg.json", "catalogs/mg.cat"):
+            assert (root / "maus-data" / rel).read_bytes() == (FIRMWARE_PKG / rel).read_bytes(), rel
+        assert not [p for p in report.sent if p.startswith("maus-data/") and not p.endswith((".json", ".cat"))]
+        assert any("the app's code is the image's" in n for n in report.notes)
+        with UnitLink(unit.pty_path) as link:
+            again = deploy(link, say=said.append, confirm_s=0)
+        assert again.sent == [] and again.removed == []
