@@ -81,7 +81,7 @@ IMAGE_BOARD ?= ESP32_GENERIC
 image: ## build an ESP32 image with the app frozen: make image MPY_DIR=~/micropython [IMAGE_BOARD=ESP32_GENERIC]
 	@test -n "$(MPY_DIR)" || { echo "make image MPY_DIR=/path/to/micropython (a checkout with ESP-IDF set up)"; exit 2; }
 	@command -v idf.py >/dev/null || { echo "ESP-IDF not found: run . \$$IDF_PATH/export.sh first"; exit 2; }
-	$(MAKE) -C $(MPY_DIR)/ports/esp32 BOARD=$(IMAGE_BOARD) FROZEN_MANIFEST=$(CURDIR)/firmware/manifest.py
+	$(MAKE) -C $(MPY_DIR)/ports/esp32 BOARD=$(IMAGE_BOARD) FROZEN_MANIFEST=$(CURDIR)/firmware/manifest_esp32.py
 	@echo "image: $(MPY_DIR)/ports/esp32/build-$(IMAGE_BOARD)/firmware.bin (mausbox flash --firmware it)"
 
 clean: ## remove the venv, caches and build output

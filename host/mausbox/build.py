@@ -119,7 +119,7 @@ def compile_tree(bases: list[Path], out: Path, march: str, root: Path) -> Path:
 
     for base in bases:
         for src in sorted(base.rglob("*")):
-            if "__pycache__" in src.parts or not src.is_file() or src.name == "manifest.py":
+            if "__pycache__" in src.parts or not src.is_file() or src.name.startswith("manifest"):
                 continue
             dst = out / src.relative_to(base)
             dst.parent.mkdir(parents=True, exist_ok=True)

@@ -75,7 +75,7 @@ def _key(source_id: str, opts: list[str] = MAKE_OPTS, frozen: str = FROZEN) -> s
 
 
 def _frozen_manifest(firmware: Path) -> str:
-    return FROZEN + f'include("{firmware / "manifest.py"}")\n'
+    return FROZEN + f'include("{firmware / "manifest.py"}", sim=True)\n'  # the virtual unit's modules too
 
 
 def firmware_digest(firmware: Path) -> str:

@@ -99,3 +99,48 @@ def test_a_deploy_onto_a_frozen_image_writes_the_data_alone_and_the_unit_boots(t
         with UnitLink(unit.pty_path) as link:
             again = deploy(link, say=said.append, confirm_s=0)
         assert again.sent == [] and again.removed == []
+
+
+def _manifest_tool(tmp_path: Path):
+    # MicroPython's own manifest reader (tools/manifestfile.py of the pinned source), as the port's build runs it
+    import importlib.util
+    import tarfile
+
+    from mausbox.mpbuild import tarball_candidates
+
+    tarball = next((c for c in tarball_candidates() if c.is_file()), None)
+    if tarball is None:
+        pytest.skip("no pinned MicroPython tarball")
+    with tarfile.open(tarball) as tf:
+        member = next(m for m in tf.getmembers() if m.name.endswith("/tools/manifestfile.py"))
+        (tmp_path / "manifestfile.py").write_bytes(tf.extractfile(member).read())  # type: ignore[union-attr]
+    spec = importlib.util.spec_from_file_location("manifestfile", tmp_path / "manifestfile.py")
+    mod = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(mod)  # type: ignore[union-attr]
+    return mod
+
+
+def test_the_image_manifest_keeps_the_ports_frozen_modules_and_freezes_the_app_without_the_simulator(tmp_path):
+    # FROZEN_MANIFEST replaces ports/esp32/boards/manifest.py, which freezes _boot.py (it mounts the filesystem and
+    # runs boot.py and main.py) and neopixel: an image without them boots no app. Here a port folder whose board
+    # manifest freezes a _boot.py stands in for ports/esp32.
+    mf = _manifest_tool(tmp_path)
+    port = tmp_path / "port"
+    (port / "boards").mkdir(parents=True)
+    (port / "modules").mkdir()
+    (port / "boards" / "manifest.py").write_text('freeze("$(PORT_DIR)/modules")\n')
+    (port / "modules" / "_boot.py").write_text("import vfs\n")
+    m = mf.ManifestFile(mf.MODE_FREEZE, {"MPY_DIR": str(tmp_path), "MPY_LIB_DIR": str(tmp_path), "PORT_DIR": str(port)})
+    m.execute(str(ROOT / "firmware" / "manifest_esp32.py"))
+    got = {r.target_path: r for r in m.files()}
+    app = {p for p in got if p.startswith("maus/")}
+    assert "_boot.py" in got
+    assert {"maus/__init__.py", "maus/unit/core.py", "maus/hw/esp32_loops.py"} <= app
+    assert not [p for p in app if p.startswith("maus/sim/")]
+    want = {"maus/" + p.relative_to(ROOT / "firmware" / "maus").as_posix()
+            for p in (ROOT / "firmware" / "maus").rglob("*.py") if "sim" not in p.relative_to(ROOT / "firmware").parts}
+    assert app == want
+    assert {got[p].opt for p in app} == {3}  # as a deploy compiles the firmware
+    m = mf.ManifestFile(mf.MODE_FREEZE, {"MPY_DIR": str(tmp_path), "MPY_LIB_DIR": str(tmp_path)})
+    m.execute(f'include("{ROOT / "firmware" / "manifest.py"}", sim=True)')  # the unix port's frozen build
+    assert "maus/sim/hw.py" in {r.target_path for r in m.files()}
