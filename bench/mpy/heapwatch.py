@@ -95,6 +95,9 @@ class _Probe(BaseException):
 _import = builtins.__import__
 
 
+_loaded = set()  # MAUSBOX_HEAPWATCH_LOADS: the (module, id) pairs said
+
+
 def _sampled_import(*a):
     # Every firmware import sampled when it is done: a step with no bus transfer or loop pass in it
     # (maus.cards.ident parsing a card's text, a game's start) has its modules in RAM then, which the other
@@ -104,11 +107,27 @@ def _sampled_import(*a):
     sim = g is not None and (g.get("__name__") or "").startswith(("maus.sim", "maus.sim.hw"))
     if sim:
         _st["quiet"] += 1
+    loads = _st.get("loads") and not sim and _world is not None
+    if loads:
+        had = set(sys.modules)
     try:
         m = _import(*a)
     finally:
         if sim:
             _st["quiet"] -= 1
+    if loads:
+        for k in sys.modules:
+            if k not in had and k.startswith("maus.") and not k.startswith("maus.sim"):
+                key = "%s %x" % (k, id(sys.modules[k]))  # one line a load (an import in an import sees it too); text, so no pointer
+                if key not in _loaded:
+                    _loaded.add(key)
+                    print("HEAPLOAD", k, "%x" % (id(sys.modules[k]) & 0xFFFFFFFF), "t=%d" % (_world.now // 1000),
+                          _st["phase"])
+                    if _st["loads"] > 1:  # the modules loaded now and the heap's block map (bench/heap_where.py --alive)
+                        gc.collect()
+                        print("HEAPLIVE", " ".join("%x" % (id(v) & 0xFFFFFFFF) for n, v in sys.modules.items()
+                                                   if n.startswith("maus.")))
+                        micropython.mem_info(1)
     if _world is not None and not _st["quiet"]:
         _sample()
     return m
@@ -347,6 +366,7 @@ def main():
     import maus.unit
 
     _st["mods"] = bool(os.getenv("MAUSBOX_HEAPWATCH_MODS"))
+    _st["loads"] = int(os.getenv("MAUSBOX_HEAPWATCH_LOADS") or 0)  # 1: a `HEAPLOAD module addr t=<ms> phase` line a load
     _st["probe"] = int(os.getenv("MAUSBOX_HEAPPROBE_MS") or -1)
     _st["probe_b"] = int(os.getenv("MAUSBOX_HEAPPROBE_BYTES") or 0)
     _sample()
