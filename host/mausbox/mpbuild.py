@@ -102,7 +102,8 @@ def frozen_binary(firmware: Path | None = None) -> Path:
     from mausbox.paths import FIRMWARE_DIR
 
     fw = (firmware or FIRMWARE_DIR).resolve()
-    key = _key(TARBALL_SHA256 + firmware_digest(fw), FROZEN_OPTS, _frozen_manifest(fw))
+    # (the key names the manifest by a fixed path: another clone of the same firmware builds the same binary)
+    key = _key(TARBALL_SHA256 + firmware_digest(fw), FROZEN_OPTS, _frozen_manifest(Path("firmware")))
     return cache_dir() / f"micropython-{VERSION}-32bit-frozen-{key}" / "micropython"
 
 
