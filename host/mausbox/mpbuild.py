@@ -335,20 +335,14 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(b)
         return 0
-    if "--frozen" in argv:
-        try:
-            print(ensure_frozen(log=lambda m: print(m, file=sys.stderr)))
-        except BuildError as e:
-            print(f"32-bit MicroPython with the app frozen in: {e}", file=sys.stderr)
-            return 1
-        return 0
-    if "--debug" in argv:
-        try:
-            print(ensure_debug(log=lambda m: print(m, file=sys.stderr)))
-        except BuildError as e:
-            print(f"32-bit MicroPython with symbols: {e}", file=sys.stderr)
-            return 1
-        return 0
+    for flag, build, what in (("--frozen", ensure_frozen, "with the app frozen in"), ("--debug", ensure_debug, "with symbols")):
+        if flag in argv:
+            try:
+                print(build(log=lambda m: print(m, file=sys.stderr)))
+            except BuildError as e:
+                print(f"32-bit MicroPython {what}: {e}", file=sys.stderr)
+                return 1
+            return 0
     quiet = "--optional" in argv
     try:
         had = binary() is not None
