@@ -217,3 +217,35 @@ def test_a_press_taken_while_the_loop_was_blocked_counts_when_up_again():
     _run(w, cap, 200000)
     assert _presses(ev) == [(1, 30000)]
     assert not [k for k, i, t in ev if k == EV_GLITCH]
+
+
+def test_a_press_looked_at_once_before_the_loop_went_blind_counts_when_up_again():
+    # An 80 ms click: its handler runs at once and the loop looks 1 ms later (down, not settled yet); then a flash
+    # erase holds the loop for 100 ms, and the button is up at the next look. The loop saw it down after its edge
+    # and could not look again within the debounce window: a press, timed by its edge, not a glitch (the click was
+    # lost so: the virtual unit after a stall of the host, and a board in a flash erase alike).
+    w, pins, cap, ev = _rig()
+    cap.service()
+    _press(w, pins[1], 1000, hold_us=80000)
+    w.spend(1000)  # the handler runs at the edge (1 ms)
+    w.spend(1000)
+    cap.service()  # down, 1 ms after its edge: settling
+    w.spend(100000)  # the erase
+    _run(w, cap, 300000)
+    assert _presses(ev) == [(1, 1000)], ev
+    assert not [k for k, i, t in ev if k == EV_GLITCH]
+
+
+def test_a_glitch_seen_gone_before_the_loop_went_blind_stays_a_glitch():
+    # A 1 ms glitch, its edge handled; the loop's next look finds the button up again (not settled), then the loop
+    # is blind for 100 ms: the loop saw it gone within the settle time, so it is no press.
+    w, pins, cap, ev = _rig()
+    cap.service()
+    _press(w, pins[1], 1000, hold_us=1000)
+    w.spend(1000)
+    w.spend(1500)
+    cap.service()  # up again, 1.5 ms after its edge
+    w.spend(100000)
+    _run(w, cap, 300000)
+    assert _presses(ev) == [], ev
+    assert [i for k, i, t in ev if k == EV_GLITCH] == [1]

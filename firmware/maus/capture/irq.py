@@ -61,6 +61,7 @@ class Capture:
         self._since = [0] * n  # when the current hold-off began (after a release or a stuck button)
         self._hard = False
         self._seen_at = 0  # when service() last looked
+        self._seen_low = 0  # and which buttons were down then (bit k = player k+1)
         self.pending = False  # set by the handler: service() has work
         self.irq_count = 0
         # The poll capture's register loop (hw.scan, RaceWindow sets it for "capture": "poll"), and
@@ -141,7 +142,7 @@ class Capture:
         self._hard = hard
         now = self._ticks()
         self._seen_at = now
-        low = self._levels()
+        low = self._seen_low = self._levels()
         for i in range(self.n):
             if low & (1 << i):
                 self._state[i] = _STUCK
@@ -174,10 +175,13 @@ class Capture:
         now = self._ticks()
         low = self._levels()
         # The loop could not look for longer than a debounce window (a flash erase, a display refresh):
-        # an edge taken meanwhile whose handler saw the button low counts even if it is up again now.
+        # an edge taken meanwhile whose handler saw the button low counts even if it is up again now, and so
+        # does one the last look found still down, not yet settled (a click released during the blind stretch).
         seen = self._seen_at
+        seen_low = self._seen_low
         blind = ticks_diff(now, seen) > self.debounce_us
         self._seen_at = now
+        self._seen_low = low
         state = self._state
         first = self._t
         snap = self._snap
@@ -204,7 +208,8 @@ class Capture:
                 # a glitch.
                 age = ticks_diff(now, first[i])
                 if age >= self.settle_us:
-                    if is_low or (blind and snap[i] & (1 << i) and ticks_diff(first[i], seen) > 0):
+                    if is_low or (blind and snap[i] & (1 << i)
+                                  and (ticks_diff(first[i], seen) > 0 or seen_low & (1 << i))):
                         state[i] = _DOWN
                         self._emit(EV_PRESS, i, first[i])
                     elif age >= self.debounce_us:
