@@ -84,6 +84,28 @@ LONG_FILES = (
 )
 
 
+def pytest_sessionstart(session):
+    # The frozen-image tests (tests/host/test_frozen_image.py) need the unix port with this firmware frozen in: about
+    # a minute's build where it is not cached. Started here, beside the whole run, it is ready by the time a worker
+    # reaches them (mpbuild.ensure_frozen makes the test wait for it rather than build it again).
+    config = session.config
+    if hasattr(config, "workerinput") or mpbuild.binary() is None:
+        return  # an xdist worker (the controller starts it), or no 32-bit port to build beside
+    wants = any("frozen" in a or Path(a.split("::")[0]).resolve() in (ROOT / "tests", ROOT / "tests" / "host", ROOT)
+                for a in (config.args or ["."]))
+    if not wants or mpbuild.frozen_binary().is_file():
+        return
+    config._frozen_build = subprocess.Popen([sys.executable, "-m", "mausbox.mpbuild", "--frozen"],
+                                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL)
+
+
+def pytest_sessionfinish(session):
+    proc = getattr(session.config, "_frozen_build", None)
+    if proc is not None:
+        proc.wait()  # (done long before, in a whole run; a short one waits for it rather than leave it half-built)
+
+
 def pytest_collection_modifyitems(config, items):
     rank = {name: i for i, name in enumerate(LONG_FILES)}
     items.sort(key=lambda it: rank.get(it.nodeid.split("::", 1)[0], len(rank)))  # stable: files stay whole

@@ -66,8 +66,9 @@ SIM_SHARE = {
     # names pushed the pools over a doubling); 49,310 with the emulated machine's stand-in wiring for the REPL
     # (maus.sim.machine _Unwired, issue 28: machine's parts after a soft reset, where main.py does not run) and
     # the port's SPI print and memory checks (machine_hw_spi.c, machine_mem.c: run-tests.py's machine tests);
-    # about 512 more once maus.hw.esp32's idle spun between its looks at a host session's console (issue 27)
-    "hw": 49920,
+    # about 512 more once maus.hw.esp32's idle spun between its looks at a host session's console (issue 27);
+    # 50,030 with the real-time world's stepped catch-up after a stall of the host (maus.sim.hw RealWorld)
+    "hw": 50176,
     "flash": 22016,  # a 32 x 512-byte RAM block device mounted as littlefs (a board's flash is not heap)
     # The virtual unit's simulated hardware together, as `mausbox sim` builds it from boards/sim.json (every
     # part, four tags on the pad, and the qstr pool it makes for the firmware's names: maus.sim.world.qstr_room),

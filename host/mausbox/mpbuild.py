@@ -299,6 +299,18 @@ def ensure_frozen(firmware: Path | None = None, log=print) -> Path:
     dest = frozen_binary(fw)
     if dest.is_file():
         return dest
+    import fcntl
+
+    cache_dir().mkdir(parents=True, exist_ok=True)
+    with open(cache_dir() / "frozen.lock", "w") as lock:
+        # one build at a time: a second caller (the suite starts one early, a test asks) waits for it and takes it
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if dest.is_file():
+            return dest
+        return _build_frozen(fw, dest, log)
+
+
+def _build_frozen(fw: Path, dest: Path, log) -> Path:
     if not _build_pinned(dest, log, FROZEN_OPTS, _frozen_manifest(fw)):
         raise BuildError(f"no pinned MicroPython {VERSION} tarball ({', '.join(str(c) for c in tarball_candidates())})")
     old = sorted((p for p in cache_dir().glob(f"micropython-{VERSION}-32bit-frozen-*") if p != dest.parent),
