@@ -74,8 +74,9 @@ flash: $(RUNSTAMP) ## write MicroPython and the firmware: make flash PORT=/dev/t
 
 # The app frozen into a MicroPython ESP32 image (bytecode and names in flash, not in the heap). Needs an
 # ESP-IDF environment (. $$IDF_PATH/export.sh) and a MicroPython checkout: not exercised here (no ESP-IDF
-# on this machine or in CI). Catalogs and prompt texts are data files: `mausbox deploy` still puts them on
-# the filesystem (docs/build.md).
+# on this machine or in CI; the same manifest frozen into the unix port is: tests/host/test_frozen_image.py).
+# firmware/manifest_esp32.py keeps the port's own frozen modules (_boot.py, neopixel). Catalogs and prompt texts
+# are data files: `mausbox deploy` then puts them in /maus-data on the filesystem (docs/build.md section 7).
 MPY_DIR ?=
 IMAGE_BOARD ?= ESP32_GENERIC
 image: ## build an ESP32 image with the app frozen: make image MPY_DIR=~/micropython [IMAGE_BOARD=ESP32_GENERIC]
