@@ -33,13 +33,15 @@ MAIN_PY = (FIRMWARE_DIR / "main.py").read_bytes()
 TRIES = 4  # rounds of sending what still differs; attempts at a step the link broke
 READY = b"MAUSBOX READY "
 SIM_ONLY = ("maus/sim/",)  # never sent to a board
+DATA = (".json", ".cat")  # the firmware's data files: settings, texts, catalogs and their compiled form
 
 # The probe's code is firmware/deployprobe.py (device-side code lives in firmware/), sent as text: comment lines and
 # blank ones are left out on the line.
 _PROBE = "".join(ln for ln in (FIRMWARE_DIR / "deployprobe.py").read_text().splitlines(keepends=True)
                  if ln.strip() and not ln.lstrip().startswith("#"))
-_PROBE_CALL = "try:\n _probe(%r, %d)\nfinally:\n del _h, _walk, _frozen, _probe, _rmtree\n"
-_RMTREE_CALL = "try:\n _rmtree(%r)\nfinally:\n del _h, _walk, _frozen, _probe, _rmtree\n"
+_PROBE_DONE = "finally:\n del _h, _walk, _frozen, _probe, _rmtree\n"  # its names out of the unit's globals again
+_PROBE_CALL = "try:\n _probe(%r, %d)\n" + _PROBE_DONE
+_RMTREE_CALL = "try:\n _rmtree(%r)\n" + _PROBE_DONE
 # A deploy writes the data files for an app frozen into the image to maus.FROZEN_DATA (/maus would hide the
 # frozen package, docs/build.md section 7).
 APP_DIRS = ("maus/", FROZEN_DATA + "/")  # what a deploy owns on the unit: it removes what it no longer writes there
@@ -83,14 +85,8 @@ def firmware_files(platform: str, mpy: int, board: str) -> tuple[dict[str, bytes
     """What a deployment writes: compiled firmware, /board.json and /main.py."""
     info = parse_mpy_info(mpy)
     use_mpy = mpy_compatible(info)
-    on_sim = is_virtual(mpy)
     files: dict[str, bytes] = {}
-    for src in sorted(FIRMWARE_PKG.rglob("*")):
-        if not src.is_file() or "__pycache__" in src.parts:
-            continue
-        rel = "maus/" + src.relative_to(FIRMWARE_PKG).as_posix()
-        if not on_sim and rel.startswith(SIM_ONLY):
-            continue
+    for src, rel in _package(top="maus", on_sim=is_virtual(mpy)):
         if src.suffix == ".py":
             if use_mpy:
                 try:
@@ -99,14 +95,12 @@ def firmware_files(platform: str, mpy: int, board: str) -> tuple[dict[str, bytes
                     raise UserError(f"the firmware does not compile:\n{e}", EXIT_PROBLEM) from None
             else:
                 files[rel] = src.read_bytes()
-        elif src.suffix in (".json", ".cat"):  # data: settings, texts, catalogs and their compiled form
+        elif src.suffix in DATA:
             files[rel] = src.read_bytes()
-    files["board.json"] = board_file(board).read_bytes()
+    _board_and_boot(files, board)
     ok = board_ok(files["board.json"], files.get("maus/hw/board.py") or files["maus/hw/board.mpy"])
     if ok is not None:
         files["board.ok"] = ok
-    for name in BOOT_FILES:
-        files[name] = (FIRMWARE_DIR / name).read_bytes()
     how = f"mpy v{info[0]}.{info[1]}" + (f" for {info[2]}" if info[2] else "") if use_mpy else "source (.py)"
     return files, how
 
@@ -115,13 +109,26 @@ def frozen_files(board: str, version: str) -> tuple[dict[str, bytes], str]:
     """What a deployment writes to a unit whose image has the app frozen in (probe()'s "frozen", its version): the
     data files in FROZEN_DATA, /board.json, /boot.py and /main.py; no board.ok (the unit checks its board at each
     boot, with the checker in its image, which costs its RAM nothing)."""
-    files = {f"{FROZEN_DATA}/{src.relative_to(FIRMWARE_PKG).as_posix()}": src.read_bytes()
-             for src in sorted(FIRMWARE_PKG.rglob("*"))
-             if src.is_file() and src.suffix in (".json", ".cat") and "__pycache__" not in src.parts}
+    files = {rel: src.read_bytes() for src, rel in _package(top=FROZEN_DATA, on_sim=False) if src.suffix in DATA}
+    _board_and_boot(files, board)
+    return files, f"data only: the app is frozen in the image (version {version})"
+
+
+def _package(top: str, on_sim: bool):
+    """(source, path on the unit under top/) of each file of the firmware package a deployment may write; the
+    simulator's (SIM_ONLY) only to the virtual unit."""
+    for src in sorted(FIRMWARE_PKG.rglob("*")):
+        if not src.is_file() or "__pycache__" in src.parts:
+            continue
+        rel = src.relative_to(FIRMWARE_PKG).as_posix()
+        if on_sim or not ("maus/" + rel).startswith(SIM_ONLY):
+            yield src, f"{top}/{rel}"
+
+
+def _board_and_boot(files: dict[str, bytes], board: str) -> None:
     files["board.json"] = board_file(board).read_bytes()
     for name in BOOT_FILES:
         files[name] = (FIRMWARE_DIR / name).read_bytes()
-    return files, f"data only: the app is frozen in the image (version {version})"
 
 
 def make_plan(files: dict[str, bytes], remote: dict[str, str | None]) -> Plan:

@@ -290,6 +290,10 @@ def _build_pinned(dest: Path, log, opts: list[str] = MAKE_OPTS, frozen: str = FR
     return False
 
 
+def _no_tarball() -> BuildError:
+    return BuildError(f"no pinned MicroPython {VERSION} tarball ({', '.join(str(c) for c in tarball_candidates())})")
+
+
 def ensure_frozen(firmware: Path | None = None, log=print) -> Path:
     """The pinned unix port with the firmware frozen in by firmware/manifest.py, built if this firmware's is not
     cached (about 30 s; the older frozen builds beyond FROZEN_KEEP go). Raises BuildError."""
@@ -312,7 +316,7 @@ def ensure_frozen(firmware: Path | None = None, log=print) -> Path:
 
 def _build_frozen(fw: Path, dest: Path, log) -> Path:
     if not _build_pinned(dest, log, FROZEN_OPTS, _frozen_manifest(fw)):
-        raise BuildError(f"no pinned MicroPython {VERSION} tarball ({', '.join(str(c) for c in tarball_candidates())})")
+        raise _no_tarball()
     old = sorted((p for p in cache_dir().glob(f"micropython-{VERSION}-32bit-frozen-*") if p != dest.parent),
                  key=lambda p: p.stat().st_mtime, reverse=True)
     for p in old[FROZEN_KEEP - 1:]:
@@ -325,7 +329,7 @@ def ensure_debug(log=print) -> Path:
     dest = debug_binary()
     if dest.is_file() or _build_pinned(dest, log, DEBUG_OPTS):
         return dest
-    raise BuildError(f"no pinned MicroPython {VERSION} tarball ({', '.join(str(c) for c in tarball_candidates())})")
+    raise _no_tarball()
 
 
 def version_line(path: Path | str) -> str:
