@@ -7,7 +7,8 @@ MicroPython build plays GAMES (300) games back to back in virtual time, without 
 - its heap is the virtual unit's at the board's (heapbudget.unit_heap, as tests/fw/unitheap.py plays a whole game)
   plus only what the bench's own set-up takes beyond that harness's (measured each run, ~4.5 KB: the littlefs
   mount over its file, the hooks on the line and the capture), and it holds heapbudget.BOARD_ONLY (maus.hw.esp32 and
-  the SSD1306 driver, measured by tests/fw/test_board_only.py) all through;
+  the SSD1306 driver, measured by tests/fw/test_board_only.py) and heapbudget.LONG_LIVED_QSTR_TABLES (8,992 bytes:
+  the pool a board adds for good once a unit has interned the names of more than one game) all through;
 - its flash is littlefs (vfs.VfsLfs2, 4 KiB blocks as on the ESP32 port) on a file of BLOCKS blocks (384 KiB): a
   few pulls' worth of games beside a game's reserve, so the season fills it many times over (season.flash_fills:
   the bytes pulled over the capacity) and every game's start must delete pulled logs to make room;
@@ -66,7 +67,8 @@ def season(games: int, blocks: int, seed: int, keep: Path | None = None) -> dict
         work = Path(d)
         tree = seasonhost.prepare(work, str(exe))
         heap = seasonhost.fair_heap(str(exe), work, tree, heapbudget.unit_heap(), blocks)
-        run = seasonhost.season(str(exe), work, tree, heap, blocks, heapbudget.BOARD_ONLY, plan.actions)
+        ballast = heapbudget.BOARD_ONLY + heapbudget.LONG_LIVED_QSTR_TABLES  # the board's pool for every game's names
+        run = seasonhost.season(str(exe), work, tree, heap, blocks, ballast, plan.actions)
         cap = (work / "capture.bin").read_bytes()
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)

@@ -64,7 +64,7 @@ def main() -> int:
         if big:
             print("jumps of 512 bytes or more: " + ", ".join(f"t={t} ms -> {b}" for t, b in big))
         res = heapkit.watch(a.scenario, root)
-        print(" ".join(f"{k}={v}" for k, v in res.items()))
+        print(" ".join(f"{k}={v}" for k, v in res.items() if not k.endswith("_names")))
     return 0
 
 

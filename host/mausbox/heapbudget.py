@@ -52,6 +52,14 @@ def board_qstr_tables(n: int) -> int:
     return total
 
 
+
+# A unit that has played every game since its boot holds every game's names (1,499: bench/bench_heap.py
+# esp32.qstrs.after_every_game; one game after a boot interns ~1,240). Past 1,260 names a board adds a pool of
+# 1,280 entries for good, which the virtual unit's credit for the firmware's pools (board_qstr_tables(FW_QSTRS))
+# does not cover: a run that plays a season on one unit (bench/bench_season.py) holds it besides.
+EVERY_GAME_QSTRS = 1600  # with room to grow: any count from 1,261 to 2,540 takes the same pools
+LONG_LIVED_QSTR_TABLES = board_qstr_tables(EVERY_GAME_QSTRS) - board_qstr_tables(FW_QSTRS)
+
 # What each simulated chip adds to the heap (bytes; 32-bit build, modules loaded from .mpy), measured
 # by tests/fw/simshare.py (each part alone) and rounded up to the next 512. tests/host/test_heapbudget.py
 # re-measures them and fails if a figure is too small or more than 10 % too large, so they cannot drift

@@ -77,9 +77,10 @@ time = _vunit.hostclock if _vunit else getattr(sys.modules["time"], "_rt", time)
 from maus.hw import esp32 as _esp32  # noqa: E402 - the board's own layer, on the modules just installed
 
 # Interned names (qstrs) live in pools that double as they fill, the same on the unix port as on an ESP32
-# image (20, 40, ... 640, 1280 entries). The firmware's own names (about 1,000 in a game) stay below 1,260,
-# so a board never adds the 1,280-entry pool; in the virtual unit the simulator's names come on top and a
-# game would need that pool, a 9 KB block, in a heap already cut up by a game. So the virtual unit
+# image (20, 40, ... 640, 1280 entries). The firmware's own names in a game after a boot (about 1,240) stay below
+# 1,260, so a board adds the 1,280-entry pool only once a unit has played a second game since its boot
+# (host/mausbox/heapbudget.py LONG_LIVED_QSTR_TABLES, held by a season's runs); in the virtual unit the
+# simulator's names come on top and a first game would need that pool, a 9 KB block, in a heap already cut up. So the virtual unit
 # (maus.hw.open_hardware) allocates it at power-on, while the heap is whole: throwaway names fill the pool in
 # use until the next one is made with room for the firmware's names (FW_QSTRS). Its cost is part of the
 # simulator's share (host/mausbox/heapbudget.py, "unit"). (maus.sim.world.qstr_room makes it.)
