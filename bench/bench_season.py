@@ -7,8 +7,9 @@ MicroPython build plays GAMES (300) games back to back in virtual time, without 
 - its heap is the virtual unit's at the board's (heapbudget.unit_heap, as tests/fw/unitheap.py plays a whole game)
   plus only what the bench's own set-up takes beyond that harness's (measured each run, ~4.5 KB: the littlefs
   mount over its file, the hooks on the line and the capture), and it holds heapbudget.BOARD_ONLY (maus.hw.esp32 and
-  the SSD1306 driver, measured by tests/fw/test_board_only.py) and heapbudget.LONG_LIVED_QSTR_TABLES (8,992 bytes:
-  the pool a board adds for good once a unit has interned the names of more than one game) all through;
+  the SSD1306 driver, measured by tests/fw/test_board_only.py) all through, and from the second game family since a
+  boot on heapbudget.LONG_LIVED_QSTR_TABLES (8,992 bytes: the qstr pool a board adds for good once the names of two
+  games are interned; tests/fw/seasonunit.py SeasonHw.apply);
 - its flash is littlefs (vfs.VfsLfs2, 4 KiB blocks as on the ESP32 port) on a file of BLOCKS blocks (384 KiB): a
   few pulls' worth of games beside a game's reserve, so the season fills it many times over (season.flash_fills:
   the bytes pulled over the capacity) and every game's start must delete pulled logs to make room;
@@ -38,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -67,8 +69,8 @@ def season(games: int, blocks: int, seed: int, keep: Path | None = None) -> dict
         work = Path(d)
         tree = seasonhost.prepare(work, str(exe))
         heap = seasonhost.fair_heap(str(exe), work, tree, heapbudget.unit_heap(), blocks)
-        ballast = heapbudget.BOARD_ONLY + heapbudget.LONG_LIVED_QSTR_TABLES  # the board's pool for every game's names
-        run = seasonhost.season(str(exe), work, tree, heap, blocks, ballast, plan.actions)
+        os.environ["MAUSBOX_SEASON_POOL"] = str(heapbudget.LONG_LIVED_QSTR_TABLES)  # the board's, from a 2nd game on
+        run = seasonhost.season(str(exe), work, tree, heap, blocks, heapbudget.BOARD_ONLY, plan.actions)
         cap = (work / "capture.bin").read_bytes()
         if keep is not None:
             keep.mkdir(parents=True, exist_ok=True)
@@ -121,7 +123,8 @@ def figures(plan, host, console: list[str], cap: bytes, crashed: int, wall: floa
     total = sum(len(p.data) for p in host.pulled.values())
     return {
         "games": ends, "started": len(ev), "crashes": crashed, "memory_errors": mem,
-        "watchdog_resets": wdt, "unpulled_lost": len(lost), "records_lost": rec_lost, "logs_differ": mismatch,
+        "watchdog_resets": wdt, "stalls": sum(1 for x in console if x.startswith("SEASON stalled")),
+        "unpulled_lost": len(lost), "records_lost": rec_lost, "logs_differ": mismatch,
         "score_mismatches": len(scores), "score_lines": scores, "by_game": by_game, "pulls": host.pulls, "pulls_in_game": host.pull_in_game,
         "pull_problems": len(host.bad), "host_results": host.results, "lat": lat, "wall": wall,
         "flash_bytes": blocks * 4096, "log_bytes": total, "console_tail": console[-40:], "kinds": [g.kind for g in plan.games], "polled": plan.polled, "bad": host.bad[:10],
@@ -147,7 +150,7 @@ def main() -> int:
         print("season.skipped: 1 flag")
         return 0
     f = season(args.games, args.blocks, args.seed, args.keep)
-    for k in ("games", "crashes", "memory_errors", "watchdog_resets", "unpulled_lost", "records_lost"):
+    for k in ("games", "crashes", "memory_errors", "watchdog_resets", "stalls", "unpulled_lost", "records_lost"):
         print(f"season.{k}: {f[k]} " + ("games" if k in ("games", "unpulled_lost") else "records"
                                        if k == "records_lost" else "count"), flush=True)
     print(f"season.capture_p99_us_under_polling: {p99(f['lat'][1]):.0f} us")

@@ -223,7 +223,7 @@ def plan(gs: list[Game], pull_every: int = 10, poll_every: int = 3, poll_ms: int
         starts.append(start)
         end = start + g.length_ms
         ends.append(end)
-        acts.append({"at_ms": start, "season": "game", "n": i + 1})
+        acts.append({"at_ms": start, "season": "game", "n": i + 1, "family": g.kind.split("-")[0]})
         for a in g.actions:
             b = dict(a)
             b["at_ms"] = start + a["at_ms"]

@@ -19,6 +19,9 @@ import sys
 WORK = sys.argv[1]
 BLOCKS = int(sys.argv[2])
 BALLAST = int(sys.argv[3])
+# The bytes of the qstr pool a board adds once the names of two games are interned (bench/bench_season.py sets it):
+# held from the second game family since this process's boot on (SeasonHw.apply)
+POOL = int(os.getenv("MAUSBOX_SEASON_POOL") or 0) if hasattr(os, "getenv") else 0
 MODE = sys.argv[4] if len(sys.argv) > 4 else "season"
 if MODE == "plain":  # what tests/fw/unitheap.py's set-up leaves the firmware (a host folder, no hooks)
     import json
@@ -255,6 +258,8 @@ class SeasonHw(sim.Hardware):
     polled = 0
     game = 0
     unit = None
+    pool = None  # the board's qstr pool for a second game's names (POOL)
+    families = ()  # the game families played since this process's boot
 
     def _uart(self):
         if self.uart is None:
@@ -277,6 +282,13 @@ class SeasonHw(sim.Hardware):
         elif s == "game":
             self.game = act["n"]
             print("SEASON game", act["n"])
+            if act.get("family") not in self.families:
+                self.families += (act.get("family"),)
+            if len(self.families) > 1 and POOL and not self.pool:
+                # a second game since this boot: its names and the first's pass 1,260, and a board adds a pool of
+                # 1,280 entries for them as the game is chosen, for good (host/mausbox/heapbudget.py
+                # LONG_LIVED_QSTR_TABLES); held here from then on, in blocks of 1,000 bytes as BALLAST is
+                self.pool = [bytearray(1000) for _ in range(-(-POOL // 1000))]
 
     def finished_and_idle(self, unit):
         if self.unit is not unit:

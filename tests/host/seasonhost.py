@@ -268,6 +268,9 @@ def season(exe: str, work: Path, tree: Path, heap: int, blocks: int, ballast: in
     return Run(console, marks, host, rc, time.monotonic() - t0, crashes)
 
 
+STALL_S = float(os.environ.get("SEASON_STALL_S") or 300)
+
+
 def _once(exe, work, tree, heap, blocks, ballast, actions, mode, timeout, host, console, marks, t0) -> int:
     from mausbox.sim.run import scenario_text
 
@@ -298,8 +301,22 @@ def _once(exe, work, tree, heap, blocks, ballast, actions, mode, timeout, host, 
     assert proc.stdout is not None
     tee = os.environ.get("SEASON_TEE")  # a file the console goes to as it comes (a season that hangs)
     out = open(tee, "a") if tee else None
+    heard = [time.monotonic(), False]  # the last console line's time; whether the unit was stopped for silence
+
+    def stall_watch() -> None:
+        # A unit that says nothing for STALL_S of wall time is stuck (it runs in virtual time and prints a line every
+        # few virtual seconds; once, after a crash had put it out of step with the scenario, it waited for a host
+        # reply and the host for its line): stopped, it counts as a crash, and the season goes on at the next game.
+        while proc.poll() is None:
+            time.sleep(1)
+            if time.monotonic() - heard[0] > STALL_S and proc.poll() is None:
+                heard[1] = True
+                proc.kill()
+
+    threading.Thread(target=stall_watch, daemon=True).start()
     try:
         for raw in proc.stdout:
+            heard[0] = time.monotonic()
             line = raw.decode("utf-8", "replace").rstrip("\n")
             console.append(line)
             if out is not None:
@@ -307,6 +324,8 @@ def _once(exe, work, tree, heap, blocks, ballast, actions, mode, timeout, host, 
             if line.startswith("SEASON game"):
                 marks.append(time.monotonic() - t0)
         rc = proc.wait(timeout=timeout)
+        if heard[1]:
+            console.append("SEASON stalled: no console line for %d s, the unit's process stopped" % STALL_S)
     finally:
         if out is not None:
             out.close()
