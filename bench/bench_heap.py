@@ -54,26 +54,25 @@ def main() -> int:
         after = dict(zip(heapkit.GAMES, pool.map(_after, [str(heapkit.most_players(g)) for g in heapkit.GAMES])))
     boot = max(r["boot"] for rs in watched.values() for r in rs)
     print(f"esp32.heap_peak.boot: {boot} bytes")
-    for g, rs in watched.items():
-        worst = max(rs, key=lambda r: r["game"])
-        print(f"esp32.heap_peak.{g}: {worst['game']} bytes")
-        print(f"esp32.heap_peak.{g}.scenario: {worst['scenario']} name")
-        print(f"esp32.qstr_tables.{g}: {worst['game_qstr_tables']} bytes")
-        print(f"esp32.qstrs.{g}: {worst['game_qstrs']} names")
+    worst = {g: max(rs, key=lambda r: r["game"]) for g, rs in watched.items()}
+    for g, w in worst.items():
+        print(f"esp32.heap_peak.{g}: {w['game']} bytes")
+        print(f"esp32.heap_peak.{g}.scenario: {w['scenario']} name")
+        print(f"esp32.qstr_tables.{g}: {w['game_qstr_tables']} bytes")
+        print(f"esp32.qstrs.{g}: {w['game_qstrs']} names")
     # A unit that has played every game since its boot holds every game's names: past 1,260 of them a board adds a
     # pool of 1,280 entries (8,992 bytes) for good. What each game's peak comes to then (its worst scenario's peak,
     # with the other games' names and their pools).
     every = set().union(*(r["game_names"] for rs in watched.values() for r in rs))
+    every_tables = heapbudget.board_qstr_tables(len(every))
     print(f"esp32.qstrs.after_every_game: {len(every)} names")
-    print(f"esp32.qstr_tables.after_every_game: {heapbudget.board_qstr_tables(len(every))} bytes")
-    for g, rs in watched.items():
-        worst = max(rs, key=lambda r: r["game"])
-        more = every - worst["game_names"]
-        extra = heapbudget.board_qstr_tables(len(every)) - worst["game_qstr_tables"] + sum(len(n.encode()) + 1 for n in more)
-        print(f"esp32.heap_peak_after_every_game.{g}: {worst['game'] + extra} bytes")
+    print(f"esp32.qstr_tables.after_every_game: {every_tables} bytes")
+    for g, w in worst.items():
+        extra = every_tables - w["game_qstr_tables"] + heapkit.name_text(every - w["game_names"])
+        print(f"esp32.heap_peak_after_every_game.{g}: {w['game'] + extra} bytes")
     share = heapbudget.unit_share()
     failed = 0
-    if heapbudget.board_qstr_tables(len(every)) > heapbudget.board_qstr_tables(heapbudget.EVERY_GAME_QSTRS):
+    if every_tables > heapbudget.board_qstr_tables(heapbudget.EVERY_GAME_QSTRS):
         failed += 1  # the season holds too little for the board's pools (heapbudget.LONG_LIVED_QSTR_TABLES)
         sys.stderr.write(f"{len(every)} names take more pools than heapbudget.EVERY_GAME_QSTRS allows for\n")
     for g, (c, least) in after.items():
@@ -85,7 +84,7 @@ def main() -> int:
         print(f"esp32.runs_in_budget.{g}: 1 flag")
         print(f"esp32.smallest_heap.{g}: {least - share} bytes")
     print(f"esp32.largest_free_after_game: {min(c['largest_free'] for c, _ in after.values())} bytes")
-    failed += _frozen({g: max(rs, key=lambda r: r["game"])["scenario"] for g, rs in watched.items()})
+    failed += _frozen({g: w["scenario"] for g, w in worst.items()})
     return 1 if failed else 0
 
 

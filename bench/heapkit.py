@@ -164,9 +164,13 @@ def board_names(q: dict[str, set[str]], phase: str, fw: set[str]) -> set[str]:
 
 def unpaid_text(q: dict[str, set[str]], names: set[str]) -> int:
     """Bytes of text of those board `names` the board share measured did not pay for: interned before the tool's
-    start, or by the simulator as its Hardware was made (its share). A name's text takes its length and a NUL in the
-    qstr chunks (py/qstr.c qstr_from_strn); its hash and length are in the pool tables."""
-    return sum(len(n.encode()) + 1 for n in names & (q["start"] | (q["sim"] - q["fw"])))
+    start, or by the simulator as its Hardware was made (its share); their hash and length are in the pool tables."""
+    return name_text(names & (q["start"] | (q["sim"] - q["fw"])))
+
+
+def name_text(names: set[str]) -> int:
+    """Bytes the text of these interned names takes: its length and a NUL each (py/qstr.c qstr_from_strn)."""
+    return sum(len(n.encode()) + 1 for n in names)
 
 
 def watch(scenario: Path, root: Path, hostsvc: Path | None = None, frozen: str | None = None) -> dict:
@@ -188,9 +192,9 @@ def watch(scenario: Path, root: Path, hostsvc: Path | None = None, frozen: str |
     for phase in ("boot", "game"):
         names = board_names(q, phase, fw)
         res[f"{phase}_qstrs"] = len(names)
-        res[f"{phase}_qstr_tables"] = board_qstr_tables(len(names))
-        res[f"{phase}_qstr_text_unpaid"] = unpaid_text(q, names)
-        res[phase] = vals[phase][0] + board_qstr_tables(len(names)) + unpaid_text(q, names)
+        res[f"{phase}_qstr_tables"] = tables = board_qstr_tables(len(names))
+        res[f"{phase}_qstr_text_unpaid"] = unpaid = unpaid_text(q, names)
+        res[phase] = vals[phase][0] + tables + unpaid
         res[f"{phase}_names"] = names
     return res
 

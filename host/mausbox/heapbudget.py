@@ -52,7 +52,6 @@ def board_qstr_tables(n: int) -> int:
     return total
 
 
-
 # A unit that has played every game since its boot holds every game's names (1,499: bench/bench_heap.py
 # esp32.qstrs.after_every_game; one game after a boot interns ~1,240). Past 1,260 names a board adds a pool of
 # 1,280 entries for good, which the virtual unit's credit for the firmware's pools (board_qstr_tables(FW_QSTRS))

@@ -80,10 +80,10 @@ from maus.hw import esp32 as _esp32  # noqa: E402 - the board's own layer, on th
 # image (20, 40, ... 640, 1280 entries). The firmware's own names in a game after a boot (about 1,240) stay below
 # 1,260, so a board adds the 1,280-entry pool only once a unit has played a second game since its boot
 # (host/mausbox/heapbudget.py LONG_LIVED_QSTR_TABLES, held by a season's runs); in the virtual unit the
-# simulator's names come on top and a first game would need that pool, a 9 KB block, in a heap already cut up. So the virtual unit
-# (maus.hw.open_hardware) allocates it at power-on, while the heap is whole: throwaway names fill the pool in
-# use until the next one is made with room for the firmware's names (FW_QSTRS). Its cost is part of the
-# simulator's share (host/mausbox/heapbudget.py, "unit"). (maus.sim.world.qstr_room makes it.)
+# simulator's names come on top and a first game would need that pool, a 9 KB block, in a heap already cut up.
+# So the virtual unit (maus.hw.open_hardware) allocates it at power-on, while the heap is whole: throwaway names
+# fill the pool in use until the next one is made with room for the firmware's names (FW_QSTRS). Its cost is part
+# of the simulator's share (host/mausbox/heapbudget.py, "unit"). (maus.sim.world.qstr_room makes it.)
 FW_QSTRS = const(1200)
 _EPOCH_2000 = const(946684800)  # 2000-01-01 in the host's epoch (1970): the ESP32's clock counts from 2000
 
